@@ -1,0 +1,76 @@
+"""The outer interface every AES core in :mod:`archs` shares.
+
+One signature for all families means one testbench (:mod:`aesdse.verify`) and one flow serve them
+all. A core has three :mod:`amaranth.lib.stream` interfaces:
+
+``key`` (in)
+    Payload ``{"key": unsigned(max_key_bits)}`` (plus ``"key_bits"`` selecting 128/192/256 when a
+    core supports more than one size). A transfer loads the key used for every following block.
+    Keys are left-aligned: a 128-bit key in a 256-bit port occupies bits 255..128.
+``i`` (in)
+    Payload ``{"data": unsigned(128)}`` plus per-architecture fields (direction, mode, ...), each
+    documented by the core with its default. One transfer is one 128-bit block.
+``o`` (out)
+    Payload ``{"data": unsigned(128)}``: one transfer per processed block, in input order.
+
+Byte order
+----------
+A 128-bit value is the FIPS-197 hex string read as one big-endian number: byte 0 of the state
+(``in[0]`` of FIPS-197 section 3.4) is bits 127..120, so ``00112233445566778899aabbccddeeff`` is
+``128'h00112233...`` in Verilog. :func:`value_bytes` and :func:`bytes_value` convert between the
+128-bit signal and the byte list used inside cores.
+"""
+
+from amaranth.hdl import Cat, Value
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["BYTE_ORDER", "AESSignature", "value_bytes", "bytes_value", "column_words"]
+
+#: Human-readable statement of the byte-order convention, copied into every manifest.
+BYTE_ORDER = ("big-endian: FIPS-197 hex string read as one number; state byte 0 is bits 127..120; "
+              "keys left-aligned in the key port")
+
+
+class AESSignature(wiring.Signature):
+    """Signature of an AES core (see the module documentation for the protocol).
+
+    Parameters
+    ----------
+    key_sizes : tuple of int
+        Key sizes in bits the core supports, a non-empty subset of (128, 192, 256).
+    block_fields : dict of str to shape
+        Extra fields of the block input payload (for example ``{"decrypt": 1}``).
+    """
+
+    def __init__(self, *, key_sizes=(128,), block_fields=None):
+        key_sizes = tuple(key_sizes)
+        if not key_sizes or any(k not in (128, 192, 256) for k in key_sizes):
+            raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
+                             f"not {key_sizes!r}")
+        self.key_sizes = key_sizes
+        key_layout = {"key": max(key_sizes)}
+        if len(key_sizes) > 1:
+            key_layout["key_bits"] = 9  # 128, 192 or 256 as a number: self-describing in a VCD
+        block_layout = {"data": 128, **(block_fields or {})}
+        super().__init__({
+            "key": In(stream.Signature(data.StructLayout(key_layout))),
+            "i":   In(stream.Signature(data.StructLayout(block_layout))),
+            "o":   Out(stream.Signature(data.StructLayout({"data": 128}))),
+        })
+
+
+def value_bytes(value: Value, count: int = 16) -> list[Value]:
+    """Split a big-endian value into bytes; element 0 is the most significant byte."""
+    width = 8 * count
+    return [value[width - 8 * (n + 1):width - 8 * n] for n in range(count)]
+
+
+def bytes_value(byte_list) -> Value:
+    """Join bytes (element 0 most significant) into one big-endian value."""
+    return Cat(*reversed(list(byte_list)))
+
+
+def column_words(value: Value) -> list[Value]:
+    """Split a 128-bit state into its four 32-bit columns, column 0 first (bits 127..96)."""
+    return [value[128 - 32 * (c + 1):128 - 32 * c] for c in range(4)]

@@ -1,0 +1,50 @@
+"""MixColumns and InvMixColumns on one column (FIPS-197 sections 5.1.3 and 5.3.3).
+
+Column-wise so that 8-, 32-, 64- and 128-bit datapaths all use the same parts: a datapath of width
+W applies :func:`mix_column_value` to W / 32 columns (or time-shares one).
+"""
+
+from . import gf
+
+__all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
+           "mix_column_value", "inv_mix_column_value"]
+
+#: Row 0 of the circulant MixColumns matrix; row r is this rotated right by r.
+MIX_MATRIX = (2, 3, 1, 1)
+#: Row 0 of the circulant InvMixColumns matrix.
+INV_MIX_MATRIX = (0x0E, 0x0B, 0x0D, 0x09)
+
+
+def _row(coeffs, column, r):
+    acc = 0
+    for c in range(4):
+        acc ^= gf.mul(coeffs[(c - r) % 4], column[c])
+    return acc
+
+
+def mix_column(column: list[int]) -> list[int]:
+    """MixColumns on four bytes (row 0 first)."""
+    return [_row(MIX_MATRIX, column, r) for r in range(4)]
+
+
+def inv_mix_column(column: list[int]) -> list[int]:
+    """InvMixColumns on four bytes (row 0 first)."""
+    return [_row(INV_MIX_MATRIX, column, r) for r in range(4)]
+
+
+def _row_value(coeffs, column, r):
+    acc = None
+    for c in range(4):
+        term = gf.mul_const_value(column[c], coeffs[(c - r) % 4])
+        acc = term if acc is None else acc ^ term
+    return acc
+
+
+def mix_column_value(column):
+    """Amaranth expressions for MixColumns of four 8-bit values (row 0 first)."""
+    return [_row_value(MIX_MATRIX, column, r) for r in range(4)]
+
+
+def inv_mix_column_value(column):
+    """Amaranth expressions for InvMixColumns of four 8-bit values (row 0 first)."""
+    return [_row_value(INV_MIX_MATRIX, column, r) for r in range(4)]
