@@ -43,7 +43,10 @@ class Family:
     name : str
         Registry name, used in YAML and on the command line.
     build : callable
-        ``build(**params)`` returns the :class:`amaranth.lib.wiring.Component`.
+        ``build(target=..., **params)`` returns the :class:`amaranth.lib.wiring.Component`;
+        ``target`` is the device family the netlist is for: ``"generic"`` (simulation, portable
+        Verilog) or a device family such as ``"ecp5"`` (may instantiate device primitives with
+        the same cycle behaviour as the generic build).
     params : tuple of Param
         The parameters and their allowed values.
     kind : str
@@ -74,9 +77,9 @@ class Family:
         return {p.name: p.default for p in self.params}
 
 
-def _iterative(**params):
+def _iterative(target="generic", **params):
     from .iterative import Iterative
-    return Iterative(**params)
+    return Iterative(target=target, **params)
 
 
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",

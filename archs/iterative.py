@@ -36,6 +36,8 @@ class Iterative(wiring.Component):
         S-box family (see :data:`archs.prims.sbox.SBOX_FAMILIES`), used for all 20 S-boxes.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.
+    target : str
+        Device family of the netlist (``"generic"`` or ``"ecp5"``), passed to the S-boxes.
 
     Members
     -------
@@ -51,8 +53,9 @@ class Iterative(wiring.Component):
         Cycles from S-box input to output.
     """
 
-    def __init__(self, *, sbox="lut", sbox_stages=0):
+    def __init__(self, *, sbox="lut", sbox_stages=0, target="generic"):
         self.sbox = sbox
+        self.target = target
         self.sbox_stages = sbox_stages
         self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)  # validates both eagerly
         super().__init__(AESSignature(key_sizes=(128,)))
@@ -76,14 +79,14 @@ class Iterative(wiring.Component):
         state_bytes = value_bytes(state)
         sub_bytes = []
         for n in range(16):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += sb.i.eq(state_bytes[n])
             sub_bytes.append(sb.o)
         key_words = column_words(round_key)
         sub_rot = []
         for n, b in enumerate(rot_word_bytes(value_bytes(key_words[3], 4))):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
             m.submodules[f"key_sbox{n}"] = sb
             m.d.comb += sb.i.eq(b)
             sub_rot.append(sb.o)

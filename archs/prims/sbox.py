@@ -63,8 +63,11 @@ SBOX_FAMILIES = {
 }
 
 
-def make_sbox(family: str, *, inverse: bool = False, stages: int = 0):
+def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: str = "generic"):
     """Build one S-box of the named family.
+
+    ``target`` is the device family the netlist is for (``"generic"`` for simulation and portable
+    output, ``"ecp5"`` where a family can use a device primitive such as DP16KD).
 
     Raises
     ------
