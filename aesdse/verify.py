@@ -204,7 +204,9 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
         shared.append(v)
     vectors = shared
 
-    outputs, _, _ = _run_cipher(build(), _items_for(vectors),
+    first = build()
+    in_flight = getattr(first, "blocks_in_flight", 1)
+    outputs, _, _ = _run_cipher(first, _items_for(vectors),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
     for n, (v, got) in enumerate(zip(vectors, outputs)):
@@ -220,8 +222,9 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
                                         max_cycles=options.max_cycles)
     latency = produced[0] - accepted[0]
 
-    # Cycles per block: a long back-to-back stream, output always ready.
-    blocks = [rng.getrandbits(128) for _ in range(options.measure_blocks)]
+    # Cycles per block: a long back-to-back stream, output always ready. Cores that keep several
+    # blocks in flight (attribute `blocks_in_flight`) get enough blocks to fill every slot twice.
+    blocks = [rng.getrandbits(128) for _ in range(max(options.measure_blocks, 4 * in_flight))]
     outs, _, produced = _run_cipher(build(), [("key", v)] + [("block", b) for b in blocks],
                                     stall_probability=0, rng=rng, max_cycles=options.max_cycles)
     for b, got in zip(blocks, outs):

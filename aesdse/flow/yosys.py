@@ -1,0 +1,81 @@
+"""Synthesis stage: RTLIL -> ECP5 netlist with Yosys ``synth_ecp5``."""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tools import find_tool, run_tool
+
+__all__ = ["SynthOptions", "Synthesis", "synthesize"]
+
+
+@dataclass(frozen=True)
+class SynthOptions:
+    """Options of ``synth_ecp5``.
+
+    Attributes
+    ----------
+    nowidelut : bool
+        ``-nowidelut``: no PFUMX/L6MUX wide-LUT muxes. Wide muxes help table S-boxes but about
+        double the LUT4 count of GF-logic S-boxes (shared/NOTES.md), so it is a per-point choice.
+    abc9 : bool
+        ``-abc9`` (accepted but a no-op in Yosys 0.70, where abc9 always runs).
+    """
+    nowidelut: bool = False
+    abc9: bool = False
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    """Outcome of synthesis.
+
+    Attributes
+    ----------
+    ok : bool
+    netlist : str
+        File name (in the run directory) of the JSON netlist for nextpnr.
+    cells : dict
+        Cell type -> count after synthesis (from ``stat -json``).
+    seconds : float
+    log : str
+        File name of the Yosys log.
+    reason : str or None
+        Why it failed (with the log tail).
+    tool_version : str
+    """
+    ok: bool
+    netlist: str
+    cells: dict
+    seconds: float
+    log: str
+    reason: str | None
+    tool_version: str
+
+
+def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions = SynthOptions(),
+               timeout_s: float = 1800, verilog_file: str | None = None) -> Synthesis:
+    """Run ``synth_ecp5`` on ``workdir/rtlil_file`` (paths relative to ``workdir``).
+
+    With ``verilog_file``, the design is also written as plain Verilog before synthesis (the
+    artifact users read and reuse), in the same Yosys run.
+    """
+    yosys = find_tool("yosys")
+    flags = (" -nowidelut" if options.nowidelut else "") + (" -abc9" if options.abc9 else "")
+    write = f"proc; write_verilog -noattr {verilog_file}; " if verilog_file else ""
+    script = (f"read_rtlil {rtlil_file}; {write}synth_ecp5 -top {top}{flags} "
+              f"-json netlist.json; tee -q -o stat.json stat -json")
+    run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
+    if run.timed_out:
+        return Synthesis(False, "", {}, run.seconds, "yosys.log",
+                         f"timeout: yosys ran longer than {timeout_s:g} s\n{run.log_tail()}",
+                         yosys.version)
+    if not run.ok:
+        return Synthesis(False, "", {}, run.seconds, "yosys.log",
+                         f"yosys exited with {run.returncode}\n{run.log_tail()}", yosys.version)
+    cells = {}
+    try:
+        stat = json.loads((Path(workdir) / "stat.json").read_text())
+        cells = stat.get("design", {}).get("num_cells_by_type", {})
+    except (OSError, ValueError):
+        pass
+    return Synthesis(True, "netlist.json", cells, run.seconds, "yosys.log", None, yosys.version)

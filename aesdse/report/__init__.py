@@ -1,0 +1,1 @@
+"""Reports: comparison tables (:mod:`.table`) and plots (:mod:`.plot`) from the results database."""
