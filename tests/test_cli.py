@@ -1,0 +1,131 @@
+"""The command line, end to end with the real Yosys and nextpnr (the walking skeleton)."""
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aesdse.cli import main
+
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """The README's quickstart, run once in a fresh directory (an absolute /tmp path, which the
+    YoWASP sandbox cannot see unless every tool runs with relative paths)."""
+    cwd = tmp_path_factory.mktemp("quickstart")
+    shutil.copytree(ROOT / "experiments", cwd / "experiments")
+    runner = CliRunner()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(cwd)
+        result = runner.invoke(main, ["sweep", "experiments/quickstart.yaml", "--jobs", "1"])
+        yield runner, cwd, result
+
+
+@pytest.mark.flow
+def test_quickstart_sweep_gives_a_verified_measured_row(swept):
+    runner, cwd, result = swept
+    assert result.exit_code == 0, result.output
+    assert "1 run, 0 cached, 0 failed" in result.output
+    report = runner.invoke(main, ["report", "experiments/quickstart.yaml", "--format", "json"])
+    assert report.exit_code == 0, report.output
+    rows = json.loads(report.stdout)
+    assert len(rows) == 1
+    row = rows[0]
+    for key in ("arch", "params", "target", "status", "luts", "ffs", "brams", "slices",
+                "fmax_mhz", "latency_cycles", "cycles_per_block", "throughput_mbps",
+                "mbps_per_lut", "mbps_per_slice", "seed"):
+        assert key in row
+    assert row["status"] == "ok" and row["arch"] == "iterative"
+    assert row["luts"] > 1000 and row["ffs"] > 256 and row["fmax_mhz"] > 0
+    assert row["cycles_per_block"] == 10  # measured in simulation
+    assert row["throughput_mbps"] == pytest.approx(128 * row["fmax_mhz"] / 10)
+    assert row["mbps_per_slice"] == pytest.approx(row["throughput_mbps"] / row["slices"])
+    # Artifacts a user can open.
+    run = Path(row["artifacts"])
+    for name in ("design.il", "manifest.json", "yosys.log", "nextpnr.log", "report.json",
+                 "iterative_sbox_lut_sbox_stages_0.v"):
+        assert (run / name).exists(), name
+    assert not list((cwd / "results" / "runs").glob(".tmp-*"))
+
+
+@pytest.mark.flow
+def test_second_sweep_skips_finished_points(swept):
+    runner, _, _ = swept
+    start = time.perf_counter()
+    again = runner.invoke(main, ["sweep", "experiments/quickstart.yaml", "--json"])
+    assert again.exit_code == 0, again.output
+    summary = json.loads(again.stdout)
+    assert summary["ran"] == 0 and summary["cached"] == 1 and summary["failed"] == []
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.flow
+def test_markdown_report(swept):
+    runner, _, _ = swept
+    report = runner.invoke(main, ["report", "experiments/quickstart.yaml"])
+    assert report.exit_code == 0
+    lines = report.stdout.splitlines()
+    assert lines[0] == "## quickstart"
+    assert lines[2].startswith("| Target | LUT4 | FF | BRAM | Slices | Fmax (MHz) |")
+    assert lines[4].startswith("| LFE5U-85F-8CABGA381 | ")
+
+
+def test_yaml_error_exits_with_file_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\narchitectures:\n  - arch: iterative\n    params: {sbox: lutt}\n")
+    result = CliRunner().invoke(main, ["sweep", str(bad)])
+    assert result.exit_code == 1
+    assert f"Error: {bad}:4: sbox: 'lutt' is not one of: " in result.output
+
+
+@pytest.mark.flow
+def test_generate_writes_deterministic_verilog_and_manifest(tmp_path):
+    runner = CliRunner()
+    outputs = []
+    for n in range(2):
+        out = tmp_path / f"out{n}"
+        result = runner.invoke(main, ["generate", "iterative", "--param", "sbox=lut",
+                                      "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        outputs.append(out)
+    verilog = (outputs[0] / "iterative_sbox_lut_sbox_stages_0.v").read_text()
+    assert "module iterative_sbox_lut_sbox_stages_0(" in verilog
+    assert verilog == (outputs[1] / "iterative_sbox_lut_sbox_stages_0.v").read_text()
+    manifest = json.loads((outputs[0] / "iterative_sbox_lut_sbox_stages_0.json").read_text())
+    assert manifest["arch"] == "iterative"
+    assert manifest["params"] == {"sbox": "lut", "sbox_stages": 0}
+    assert manifest["key_sizes"] == [128] and manifest["directions"] == ["encrypt"]
+    assert {"name": "i__payload", "direction": "input", "width": 128} in manifest["ports"]
+    assert {"name": "o__ready", "direction": "input", "width": 1} in manifest["ports"]
+    assert manifest["byte_order"].startswith("big-endian")
+
+
+def test_generate_rejects_bad_parameter(tmp_path):
+    result = CliRunner().invoke(main, ["generate", "iterative", "--param", "sbox=nope",
+                                       "-o", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "Error: sbox: 'nope' is not one of: " in result.output
+
+
+def test_list_archs():
+    result = CliRunner().invoke(main, ["list", "archs"])
+    assert result.exit_code == 0
+    assert result.output.startswith("") and "iterative: " in result.output
+    assert "  sbox             {lut" in result.output
+    data = json.loads(CliRunner().invoke(main, ["list", "archs", "--json"]).output)
+    assert "lut" in data["iterative"]["params"]["sbox"]["choices"]
+
+
+@pytest.mark.parametrize("command", [[], ["sweep"], ["report"], ["generate"], ["list"],
+                                     ["list", "archs"]])
+def test_every_command_has_help_with_an_example(command):
+    result = CliRunner().invoke(main, command + ["--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.output
+    if command and command != ["list"]:
+        assert "Example:" in result.output
