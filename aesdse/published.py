@@ -1,0 +1,898 @@
+"""Published results of the five seed papers, as data, with a consistency check and area normalisation.
+
+The numbers live in ``experiments/published/*.yaml``, one file per paper, transcribed by hand from
+the extracted text in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note
+where a cell is missing or garbled). This module loads and validates them into frozen dataclasses
+(:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
+(:func:`find_paper`), checks a row's throughput against the architecture the paper describes
+(:func:`consistency_check`), and converts areas of different device families into slice
+equivalents (:func:`slice_equivalents`).
+
+File format
+-----------
+Top level: ``key`` ("000".."004"), ``name`` (short name, e.g. ``zhou_gaj``), ``aliases`` (other
+accepted names), ``seed`` (the seed text file), ``citation`` (``title``, ``authors``,
+``affiliation``, ``venue``, ``year``, ``note``), ``summary``, ``figures`` (what the text says about
+figures), ``architectures`` (only a place to define YAML anchors; ignored) and ``tables``.
+
+Each table: ``id`` ("Table III"), ``caption``, ``device``, ``device_family`` (a key of
+:data:`SLICE_CONVENTIONS`, ``"asic"`` or ``null``), ``tool``, ``note``, ``columns`` and ``rows``.
+A column is ``{key, header, unit}``: with a ``unit`` it is numeric, without one it holds text.
+Throughput columns are ``throughput_mbps`` (unit ``Mbit/s``) or ``throughput_gbps`` (``Gbit/s``);
+the clock column is ``clock_mhz`` (``MHz``).
+
+Each row: ``id`` (unique in its table), ``label`` (the row as the paper names it), ``this_work``
+(the paper's own design, or a design it cites), ``reference`` (for cited designs), ``device`` and
+``device_family`` (when they differ from the table's), ``values`` (one entry per column, ``null``
+allowed only with a ``note``), ``config`` (the aesdse architecture parameters the row
+corresponds to, ``arch`` plus family parameters) and ``architecture`` (facts for the consistency
+check: ``block_bits``, ``cycles_per_block``, ``cycles_per_block_is_minimum``, ``latency_cycles``,
+``summary``, ``derivation``).
+
+Area normalisation
+------------------
+Areas from different device families are only compared through :func:`slice_equivalents`, whose
+conventions are explicit, per family, in :data:`SLICE_CONVENTIONS`:
+
+* Logic: when a slice count is given (Xilinx tools report one) it is used as is. Otherwise the
+  slices are estimated from LUT and flip-flop counts with perfect packing,
+  ``max(ceil(LUTs / LUTs per slice), ceil(FFs / FFs per slice))``: a lower bound on what a placer
+  would use. ECP5 slice = 2 LUT4 + 2 FF; Spartan-3 (and Virtex-II, Virtex-4, Virtex/E, Spartan-II)
+  slice = 2 LUT4 + 2 FF; Virtex-5 slice = 4 LUT6 + 4 FF; Virtex-6/7 slice = 4 LUT6 + 8 FF. LUT
+  counts must be in the family's own LUT size; LUT4 and LUT6 are never converted into each other.
+* Block RAM: Kundi & Aziz (seed 001, Sec. 4) count "a 32 Kb BRAM ... equivalent to 128 slices
+  while 16 Kb BRAM to 64 slices", i.e. 4 slices per Kbit; we scale every block RAM by its size in
+  Kbit at that rate. Xilinx 36 Kb blocks count as 32 Kb and 18 Kb blocks as 16 Kb (001 counts data
+  bits, not parity). The ECP5 DP16KD counts as 18 Kbit = 72 slice-equivalents (its full 18 Kbit,
+  parity included, as the aesdse convention chose; counting only 16 Kbit of data as 001 does for
+  Xilinx would give 64).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping, NoReturn, Sequence
+
+import yaml
+
+__all__ = [
+    "PublishedDataError", "Architecture", "Column", "PublishedRow", "PublishedTable", "Paper",
+    "PUBLISHED_DIR", "load_paper", "load_papers", "find_paper", "consistency_check", "check_all",
+    "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "bram_slice_equivalents",
+    "slice_equivalents",
+]
+
+#: Default directory of the published-results files: ``experiments/published`` in the repository
+#: that holds this package.
+PUBLISHED_DIR = Path(__file__).resolve().parent.parent / "experiments" / "published"
+
+#: Throughput columns and their scale to bit/s.
+_THROUGHPUT_UNITS = {"throughput_mbps": ("Mbit/s", 1e6), "throughput_gbps": ("Gbit/s", 1e9)}
+#: Clock column and its scale to Hz.
+_CLOCK_UNITS = {"clock_mhz": ("MHz", 1e6)}
+
+Number = int | float
+Value = int | float | str | None
+
+
+class PublishedDataError(ValueError):
+    """A published-results file is malformed; the message names the file and the entry."""
+
+
+# --- data model ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Architecture:
+    """What a paper's own description of a design implies, for :func:`consistency_check`.
+
+    Attributes
+    ----------
+    block_bits : int
+        Bits per block (128 for AES).
+    cycles_per_block : float or None
+        Clock cycles between two blocks leaving the design, as implied by the described
+        architecture (``None`` if the text does not allow a derivation).
+    cycles_per_block_is_minimum : bool
+        ``True`` when the description only gives a lower bound on the cycles (so an upper bound on
+        the throughput): then only a throughput above the bound is inconsistent.
+    latency_cycles : int or None
+        Cycles from a block in to its result out, when the description fixes it.
+    summary : str
+        A few words for messages, e.g. ``"2 round units, 5 passes, at most 2 blocks in flight"``.
+    derivation : str
+        The arithmetic from the paper's words, with section references.
+    """
+    block_bits: int
+    cycles_per_block: float | None
+    summary: str
+    derivation: str
+    cycles_per_block_is_minimum: bool = False
+    latency_cycles: int | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a published table.
+
+    Attributes
+    ----------
+    key : str
+        Identifier used in the rows' ``values``.
+    header : str
+        The column header as printed.
+    unit : str or None
+        Unit of a numeric column; ``None`` for a text column.
+    """
+    key: str
+    header: str
+    unit: str | None = None
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the column holds numbers (it has a unit)."""
+        return self.unit is not None
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    """One row of a published table: one design, with every number as printed.
+
+    Attributes
+    ----------
+    paper_key : str
+        Key of the paper, e.g. ``"004"``.
+    table_id : str
+        The table it belongs to, e.g. ``"Table 3"``.
+    id : str
+        Identifier, unique within the table, e.g. ``"design-1"``.
+    label : str
+        The design as the paper names it, e.g. ``"Design 1"``.
+    this_work : bool
+        ``True`` for the paper's own designs, ``False`` for designs it cites.
+    values : Mapping[str, int | float | str | None]
+        Cell values by column key; ``None`` where the paper gives none (see ``note``).
+    units : Mapping[str, str]
+        Unit of each numeric column, by column key.
+    config : Mapping[str, Any] or None
+        The aesdse architecture parameters this row corresponds to (``arch`` plus parameters).
+    architecture : Architecture or None
+        Facts implied by the paper's description, for :func:`consistency_check`.
+    device : str or None
+        Device as described (the row's own, else the table's).
+    device_family : str or None
+        Key of :data:`SLICE_CONVENTIONS`, ``"asic"``, or ``None`` if unknown.
+    reference : str or None
+        Citation of a cited design, as the paper gives it.
+    note : str or None
+        Transcription notes: garbled cells, derived numbers, doubts.
+    """
+    paper_key: str
+    table_id: str
+    id: str
+    label: str
+    this_work: bool
+    values: Mapping[str, Value]
+    units: Mapping[str, str] = field(default_factory=dict)
+    config: Mapping[str, Any] | None = None
+    architecture: Architecture | None = None
+    device: str | None = None
+    device_family: str | None = None
+    reference: str | None = None
+    note: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``"<paper> <table> <label>"``, e.g. ``"004 Table 3 Design 1"``, for messages."""
+        return f"{self.paper_key} {self.table_id} {self.label}"
+
+    def number(self, key: str) -> float | None:
+        """The numeric value of column ``key``, or ``None`` if absent or empty.
+
+        Raises
+        ------
+        TypeError
+            If the column holds text.
+        """
+        value = self.values.get(key)
+        if value is None:
+            return None
+        if isinstance(value, str) or isinstance(value, bool):
+            raise TypeError(f"Column {key!r} of {self.where} holds text, not a number: {value!r}")
+        return float(value)
+
+    @property
+    def throughput_bps(self) -> float | None:
+        """Throughput in bit/s from whichever throughput column the table has, else ``None``."""
+        for key, (_unit, scale) in _THROUGHPUT_UNITS.items():
+            value = self.number(key)
+            if value is not None:
+                return value * scale
+        return None
+
+    @property
+    def clock_hz(self) -> float | None:
+        """Clock frequency in Hz, else ``None``."""
+        for key, (_unit, scale) in _CLOCK_UNITS.items():
+            value = self.number(key)
+            if value is not None:
+                return value * scale
+        return None
+
+    def slice_equivalents(self) -> float | None:
+        """The row's area under :func:`slice_equivalents`, from its ``slices`` (else ``luts`` and
+        ``ffs``), ``brams`` and printed ``bram_kbits`` columns, for its ``device_family``.
+
+        ``None`` for an ASIC or unknown family, or when the logic area is not given (a block RAM
+        count alone would understate the area).
+        """
+        if self.device_family not in SLICE_CONVENTIONS:
+            return None
+        slices, luts, ffs = self.number("slices"), self.number("luts"), self.number("ffs")
+        if slices is None and luts is None and ffs is None:
+            return None
+        return slice_equivalents(luts=luts, ffs=ffs, slices=slices, brams=self.number("brams"),
+                                 device_family=self.device_family,
+                                 bram_kbits=self.number("bram_kbits"))
+
+    def implied_cycles_per_block(self, block_bits: int = 128) -> float | None:
+        """Cycles per block implied by the printed numbers alone: ``block_bits x clock /
+        throughput``; ``None`` without both numbers."""
+        throughput, clock = self.throughput_bps, self.clock_hz
+        if not throughput or not clock:
+            return None
+        return block_bits * clock / throughput
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    """One table (or a set of numbers given in the text) of a paper.
+
+    Attributes
+    ----------
+    paper_key : str
+        Key of the paper.
+    id : str
+        ``"Table III"``, ``"Table 2"``, ``"Sec. V"``...
+    caption : str
+        The caption as printed.
+    device : str or None
+        Device as the paper gives it (``"per row"`` when rows differ).
+    device_family : str or None
+        Key of :data:`SLICE_CONVENTIONS`, ``"asic"``, or ``None``.
+    tool : str or None
+        Tools as stated.
+    columns : tuple of Column
+    rows : tuple of PublishedRow
+    note : str or None
+        Transcription notes for the whole table.
+    """
+    paper_key: str
+    id: str
+    caption: str
+    device: str | None
+    device_family: str | None
+    tool: str | None
+    columns: tuple[Column, ...]
+    rows: tuple[PublishedRow, ...]
+    note: str | None = None
+
+    def column(self, key: str) -> Column:
+        """The column with this key (``KeyError`` if none)."""
+        for column in self.columns:
+            if column.key == key:
+                return column
+        raise KeyError(key)
+
+    def row(self, id: str) -> PublishedRow:
+        """The row with this id (``KeyError`` if none)."""
+        for row in self.rows:
+            if row.id == id:
+                return row
+        raise KeyError(id)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One seed paper and its transcribed tables.
+
+    Attributes
+    ----------
+    key : str
+        ``"000"`` .. ``"004"``.
+    name : str
+        Short name, e.g. ``"zhou_gaj"``.
+    aliases : tuple of str
+        Other names :func:`find_paper` accepts.
+    seed : str
+        File name of the extracted text in the seeds directory.
+    title : str
+    authors : tuple of str
+        As far as the text gives them (possibly empty).
+    affiliation, venue : str or None
+    year : int or None
+    citation_note : str or None
+        What the text does not give, or where a field comes from.
+    summary : str
+        The architecture the paper describes, in one paragraph.
+    figures : str or None
+        What the text says about its figures (the figures themselves are missing).
+    tables : tuple of PublishedTable
+    path : Path
+        The YAML file.
+    """
+    key: str
+    name: str
+    aliases: tuple[str, ...]
+    seed: str
+    title: str
+    authors: tuple[str, ...]
+    affiliation: str | None
+    venue: str | None
+    year: int | None
+    citation_note: str | None
+    summary: str
+    figures: str | None
+    tables: tuple[PublishedTable, ...]
+    path: Path
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name :func:`find_paper` accepts for this paper (lower case)."""
+        return tuple(n.lower() for n in (self.key, self.name, f"{self.key}_{self.name}",
+                                         self.path.stem, *self.aliases))
+
+    def table(self, id: str) -> PublishedTable:
+        """The table ``id``: ``"Table III"``, ``"table iii"`` or just ``"III"``.
+
+        Raises
+        ------
+        KeyError
+            Naming the tables the paper has.
+        """
+        wanted = _normalise_table_id(id)
+        for table in self.tables:
+            if _normalise_table_id(table.id) == wanted:
+                return table
+        raise KeyError(f"Paper {self.key} has no table {id!r}; it has "
+                       f"{', '.join(t.id for t in self.tables)}")
+
+    def rows(self) -> Iterator[PublishedRow]:
+        """All rows of all tables, in file order."""
+        for table in self.tables:
+            yield from table.rows
+
+
+def _normalise_table_id(id: str) -> str:
+    id = id.strip().lower()
+    return id[len("table"):].strip() if id.startswith("table") else id
+
+
+# --- loading and validation ---------------------------------------------------------------------
+
+_TOP_KEYS = {"key", "name", "aliases", "seed", "citation", "summary", "figures", "architectures",
+             "tables"}
+_CITATION_KEYS = {"title", "authors", "affiliation", "venue", "year", "note"}
+_TABLE_KEYS = {"id", "caption", "device", "device_family", "tool", "note", "columns", "rows"}
+_COLUMN_KEYS = {"key", "header", "unit"}
+_ROW_KEYS = {"id", "label", "this_work", "reference", "device", "device_family", "values", "config",
+             "architecture", "note"}
+_ARCH_KEYS = {"block_bits", "cycles_per_block", "cycles_per_block_is_minimum", "latency_cycles",
+              "summary", "derivation"}
+
+
+class _Checker:
+    """Type checks that raise :class:`PublishedDataError` with the file and the entry path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, message: str) -> NoReturn:
+        raise PublishedDataError(f"{self.path.name}: {where}: {message}")
+
+    def mapping(self, where: str, value: Any, required: set[str], allowed: set[str]) -> dict:
+        if not isinstance(value, dict):
+            self.fail(where, f"must be a mapping, not {value!r}")
+        missing = sorted(required - value.keys())
+        if missing:
+            self.fail(where, f"missing required field(s) {', '.join(missing)}")
+        unknown = sorted(set(value) - allowed)
+        if unknown:
+            self.fail(where, f"unknown field(s) {', '.join(map(str, unknown))}; "
+                             f"allowed: {', '.join(sorted(allowed))}")
+        return value
+
+    def text(self, where: str, value: Any, *, optional: bool = False) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.fail(where, f"must be a non-empty string{' or null' if optional else ''}, "
+                             f"not {value!r}")
+        return value
+
+    def number(self, where: str, value: Any, *, optional: bool = False) -> Number | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(where, f"must be a number{' or null' if optional else ''}, not {value!r}")
+        return value
+
+    def integer(self, where: str, value: Any, *, optional: bool = False) -> int | None:
+        if value is None and optional:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(where, f"must be an integer{' or null' if optional else ''}, not {value!r}")
+        return value
+
+    def boolean(self, where: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            self.fail(where, f"must be true or false, not {value!r}")
+        return value
+
+    def text_list(self, where: str, value: Any) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            self.fail(where, f"must be a list of strings, not {value!r}")
+        return tuple(self.text(f"{where}[{i}]", item) for i, item in enumerate(value))
+
+
+def _device_family(check: _Checker, where: str, value: Any) -> str | None:
+    family = check.text(where, value, optional=True)
+    if family is not None and family != "asic" and family not in SLICE_CONVENTIONS:
+        check.fail(where, f"must be one of {', '.join(sorted(SLICE_CONVENTIONS))}, asic or null, "
+                          f"not {family!r}")
+    return family
+
+
+def _architecture(check: _Checker, where: str, value: Any) -> Architecture | None:
+    if value is None:
+        return None
+    check.mapping(where, value, {"block_bits", "cycles_per_block", "summary", "derivation"},
+                  _ARCH_KEYS)
+    block_bits = check.integer(f"{where}.block_bits", value["block_bits"])
+    cycles = check.number(f"{where}.cycles_per_block", value["cycles_per_block"], optional=True)
+    if block_bits <= 0 or (cycles is not None and cycles <= 0):
+        check.fail(where, "block_bits and cycles_per_block must be positive")
+    return Architecture(
+        block_bits=block_bits,
+        cycles_per_block=None if cycles is None else float(cycles),
+        cycles_per_block_is_minimum=check.boolean(
+            f"{where}.cycles_per_block_is_minimum",
+            value.get("cycles_per_block_is_minimum", False)),
+        latency_cycles=check.integer(f"{where}.latency_cycles", value.get("latency_cycles"),
+                                     optional=True),
+        summary=check.text(f"{where}.summary", value["summary"]),
+        derivation=check.text(f"{where}.derivation", value["derivation"]),
+    )
+
+
+def _columns(check: _Checker, where: str, value: Any) -> tuple[Column, ...]:
+    if not isinstance(value, list) or not value:
+        check.fail(where, f"must be a non-empty list, not {value!r}")
+    columns = []
+    for i, item in enumerate(value):
+        cwhere = f"{where}[{i}]"
+        check.mapping(cwhere, item, {"key", "header"}, _COLUMN_KEYS)
+        key = check.text(f"{cwhere}.key", item["key"])
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+            check.fail(f"{cwhere}.key", f"must be a lower-case identifier, not {key!r}")
+        unit = check.text(f"{cwhere}.unit", item.get("unit"), optional=True)
+        for known in (_THROUGHPUT_UNITS, _CLOCK_UNITS):
+            if key in known and unit != known[key][0]:
+                check.fail(f"{cwhere}.unit", f"column {key!r} must have unit "
+                                             f"{known[key][0]!r}, not {unit!r}")
+        if key.startswith("throughput_") and key not in _THROUGHPUT_UNITS:
+            check.fail(f"{cwhere}.key", f"throughput columns must be one of "
+                                        f"{', '.join(_THROUGHPUT_UNITS)}, not {key!r}")
+        if any(c.key == key for c in columns):
+            check.fail(f"{cwhere}.key", f"duplicate column {key!r}")
+        columns.append(Column(key=key, header=check.text(f"{cwhere}.header", item["header"]),
+                              unit=unit))
+    return tuple(columns)
+
+
+def _row(check: _Checker, where: str, value: Any, paper_key: str, table_id: str,
+         columns: Sequence[Column], table_device: str | None,
+         table_family: str | None) -> PublishedRow:
+    check.mapping(where, value, {"id", "label", "this_work", "values"}, _ROW_KEYS)
+    values = value["values"]
+    by_key = {c.key: c for c in columns}
+    if not isinstance(values, dict):
+        check.fail(f"{where}.values", f"must be a mapping, not {values!r}")
+    missing = [k for k in by_key if k not in values]
+    if missing:
+        check.fail(f"{where}.values", f"missing column(s) {', '.join(missing)} (use null)")
+    unknown = [k for k in values if k not in by_key]
+    if unknown:
+        check.fail(f"{where}.values", f"unknown column(s) {', '.join(map(str, unknown))}")
+    for key, cell in values.items():
+        if by_key[key].numeric:
+            check.number(f"{where}.values.{key}", cell, optional=True)
+        else:
+            check.text(f"{where}.values.{key}", cell, optional=True)
+    note = check.text(f"{where}.note", value.get("note"), optional=True)
+    if note is None and any(cell is None for cell in values.values()):
+        check.fail(where, "has null values but no note saying why")
+    config = value.get("config")
+    if config is not None:
+        if not isinstance(config, dict) or not isinstance(config.get("arch"), str):
+            check.fail(f"{where}.config", f"must be a mapping with a string 'arch', not {config!r}")
+    return PublishedRow(
+        paper_key=paper_key, table_id=table_id,
+        id=check.text(f"{where}.id", value["id"]),
+        label=check.text(f"{where}.label", value["label"]),
+        this_work=check.boolean(f"{where}.this_work", value["this_work"]),
+        values=dict(values),
+        units={c.key: c.unit for c in columns if c.unit is not None},
+        config=None if config is None else dict(config),
+        architecture=_architecture(check, f"{where}.architecture", value.get("architecture")),
+        device=(check.text(f"{where}.device", value["device"], optional=True)
+                if "device" in value else table_device),
+        device_family=(_device_family(check, f"{where}.device_family", value["device_family"])
+                       if "device_family" in value else table_family),
+        reference=check.text(f"{where}.reference", value.get("reference"), optional=True),
+        note=note,
+    )
+
+
+def _table(check: _Checker, where: str, value: Any, paper_key: str) -> PublishedTable:
+    check.mapping(where, value, {"id", "caption", "device", "tool", "columns", "rows"},
+                  _TABLE_KEYS)
+    table_id = check.text(f"{where}.id", value["id"])
+    where = f"{where} ({table_id})"
+    columns = _columns(check, f"{where}.columns", value["columns"])
+    device = check.text(f"{where}.device", value["device"], optional=True)
+    family = _device_family(check, f"{where}.device_family", value.get("device_family"))
+    raw_rows = value["rows"]
+    if not isinstance(raw_rows, list) or not raw_rows:
+        check.fail(f"{where}.rows", f"must be a non-empty list, not {raw_rows!r}")
+    rows = []
+    for j, item in enumerate(raw_rows):
+        rwhere = f"{where}.rows[{j}]"
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            rwhere += f" ({item['id']})"
+        row = _row(check, rwhere, item, paper_key, table_id, columns, device, family)
+        if any(r.id == row.id for r in rows):
+            check.fail(f"{where}.rows[{j}]", f"duplicate row id {row.id!r}")
+        rows.append(row)
+    return PublishedTable(
+        paper_key=paper_key, id=table_id,
+        caption=check.text(f"{where}.caption", value["caption"]),
+        device=device, device_family=family,
+        tool=check.text(f"{where}.tool", value["tool"], optional=True),
+        columns=columns, rows=tuple(rows),
+        note=check.text(f"{where}.note", value.get("note"), optional=True),
+    )
+
+
+def load_paper(path: str | Path) -> Paper:
+    """Load and validate one published-results file.
+
+    Raises
+    ------
+    PublishedDataError
+        If the file is not valid YAML or breaks the format described in the module docstring;
+        the message names the file and the entry.
+    """
+    path = Path(path)
+    check = _Checker(path)
+    try:
+        # The C safe loader when PyYAML has libyaml (5x faster), else the Python one; both safe.
+        data = yaml.load(path.read_text(encoding="utf-8"),
+                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as error:
+        raise PublishedDataError(f"{path.name}: not valid YAML: {error}") from None
+    check.mapping("top level", data, _TOP_KEYS - {"aliases", "summary", "figures",
+                                                  "architectures"}, _TOP_KEYS)
+    key = check.text("key", data["key"])
+    if not re.fullmatch(r"\d{3}", key):
+        check.fail("key", f"must be three digits such as '004' (quote it in YAML), not {key!r}")
+    citation = check.mapping("citation", data["citation"], {"title", "authors"}, _CITATION_KEYS)
+    year = check.integer("citation.year", citation.get("year"), optional=True)
+    tables = data["tables"]
+    if not isinstance(tables, list) or not tables:
+        check.fail("tables", f"must be a non-empty list, not {tables!r}")
+    parsed = tuple(_table(check, f"tables[{i}]", t, key) for i, t in enumerate(tables))
+    return Paper(
+        key=key,
+        name=check.text("name", data["name"]),
+        aliases=check.text_list("aliases", data.get("aliases", [])),
+        seed=check.text("seed", data["seed"]),
+        title=check.text("citation.title", citation["title"]),
+        authors=check.text_list("citation.authors", citation["authors"]),
+        affiliation=check.text("citation.affiliation", citation.get("affiliation"),
+                               optional=True),
+        venue=check.text("citation.venue", citation.get("venue"), optional=True),
+        year=year,
+        citation_note=check.text("citation.note", citation.get("note"), optional=True),
+        summary=check.text("summary", data.get("summary"), optional=True) or "",
+        figures=check.text("figures", data.get("figures"), optional=True),
+        tables=parsed,
+        path=path,
+    )
+
+
+def load_papers(directory: str | Path | None = None) -> list[Paper]:
+    """Load every ``*.yaml`` file of ``directory`` (default :data:`PUBLISHED_DIR`), sorted by key.
+
+    Raises
+    ------
+    PublishedDataError
+        If a file is malformed, or two files have the same key or name.
+    FileNotFoundError
+        If the directory does not exist.
+    """
+    directory = PUBLISHED_DIR if directory is None else Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"Published-results directory {str(directory)!r} does not exist")
+    papers = [load_paper(path) for path in sorted(directory.glob("*.yaml"))]
+    seen: dict[str, Path] = {}
+    for paper in papers:
+        for name in (paper.key, paper.name):
+            if name in seen:
+                raise PublishedDataError(f"{paper.path.name}: {name!r} is also used by "
+                                         f"{seen[name].name}")
+            seen[name] = paper.path
+    return sorted(papers, key=lambda p: p.key)
+
+
+def find_paper(key: str, directory: str | Path | None = None) -> Paper:
+    """The paper named ``key``: its key (``"000"``, ``"0"``), short name (``"zhou_gaj"``), file
+    stem (``"000_zhou_gaj"``) or an alias (``"zhou"``), case-insensitive.
+
+    Raises
+    ------
+    ValueError
+        If no paper (or more than one) has that name; the message lists the known names.
+    """
+    wanted = str(key).strip().lower().replace("-", "_")
+    if wanted.isdigit():
+        wanted = wanted.zfill(3)
+    papers = load_papers(directory)
+    matches = [paper for paper in papers if wanted in paper.names]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(f"{p.key} ({p.name})" for p in papers)
+    if matches:
+        raise ValueError(f"Paper name {key!r} is ambiguous: "
+                         f"{', '.join(p.key for p in matches)}")
+    raise ValueError(f"Paper must be one of {known}, not {key!r}")
+
+
+# --- consistency check --------------------------------------------------------------------------
+
+def _fmt(value: float) -> str:
+    """A printed number without float noise: up to 6 significant digits."""
+    return f"{value:.6g}"
+
+
+def _cycles(text: str) -> str:
+    """``"<n> cycle(s) per block"`` with the number already formatted."""
+    return f"{text} cycle per block" if float(text) == 1 else f"{text} cycles per block"
+
+
+def consistency_check(row: PublishedRow, tolerance: float = 0.02) -> list[str]:
+    """Flags where a row's numbers disagree with the architecture its paper describes.
+
+    The throughput must equal ``block_bits x clock / cycles_per_block`` (cycles per block as
+    implied by the paper's own description, :attr:`PublishedRow.architecture`) within
+    ``tolerance`` (relative). When the description gives only a minimum number of cycles, only a
+    throughput above the bound is flagged. A printed latency in cycles must equal the latency the
+    description implies, when it implies one.
+
+    Rows without an architecture, a clock or a throughput are not checked (empty list).
+
+    Returns
+    -------
+    list of str
+        Human-readable flags, each with the arithmetic, e.g. ``"004 Table 3 Design 1: 34.08
+        Gbit/s claimed at 266.29 MHz = 128 bit x 266.29 MHz / 1.00 cycle per block; the described
+        architecture (2 round units, 5 passes, at most 2 blocks in flight) gives at most 128 bit x
+        266.29 MHz / 5 cycles per block = 6.82 Gbit/s ..."``.
+    """
+    arch = row.architecture
+    if arch is None:
+        return []
+    flags = []
+    throughput, clock = row.throughput_bps, row.clock_hz
+    if arch.cycles_per_block is not None and throughput and clock:
+        expected = arch.block_bits * clock / arch.cycles_per_block
+        ratio = throughput / expected
+        too_high = ratio > 1 + tolerance
+        too_low = ratio < 1 - tolerance and not arch.cycles_per_block_is_minimum
+        if too_high or too_low:
+            key = next(k for k in _THROUGHPUT_UNITS if row.number(k) is not None)
+            unit, scale = _THROUGHPUT_UNITS[key]
+            implied = arch.block_bits * clock / throughput
+            mhz = _fmt(clock / 1e6)
+            bound = "at most " if arch.cycles_per_block_is_minimum else ""
+            flags.append(
+                f"{row.where}: {_fmt(row.number(key))} {unit} claimed at {mhz} MHz = "
+                f"{arch.block_bits} bit x {mhz} MHz / {_cycles(f'{implied:.2f}')}; "
+                f"the described architecture ({arch.summary}) gives {bound}"
+                f"{arch.block_bits} bit x {mhz} MHz / {_cycles(_fmt(arch.cycles_per_block))} "
+                f"= {expected / scale:.2f} {unit} (the claim is {ratio:.2f}x that). "
+                f"Derivation: {arch.derivation}")
+    latency = row.values.get("latency_cycles")
+    if arch.latency_cycles is not None and isinstance(latency, (int, float)) \
+            and latency != arch.latency_cycles:
+        flags.append(f"{row.where}: latency {_fmt(latency)} cycles printed; the described "
+                     f"architecture ({arch.summary}) gives {arch.latency_cycles} cycles. "
+                     f"Derivation: {arch.derivation}")
+    return flags
+
+
+def check_all(papers: Sequence[Paper] | None = None, tolerance: float = 0.02) -> list[str]:
+    """:func:`consistency_check` over every row of ``papers`` (default: :func:`load_papers`)."""
+    papers = load_papers() if papers is None else papers
+    return [flag for paper in papers for row in paper.rows()
+            for flag in consistency_check(row, tolerance)]
+
+
+# --- area normalisation -------------------------------------------------------------------------
+
+#: Slice-equivalents per Kbit of block RAM. Kundi & Aziz (seed 001, Sec. 4): "For the calculation
+#: of TPS, a 32 Kb BRAM is taken equivalent to 128 slices while 16 Kb BRAM to 64 slices".
+SLICES_PER_BRAM_KBIT = 4
+
+
+@dataclass(frozen=True)
+class SliceConvention:
+    """How one device family's resources convert into slice equivalents.
+
+    Attributes
+    ----------
+    family : str
+        Key in :data:`SLICE_CONVENTIONS`.
+    description : str
+        The family and its slice, in words.
+    lut_inputs : int
+        LUT size of the family (4 or 6); LUT counts given to :func:`slice_equivalents` must be
+        in this size.
+    luts_per_slice, ffs_per_slice : int
+        LUTs and flip-flops in one slice.
+    bram_kbits : float
+        Size in Kbit counted for one block RAM (data bits, see the module docstring).
+    bram_name : str
+        The block RAM primitive.
+    source : str
+        Where the numbers come from.
+    """
+    family: str
+    description: str
+    lut_inputs: int
+    luts_per_slice: int
+    ffs_per_slice: int
+    bram_kbits: float
+    bram_name: str
+    source: str
+
+    @property
+    def bram_slices(self) -> float:
+        """Slice equivalents of one block RAM: ``bram_kbits x`` :data:`SLICES_PER_BRAM_KBIT`."""
+        return self.bram_kbits * SLICES_PER_BRAM_KBIT
+
+
+def _xilinx_lut4(family: str, name: str, bram_kbits: float, bram_name: str,
+                 guide: str) -> SliceConvention:
+    return SliceConvention(family, f"{name}: slice = 2 LUT4 + 2 FF", 4, 2, 2, bram_kbits,
+                           bram_name, guide)
+
+
+#: Slice conventions by device family. Each constant's source is in its ``source`` field.
+SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
+    # Lattice ECP5 data sheet (FPGA-DS-02012), "PFU Blocks": a slice holds two LUT4 and two
+    # registers. DP16KD is an 18 Kbit block; 18 x 4 = 72 slice-equivalents (aesdse convention,
+    # full 18 Kbit; 16 Kbit of data bits would give 64).
+    SliceConvention("ecp5", "Lattice ECP5: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "DP16KD",
+                    "Lattice FPGA-DS-02012 (slice); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
+    # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
+    _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",
+                 "Xilinx UG331 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    # Xilinx UG002 (Virtex-II), UG012 (Virtex-II Pro), UG070 (Virtex-4): same slice as Spartan-3,
+    # 18 Kbit block RAM (16 Kbit data).
+    _xilinx_lut4("virtex2", "Xilinx Virtex-II", 16, "RAMB16",
+                 "Xilinx UG002 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    _xilinx_lut4("virtex2pro", "Xilinx Virtex-II Pro", 16, "RAMB16",
+                 "Xilinx UG012 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    _xilinx_lut4("virtex4", "Xilinx Virtex-4", 16, "RAMB16",
+                 "Xilinx UG070 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    # Xilinx DS003 (Virtex-E), DS001 (Spartan-II), DS003/DS028 (Virtex): 2 LUT4 + 2 FF per slice,
+    # 4 Kbit block SelectRAM.
+    _xilinx_lut4("virtex", "Xilinx Virtex", 4, "RAMB4",
+                 "Xilinx DS003 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    _xilinx_lut4("virtexe", "Xilinx Virtex-E", 4, "RAMB4",
+                 "Xilinx DS022 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    _xilinx_lut4("spartan2", "Xilinx Spartan-II", 4, "RAMB4",
+                 "Xilinx DS001 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    # Xilinx UG190 (Virtex-5 User Guide), CLB: each slice has four LUT6 and four storage elements;
+    # 36 Kbit block RAM of which 32 Kbit data = 128 slices (001 Sec. 4).
+    SliceConvention("virtex5", "Xilinx Virtex-5: slice = 4 LUT6 + 4 FF", 6, 4, 4, 32, "RAMB36",
+                    "Xilinx UG190 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+    # Xilinx UG364 (Virtex-6 CLB), UG474 (7 Series CLB): four LUT6 and eight storage elements per
+    # slice; 36 Kbit block RAM = 128 slices as for Virtex-5.
+    SliceConvention("virtex6", "Xilinx Virtex-6: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
+                    "Xilinx UG364 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+    SliceConvention("virtex7", "Xilinx 7 Series: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
+                    "Xilinx UG474 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+)}
+
+
+def _convention(device_family: str) -> SliceConvention:
+    try:
+        return SLICE_CONVENTIONS[device_family]
+    except KeyError:
+        raise ValueError(f"Device family must be one of {', '.join(sorted(SLICE_CONVENTIONS))}, "
+                         f"not {device_family!r}") from None
+
+
+def bram_slice_equivalents(brams: float, *, device_family: str,
+                           bram_kbits: float | None = None) -> float:
+    """Slice equivalents of ``brams`` block RAMs: ``brams x Kbit per block x``
+    :data:`SLICES_PER_BRAM_KBIT` (001's convention); ``bram_kbits`` overrides the family's
+    block size (e.g. when a paper prints its own)."""
+    convention = _convention(device_family)
+    kbits = convention.bram_kbits if bram_kbits is None else bram_kbits
+    if brams < 0 or kbits <= 0:
+        raise ValueError(f"Block RAM count must be non-negative and size positive, not "
+                         f"{brams!r} x {kbits!r} Kbit")
+    return brams * kbits * SLICES_PER_BRAM_KBIT
+
+
+def slice_equivalents(luts: int | None = None, ffs: int | None = None,
+                      slices: float | None = None, brams: float | None = None, *,
+                      device_family: str, bram_kbits: float | None = None) -> float:
+    """Area in slice equivalents under the explicit conventions of :data:`SLICE_CONVENTIONS`.
+
+    Logic counts ``slices`` when given (the tool's own count); otherwise
+    ``max(ceil(luts / LUTs per slice), ceil(ffs / FFs per slice))`` for the family (perfect
+    packing, a lower bound). Block RAM adds :func:`bram_slice_equivalents`.
+
+    Parameters
+    ----------
+    luts : int, optional
+        LUTs of the family's own size (LUT4 for ECP5 and Spartan-3, LUT6 for Virtex-5).
+    ffs : int, optional
+        Flip-flops.
+    slices : float, optional
+        Slices as reported; takes precedence over ``luts`` and ``ffs``.
+    brams : float, optional
+        Block RAMs of the family's primitive (e.g. DP16KD, RAMB36).
+    device_family : str
+        Key of :data:`SLICE_CONVENTIONS`; required, so no conversion is ever implicit.
+    bram_kbits : float, optional
+        Block RAM size in Kbit, overriding the family's.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        For an unknown family, negative counts, or no area at all.
+
+    Examples
+    --------
+    >>> slice_equivalents(luts=301, ffs=120, device_family="ecp5")
+    151.0
+    >>> slice_equivalents(slices=193, brams=4, device_family="virtex7")  # 001, Virtex-7 row
+    705.0
+    """
+    convention = _convention(device_family)
+    counts = {"luts": luts, "ffs": ffs, "slices": slices, "brams": brams}
+    for name, count in counts.items():
+        if count is not None and (isinstance(count, bool) or count < 0):
+            raise ValueError(f"{name} must be a non-negative number, not {count!r}")
+    if all(count is None for count in counts.values()):
+        raise ValueError("Give at least one of luts, ffs, slices, brams")
+    if slices is not None:
+        logic = float(slices)
+    else:
+        logic = float(max(math.ceil((luts or 0) / convention.luts_per_slice),
+                          math.ceil((ffs or 0) / convention.ffs_per_slice)))
+    memory = 0.0 if brams is None else bram_slice_equivalents(
+        brams, device_family=device_family, bram_kbits=bram_kbits)
+    return logic + memory

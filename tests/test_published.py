@@ -1,0 +1,340 @@
+"""Tests of aesdse.published: the transcribed tables load and validate, the consistency check flags
+exactly the inconsistent claims, and the area normalisation follows its stated conventions."""
+
+import functools
+import math
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from aesdse.published import (
+    PUBLISHED_DIR, SLICE_CONVENTIONS, Architecture, PublishedDataError, PublishedRow,
+    bram_slice_equivalents, check_all, consistency_check, find_paper, load_paper, load_papers,
+    slice_equivalents,
+)
+
+FILES = sorted(PUBLISHED_DIR.glob("*.yaml"))
+
+
+@functools.cache
+def _paper(key):
+    """:func:`find_paper`, loaded once per key (the files do not change during the tests)."""
+    return find_paper(key)
+
+
+@pytest.fixture(scope="module")
+def papers():
+    return load_papers()
+
+
+# --- the data files --------------------------------------------------------------------------
+
+def test_one_file_per_seed_paper(papers):
+    assert [p.key for p in papers] == ["000", "001", "002", "003", "004"]
+    assert [p.path.name for p in papers] == [
+        "000_zhou_gaj.yaml", "001_kundi_aziz.yaml", "002_hodjat_verbauwhede.yaml",
+        "003_lin_huang.yaml", "004_unrolled.yaml"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_file_loads_and_validates(path):
+    paper = load_paper(path)
+    assert re.fullmatch(rf"{paper.key}_[0-9a-f]{{16}}\.txt", paper.seed)
+    assert paper.title and paper.tables
+    for table in paper.tables:
+        numeric = {c.key for c in table.columns if c.numeric}
+        for row in table.rows:
+            assert set(row.values) == {c.key for c in table.columns}
+            for key, value in row.values.items():
+                if key in numeric:
+                    assert value is None or (isinstance(value, (int, float))
+                                             and not isinstance(value, bool))
+                else:
+                    assert value is None or isinstance(value, str)
+            if any(v is None for v in row.values.values()):
+                assert row.note
+            if row.this_work and row.throughput_bps is not None:
+                assert row.config and row.config["arch"] in {
+                    "compact", "tbox", "unrolled", "multimode"}
+
+
+def test_tables_named_in_the_seed_readme_are_present(papers):
+    wanted = {"000": ["Table I", "Table III", "Table IV", "Table V"], "001": ["Table 2"],
+              "002": ["Table 1"], "003": ["Table II"], "004": ["Table 1", "Table 3"]}
+    for paper in papers:
+        for table_id in wanted[paper.key]:
+            assert paper.table(table_id).rows
+
+
+def test_numbers_as_printed(papers):
+    by_key = {p.key: p for p in papers}
+    row = by_key["002"].table("Table 1").row("4-stages-bram")
+    assert (row.number("slices"), row.number("luts"), row.number("brams"),
+            row.number("clock_mhz"), row.number("latency_cycles"),
+            row.number("throughput_gbps")) == (5177, 8285, 84, 168.3, 31, 21.54)
+    row = by_key["004"].table("3").row("design-1")
+    assert (row.number("latency_ns"), row.number("mbps_per_slice")) == (45.06, 65.42)
+    row = by_key["000"].table("Table III").row("table-64")
+    assert row.values["sbox"] == "table" and row.number("clock_mhz") == 117.595
+    assert row.config == {"arch": "compact", "datapath_width": 64, "sbox": "lut"}
+    row = by_key["003"].table("Table II").row("ours-256")
+    assert row.config == {"arch": "multimode", "key_bits": 256}
+    assert row.number("throughput_gbps") == 3.05 and row.architecture.cycles_per_block == 14
+    with pytest.raises(TypeError, match=r"holds text"):
+        row.number("modes")
+
+
+def test_row_units_and_derived_quantities(papers):
+    row = _paper("002").table("Table 1").row("4-stages")
+    assert row.throughput_bps == pytest.approx(21.54e9)
+    assert row.clock_hz == pytest.approx(168.3e6)
+    assert row.implied_cycles_per_block() == pytest.approx(1.0, abs=0.001)
+    # 000's data rate 2.91 bit/cycle is 128/44: the throughput column agrees within 0.4%.
+    row = _paper("000").table("Table III").row("logic-32")
+    assert row.units["throughput_mbps"] == "Mbit/s"
+    assert row.implied_cycles_per_block() == pytest.approx(44, rel=0.01)
+
+
+@pytest.mark.parametrize("name", ["000", "0", "zhou_gaj", "ZHOU", "000_zhou_gaj", "stream-cipher"])
+def test_find_paper_by_any_name(name):
+    assert find_paper(name).key == "000"
+
+
+def test_find_paper_other_keys():
+    assert find_paper("kundi_aziz").key == "001"
+    assert find_paper("hodjat").key == "002"
+    assert find_paper("lin_huang").key == "003"
+    assert find_paper("4").key == "004"
+    assert find_paper("unrolled").key == "004"
+
+
+def test_find_paper_unknown():
+    with pytest.raises(ValueError, match=r"^Paper must be one of 000 \(zhou_gaj\), .*not 'nope'$"):
+        find_paper("nope")
+
+
+def test_table_lookup_error_names_the_tables():
+    with pytest.raises(KeyError, match=r"Paper 001 has no table 'Table 9'; it has Table 2"):
+        find_paper("001").table("Table 9")
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+GOOD = """\
+key: "009"
+name: test_paper
+seed: 009_0123456789abcdef.txt
+citation: {title: A title, authors: [A. Author]}
+tables:
+  - id: Table 1
+    caption: Results
+    device: Virtex-5
+    device_family: virtex5
+    tool: null
+    columns:
+      - {key: design, header: Design}
+      - {key: clock_mhz, header: Freq, unit: MHz}
+      - {key: throughput_gbps, header: Throughput, unit: Gbit/s}
+    rows:
+      - id: a
+        label: A
+        this_work: true
+        config: {arch: unrolled}
+        values: {design: A, clock_mhz: 100, throughput_gbps: 12.8}
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "009_test.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_validation_accepts_minimal_file(tmp_path):
+    paper = load_paper(_write(tmp_path, GOOD))
+    assert paper.tables[0].rows[0].device_family == "virtex5"
+    assert load_papers(tmp_path)[0].name == "test_paper"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("clock_mhz: 100,", "clock_mhz: '100',",
+     r"009_test.yaml: tables\[0\] \(Table 1\).rows\[0\] \(a\).values.clock_mhz: "
+     r"must be a number or null, not '100'$"),
+    ("clock_mhz: 100,", "clock_mhz: null,",
+     r"rows\[0\] \(a\): has null values but no note saying why$"),
+    ("clock_mhz: 100, ", "",
+     r"rows\[0\] \(a\).values: missing column\(s\) clock_mhz \(use null\)$"),
+    ("throughput_gbps: 12.8}", "throughput_gbps: 12.8, fmax: 1}",
+     r"rows\[0\] \(a\).values: unknown column\(s\) fmax$"),
+    ("    caption: Results\n", "",
+     r"tables\[0\]: missing required field\(s\) caption$"),
+    ('key: "009"', "key: 9",
+     r"009_test.yaml: key: must be a non-empty string, not 9$"),
+    ("unit: Gbit/s", "unit: Mbit/s",
+     r"column 'throughput_gbps' must have unit 'Gbit/s', not 'Mbit/s'$"),
+    ("device_family: virtex5", "device_family: virtex9",
+     r"device_family: must be one of .*, asic or null, not 'virtex9'$"),
+    ("this_work: true", "this_work: yes please",
+     r"this_work: must be true or false, not 'yes please'$"),
+    ("config: {arch: unrolled}", "config: {round_units: 2}",
+     r"config: must be a mapping with a string 'arch'"),
+])
+def test_validation_errors(tmp_path, old, new, message):
+    assert old in GOOD
+    with pytest.raises(PublishedDataError, match=message):
+        load_paper(_write(tmp_path, GOOD.replace(old, new)))
+
+
+def test_duplicate_keys_across_files(tmp_path):
+    _write(tmp_path, GOOD)
+    (tmp_path / "010_copy.yaml").write_text(GOOD)
+    with pytest.raises(PublishedDataError, match=r"'009' is also used by 009_test.yaml"):
+        load_papers(tmp_path)
+
+
+# --- consistency check ---------------------------------------------------------------------------
+
+def test_004_claim_is_flagged_with_the_arithmetic():
+    row = _paper("004").table("Table 3").row("design-1")
+    (flag,) = consistency_check(row)
+    assert flag.startswith(
+        "004 Table 3 Design 1: 34.08 Gbit/s claimed at 266.29 MHz = 128 bit x 266.29 MHz / "
+        "1.00 cycle per block; the described architecture (2 round units, 5 passes, at most 2 "
+        "blocks in flight) gives at most 128 bit x 266.29 MHz / 5 cycles per block = 6.82 Gbit/s "
+        "(the claim is 5.00x that).")
+    assert "Sec. III.A" in flag
+
+
+def test_only_004_throughput_claims_are_flagged(papers):
+    flagged = sorted({flag.split(":")[0] for flag in check_all(papers)})
+    assert flagged == ["004 Table 1 Design 1", "004 Table 1 Design 2",
+                       "004 Table 3 Design 1", "004 Table 3 Design 2"]
+
+
+@pytest.mark.parametrize("key, table, row", [
+    ("002", "Table 1", "4-stages"),        # 21.54 Gbit/s = 128 bit x 168.3 MHz / 1
+    ("002", "Table 1", "7-stages-bram"),   # 20.11 Gbit/s = 128 bit x 157.1 MHz / 1
+    ("001", "Table 2", "ours-virtex7"),    # 4480 Mbit/s = 128 bit x 350 MHz / 10
+    ("003", "Table II", "ours-192"),       # 3.56 Gbit/s ~ 128 bit x 333 MHz / 12 = 3.552
+    ("000", "Table III", "logic-32"),      # 181.2 Mbit/s ~ 128 bit x 62.514 MHz / 44 = 181.9
+])
+def test_consistent_rows_are_not_flagged(key, table, row):
+    published = _paper(key).table(table).row(row)
+    assert published.architecture is not None
+    assert consistency_check(published) == []
+
+
+def _row(throughput_gbps, cycles, minimum=False, latency=None, printed_latency=None):
+    return PublishedRow(
+        paper_key="999", table_id="Table 1", id="x", label="X", this_work=True,
+        values={"clock_mhz": 100.0, "throughput_gbps": throughput_gbps,
+                "latency_cycles": printed_latency},
+        units={"clock_mhz": "MHz", "throughput_gbps": "Gbit/s", "latency_cycles": "cycles"},
+        architecture=Architecture(block_bits=128, cycles_per_block=cycles, summary="s",
+                                  derivation="d", cycles_per_block_is_minimum=minimum,
+                                  latency_cycles=latency))
+
+
+def test_check_tolerance_is_two_percent():
+    # 128 bit x 100 MHz / 10 = 1.28 Gbit/s.
+    assert consistency_check(_row(1.30, 10)) == []             # +1.6%
+    assert consistency_check(_row(1.26, 10)) == []             # -1.6%
+    assert len(consistency_check(_row(1.31, 10))) == 1         # +2.3%
+    (flag,) = consistency_check(_row(1.25, 10))                # -2.3%
+    assert "gives 128 bit x 100 MHz / 10 cycles per block = 1.28 Gbit/s" in flag
+    assert "(the claim is 0.98x that)" in flag
+
+
+def test_minimum_cycles_flags_only_claims_above_the_bound():
+    assert consistency_check(_row(0.5, 10, minimum=True)) == []
+    (flag,) = consistency_check(_row(2.56, 10, minimum=True))
+    assert "gives at most 128 bit x 100 MHz / 10 cycles per block = 1.28 Gbit/s" in flag
+
+
+def test_latency_mismatch_is_flagged():
+    assert consistency_check(_row(1.28, 10, latency=41, printed_latency=41)) == []
+    (flag,) = consistency_check(_row(1.28, 10, latency=41, printed_latency=40))
+    assert flag.startswith("999 Table 1 X: latency 40 cycles printed; the described "
+                           "architecture (s) gives 41 cycles.")
+
+
+def test_rows_without_architecture_or_numbers_are_not_checked(papers):
+    cited = _paper("004").table("Table 3").row("ref-13")
+    assert cited.architecture is None and consistency_check(cited) == []
+    assert consistency_check(replace(_row(1.28, 10), values={"clock_mhz": 100.0})) == []
+
+
+# --- area normalisation --------------------------------------------------------------------------
+
+def test_ecp5_slices_from_lut4_and_ff():
+    assert slice_equivalents(luts=301, ffs=120, device_family="ecp5") == 151   # ceil(301/2)
+    assert slice_equivalents(luts=100, ffs=257, device_family="ecp5") == 129   # ceil(257/2)
+    assert slice_equivalents(luts=4, device_family="ecp5") == 2
+
+
+def test_ecp5_dp16kd_is_72_slice_equivalents():
+    assert SLICE_CONVENTIONS["ecp5"].bram_slices == 72
+    assert slice_equivalents(luts=771, ffs=395, brams=21, device_family="ecp5") == 386 + 21 * 72
+
+
+def test_xilinx_slice_definitions():
+    assert slice_equivalents(luts=9, ffs=3, device_family="spartan3") == 5     # 2 LUT4 per slice
+    assert slice_equivalents(luts=9, ffs=3, device_family="virtex5") == 3      # 4 LUT6 per slice
+    assert slice_equivalents(luts=9, ffs=17, device_family="virtex5") == 5     # 4 FF per slice
+    assert slice_equivalents(luts=9, ffs=17, device_family="virtex7") == 3     # 8 FF per slice
+
+
+def test_reported_slices_take_precedence():
+    assert slice_equivalents(luts=1000, slices=521, device_family="virtex5") == 521
+
+
+def test_bram_conventions_of_001():
+    assert bram_slice_equivalents(1, device_family="virtex5") == 128   # 32 Kb = 128 slices
+    assert bram_slice_equivalents(1, device_family="spartan3") == 64   # 16 Kb = 64 slices
+    assert bram_slice_equivalents(2, device_family="virtexe") == 32    # 4 Kb = 16 slices
+    assert bram_slice_equivalents(1, device_family="spartan2", bram_kbits=16) == 64
+
+
+def test_001_tps_reproduces_with_slice_equivalents(papers):
+    # TPS = throughput / (slices + BRAM slice-equivalents), with the BRAM size 001 prints.
+    checked = 0
+    for row in _paper("001").table("Table 2").rows:
+        if row.number("slices") is None:
+            continue
+        area = slice_equivalents(slices=row.number("slices"), brams=row.number("brams"),
+                                 device_family=row.device_family,
+                                 bram_kbits=row.number("bram_kbits"))
+        assert row.number("throughput_mbps") / area == pytest.approx(row.number("tps"), rel=1e-3)
+        checked += 1
+    assert checked == 7
+
+
+def test_row_slice_equivalents(papers):
+    table = _paper("002").table("Table 1")
+    assert table.row("4-stages-bram").slice_equivalents() == 5177 + 84 * 64   # Virtex-II Pro
+    assert _paper("001").table("Table 2").row("mcloone").slice_equivalents() is None
+    assert _paper("003").table("Table II").row("ours-128").slice_equivalents() is None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"luts": 10, "device_family": "ice40"}, r"^Device family must be one of .*not 'ice40'$"),
+    ({"device_family": "ecp5"}, r"^Give at least one of luts, ffs, slices, brams$"),
+    ({"luts": -1, "device_family": "ecp5"}, r"^luts must be a non-negative number, not -1$"),
+])
+def test_slice_equivalents_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        slice_equivalents(**kwargs)
+
+
+def test_device_family_is_required():
+    with pytest.raises(TypeError):
+        slice_equivalents(luts=10)  # type: ignore[call-arg]
+
+
+def test_every_convention_is_sourced():
+    for family, convention in SLICE_CONVENTIONS.items():
+        assert convention.family == family and convention.source
+        assert convention.lut_inputs in (4, 6)
+        assert math.isclose(convention.bram_slices, 4 * convention.bram_kbits)
