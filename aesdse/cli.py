@@ -12,7 +12,8 @@ import archs
 from .experiment import ExperimentError, load_experiment, make_point
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
-from .report.table import FORMATS, render
+from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
+from .report.table import FMAX_STATS, FORMATS, render
 from .store import Store
 
 __all__ = ["main"]
@@ -55,55 +56,90 @@ def main():
 @_db_option
 @click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("results"), show_default=True,
-              help="Where per-point artifacts (Verilog, logs, reports) go.")
+              help="Where per-point artifacts (Verilog, logs, reports) and the stage cache go.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Design points run in parallel (default: number of cores).")
+              help="Design points run in parallel (default: number of cores); with "
+                   "--executor dask-local, the number of Dask workers.")
+@click.option("--executor", type=click.Choice(["local", "dask-local", "dask"]), default="local",
+              show_default=True,
+              help="local: worker processes on this machine; dask-local: a Dask LocalCluster; "
+                   "dask: the Dask cluster at --scheduler (pip install 'aesdse[dask]').")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Dask scheduler for --executor dask, e.g. tcp://HOST:8786.")
+@click.option("--timeout-synth", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Yosys time limit per point (overrides the experiment's synth_timeout_s).")
+@click.option("--timeout-pnr", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="nextpnr time limit per point (overrides the experiment's pnr_timeout_s).")
+@click.option("--no-cache", is_flag=True,
+              help="Do not take stages from the stage cache (results/cache); still fill it.")
 @click.option("--force", is_flag=True, help="Redo points that are already in the database.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON summary object at the end instead of progress lines.")
-def sweep(experiment, db_path, results_dir, jobs, force, as_json):
+@click.option("-q", "--quiet", is_flag=True, help="No progress display; only the summary.")
+def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_synth,
+          timeout_pnr, no_cache, force, as_json, quiet):
     """Run every design point of EXPERIMENT (a YAML file) and store the results.
 
     Each point is generated, verified in simulation (its latency and cycles per block are
     measured there), synthesized with Yosys and placed and routed with nextpnr. Points already
-    in the database are skipped, so an interrupted sweep resumes where it stopped. A failing
-    point is stored with its reason and logs and the sweep goes on; the exit code is 1 if any
-    point failed.
+    in the database are skipped, so an interrupted sweep resumes where it stopped; each stage is
+    also cached by the content of its inputs, so a new seed or frequency runs only nextpnr. A
+    failing point (a tool crash or timeout included) is stored with its reason and logs and the
+    sweep goes on; the exit code is 1 if any point failed.
 
     \b
     Example:
       aesdse sweep experiments/quickstart.yaml
       aesdse sweep experiments/compact.yaml --jobs 2 --db results/compact.sqlite
+      aesdse sweep experiments/compact.yaml --executor dask-local --jobs 2
+      aesdse sweep experiments/compact.yaml --executor dask --scheduler tcp://head:8786
     """
     from .sweep import sweep as run_sweep
     exp = _experiment(experiment)
+    if executor == "dask" and not scheduler:
+        raise click.BadParameter("--executor dask needs --scheduler tcp://HOST:8786",
+                                 param_hint="--scheduler")
     jobs = jobs or os.cpu_count() or 1
-    echo = None if as_json else (lambda line: click.echo(line))
+    echo = None if (as_json or quiet) else (lambda line: click.echo(line))
     if echo:
         click.echo(f"{exp.name}: {len(exp.points)} design points, database {db_path}")
     try:
         with Store(db_path) as store:
-            summary = run_sweep(exp, store, results_dir, force=force, jobs=jobs, echo=echo)
+            summary = run_sweep(exp, store, results_dir, force=force, jobs=jobs, echo=echo,
+                                executor=executor, scheduler=scheduler,
+                                synth_timeout_s=timeout_synth, pnr_timeout_s=timeout_pnr,
+                                use_cache=not no_cache)
     except ToolNotFound as e:
         raise click.ClickException(str(e)) from None
+    except (RuntimeError, OSError) as e:
+        if executor == "local":
+            raise
+        raise click.ClickException(f"{executor} executor: {e}") from None
     except KeyboardInterrupt:
         click.echo("\ninterrupted: finished points are stored; run the same command to resume",
                    err=True)
         sys.exit(130)
-    failures = [{"arch": r.arch, "params": r.params, "status": r.status,
+    failures = [{"arch": r.arch, "params": r.params, "freq_mhz": r.freq_mhz, "seed": r.seed,
+                 "status": r.status,
                  "reason": (r.reason or "").splitlines()[0] if r.reason else None,
                  "artifacts": r.artifacts} for r in summary.failed]
     if as_json:
         click.echo(json.dumps({"experiment": exp.name, "points": summary.total,
                                "ran": summary.done, "cached": summary.cached,
-                               "failed": failures, "seconds": round(summary.seconds, 2)}))
+                               "cache_hits": summary.stage_hits, "failed": failures,
+                               "errors": summary.errors, "warnings": summary.warnings,
+                               "seconds": round(summary.seconds, 2)}))
     else:
+        hits = ", ".join(f"{n} {stage}" for stage, n in summary.stage_hits.items() if n)
         click.echo(f"done in {summary.seconds:.1f} s: {summary.done} run, {summary.cached} "
-                   f"cached, {len(failures)} failed")
+                   f"cached, {len(failures)} failed" + (f" (stage cache: {hits})" if hits else ""))
         for f in failures:
-            click.echo(f"  FAILED {f['status']}: {f['arch']} {f['params']}: {f['reason']}"
+            click.echo(f"  FAILED {f['status']}: {f['arch']} {f['params']} "
+                       f"@{f['freq_mhz']:g} MHz seed {f['seed']}: {f['reason']}"
                        f" (logs: {f['artifacts']})")
-    sys.exit(1 if failures else 0)
+        for e in summary.errors:
+            click.echo(f"  ERROR (not stored, retried next time): {e}")
+    sys.exit(1 if failures or summary.errors else 0)
 
 
 @main.command()
@@ -112,23 +148,51 @@ def sweep(experiment, db_path, results_dir, jobs, force, as_json):
 @click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="markdown",
               show_default=True, help="Table format.")
 @click.option("--arch", help="Only this architecture.")
+@click.option("--target", help="Only this target: a device (LFE5U-85F) or a full label "
+                               "(LFE5U-85F-8CABGA381).")
 @click.option("--where", help="Extra SQL condition on the points table, e.g. \"luts < 1000\".")
-def report(experiment, db_path, fmt, arch, where):
+@click.option("--fmax", "fmax", type=click.Choice(FMAX_STATS), default="median",
+              show_default=True,
+              help="Rows differing only by placer seed become one line with this Fmax and the "
+                   "spread across seeds (all: one line per seed).")
+@click.option("--compare", "compare_with", type=click.Choice(["published"]),
+              help="Put each measured configuration beside the published rows it reproduces "
+                   "(experiments/published), with ratios, the area convention and the papers' "
+                   "consistency flags.")
+def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
-    One row per verified point: the parameters that vary, then LUT4, FF, block RAM, slices,
-    Fmax, latency, cycles per block, throughput, and throughput per LUT4 and per slice. Failed
-    points are listed below the table with their reason. Points of the experiment that have not
-    been swept yet are counted on stderr.
+    One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
+    vary, then LUT4, FF, block RAM, slices, Fmax, latency, cycles per block, throughput, and
+    throughput per LUT4 and per slice. Failed points are listed below the table with their
+    reason. Points of the experiment that have not been swept yet are counted on stderr.
 
     \b
     Example:
       aesdse report experiments/quickstart.yaml
       aesdse report experiments/quickstart.yaml --format json
-      aesdse report --arch iterative --format latex
+      aesdse report --arch iterative --format latex --fmax best
+      aesdse report experiments/compact.yaml --compare published
     """
     if not db_path.exists():
         raise click.ClickException(f"{db_path}: no results database; run `aesdse sweep` first")
+    title, rows = _select(experiment, db_path, arch, target, where)
+    if compare_with:
+        from .published import PublishedDataError, load_papers
+        from .report.compare import compare, render_compare
+        try:
+            papers = load_papers()
+        except (PublishedDataError, FileNotFoundError) as e:
+            raise click.ClickException(str(e)) from None
+        text = render_compare(compare(rows, papers, fmax), fmt,
+                              title=f"{title}: measured vs published" if title else None)
+    else:
+        text = render(rows, fmt, title=title, fmax=fmax)
+    click.echo(text, nl=False)
+
+
+def _select(experiment, db_path, arch, target, where):
+    """The stored rows of EXPERIMENT (all if None) that pass the filters, and a title."""
     keys, title = None, None
     if experiment:
         exp = _experiment(experiment)
@@ -139,6 +203,10 @@ def report(experiment, db_path, fmt, arch, where):
     if arch:
         conditions.append("arch = ?")
         args.append(arch)
+    if target:
+        # A label is DEVICE-SPEEDPACKAGE (experiment.Target.label): a device name matches all.
+        conditions.append("(target = ? OR target LIKE ?)")
+        args += [target, f"{target}-%"]
     if where:
         conditions.append(where)
     try:
@@ -148,10 +216,121 @@ def report(experiment, db_path, fmt, arch, where):
         if type(e).__name__ == "OperationalError":
             raise click.ClickException(f"--where: {e}") from None
         raise
-    if keys is not None and len(rows) < len(keys):
+    if keys is not None and not (arch or target or where) and len(rows) < len(keys):
         click.echo(f"{len(keys) - len(rows)} of {len(keys)} points of {title} are not in "
                    f"{db_path} yet: run `aesdse sweep {experiment}`", err=True)
-    click.echo(render(rows, fmt, title=title), nl=False)
+    return title, rows
+
+
+@main.command()
+@click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
+@_db_option
+@click.option("-k", "--kind", type=click.Choice(PLOT_KINDS), default="pareto", show_default=True,
+              help="pareto: area vs throughput with the Pareto front; sweep: metrics vs one "
+                   "parameter; bars: throughput per area per design.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Output file; .png, .svg or .pdf picks the format.")
+@click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
+              help="Area measure (pareto, bars): LUT4, ECP5 slices, or slice-equivalents with "
+                   "block RAM at 72 slices per DP16KD.")
+@click.option("--x", "x_param", metavar="PARAM",
+              help="sweep: the parameter on the x axis (an architecture parameter, freq_mhz, "
+                   "seed or flow.OPTION).")
+@click.option("--y", "y_metrics", metavar="METRIC", multiple=True,
+              help="sweep: metric to plot, repeatable (one panel each); default fmax_mhz. "
+                   f"One of: {', '.join(PLOT_METRICS)}.")
+@click.option("--published", is_flag=True,
+              help="pareto: overlay the seed papers' published points that have a comparable "
+                   "area (other devices; marked as such).")
+@click.option("--arch", help="Only this architecture.")
+@click.option("--target", help="Only this target (device or full label).")
+@click.option("--where", help="Extra SQL condition on the points table.")
+@click.option("--title", help="Figure title.")
+def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published, arch, target,
+         where, title):
+    """Draw a figure of EXPERIMENT's design points (or of the whole database).
+
+    Figures are sized for one paper column (3.5 in, 7 pt text) and deterministic: the same
+    results give the same bytes. Placer seeds are aggregated by median Fmax (except with
+    --x seed).
+
+    \b
+    Example:
+      aesdse plot experiments/compact.yaml --kind pareto -o pareto.png
+      aesdse plot experiments/compact.yaml --kind pareto --area slice-eq --published -o p.pdf
+      aesdse plot experiments/pipelined.yaml --kind sweep --x sbox_stages --y luts -o s.svg
+      aesdse plot --kind bars --area slices -o bars.png
+    """
+    from .report.plot import PlotError, plot as draw
+    if not db_path.exists():
+        raise click.ClickException(f"{db_path}: no results database; run `aesdse sweep` first")
+    _, rows = _select(experiment, db_path, arch, target, where)
+    papers = None
+    if published:
+        from .published import PublishedDataError, load_papers
+        try:
+            papers = load_papers()
+        except (PublishedDataError, FileNotFoundError) as e:
+            raise click.ClickException(str(e)) from None
+    try:
+        path = draw(rows, kind, output, area=area, x=x_param, y=y_metrics, published=papers,
+                    title=title)
+    except PlotError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(str(path))
+
+
+@main.command()
+@click.argument("paper")
+@_db_option
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("results"), show_default=True,
+              help="Sweep artifacts; figures go to RESULTS_DIR/reproduce/<key>_<name>/.")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
+              help="Directory for the comparison and figures (instead of the default).")
+@click.option("--experiment", "experiment_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Experiment file to use instead of the paper's own (see aesdse.reproduce).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Design points run in parallel (default: number of cores).")
+@click.option("--no-sweep", is_flag=True, help="Do not run missing points; report what is stored.")
+@click.option("--fmax", "fmax", type=click.Choice(FMAX_STATS), default="median",
+              show_default=True, help="Seed aggregation of Fmax.")
+def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_sweep, fmax):
+    """Reproduce seed paper PAPER: run its experiment if needed, print measured vs published,
+    write figures.
+
+    PAPER is a key (000 to 004) or a short name (zhou_gaj, kundi_aziz, hodjat_verbauwhede,
+    lin_huang, unrolled, or an alias). The exit code is 2 when the paper cannot be reproduced
+    yet (an architecture family or the experiment file is missing), 1 if a design point failed.
+
+    \b
+    Example:
+      aesdse reproduce 000
+      aesdse reproduce zhou_gaj --jobs 2
+      aesdse reproduce 004 --no-sweep
+    """
+    from .reproduce import ReproduceError, reproduce as run
+
+    def echo(line):
+        click.echo(line, err=True)  # progress on stderr: stdout is the table
+    try:
+        result = run(paper, db_path, results_dir, output, run_sweep=not no_sweep,
+                     jobs=jobs or os.cpu_count() or 1, echo=echo,
+                     experiment=experiment_file, fmax=fmax)
+    except ReproduceError as e:
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(2)
+    except (ExperimentError, ToolNotFound) as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(result.table, nl=False)
+    click.echo("")
+    if result.missing:
+        click.echo(f"{result.missing} design points of {result.experiment} are not in {db_path}"
+                   f" (run without --no-sweep)", err=True)
+    for note in result.notes:
+        click.echo(note, err=True)
+    click.echo("wrote " + ", ".join(str(f) for f in result.files))
+    sys.exit(1 if result.failed else 0)
 
 
 def _parse_params(values):

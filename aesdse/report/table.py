@@ -1,53 +1,203 @@
 """Paper-style comparison tables from stored rows: Markdown, CSV, LaTeX (booktabs) and JSON.
 
-One row per design point: the parameters that vary across the selection lead, then area, speed
-and efficiency with units in the headers. Failed points are listed below the table with their
-reason; they never appear with numbers.
+One line per design configuration: the parameters that vary across the selection lead, then area,
+speed and efficiency with units in the headers. Failed points are listed below the table with
+their reason; they never appear with numbers.
+
+Seeds
+-----
+nextpnr's Fmax is a sample, not a property of the design: the placer seed alone moves it by 3-11%
+on this flow (shared/NOTES.md). Rows that differ only by seed (same architecture, parameters,
+target, target frequency and other flow options) are therefore aggregated into one
+:class:`Entry` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
+the spread across seeds is shown beside the Fmax (``117.2 (±3%)`` is half the min-max range in
+percent of the shown value). ``all`` keeps one line per seed. Throughput and throughput per area
+follow the chosen Fmax (they are ``bits x Fmax / cycles``, so they scale with it); the area of a
+design does not depend on the placer seed.
 """
 
 import csv
 import io
 import json
+import statistics
+from dataclasses import dataclass, replace
 
 from ..store import Row
 
-__all__ = ["COLUMNS", "JSON_KEYS", "render", "FORMATS", "varying_params"]
+__all__ = ["COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "Entry", "aggregate", "render",
+           "varying_params", "label", "number"]
 
-#: (key, header, format) of the metric columns, in order.
+#: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
-    ("target", "Target", "{}"),
-    ("luts", "LUT4", "{:,}"),
-    ("ffs", "FF", "{:,}"),
-    ("brams", "BRAM", "{}"),
-    ("slices", "Slices", "{:,}"),
-    ("fmax_mhz", "Fmax (MHz)", "{:.1f}"),
-    ("latency_cycles", "Latency (cycles)", "{}"),
-    ("cycles_per_block", "Cycles/block", "{:g}"),
-    ("throughput_mbps", "Throughput (Mbit/s)", "{:,.0f}"),
-    ("mbps_per_lut", "Mbit/s per LUT4", "{:.3f}"),
-    ("mbps_per_slice", "Mbit/s per slice", "{:.3f}"),
+    ("target", "Target", "text"),
+    ("luts", "LUT4", "int"),
+    ("ffs", "FF", "int"),
+    ("brams", "BRAM", "int"),
+    ("slices", "Slices", "int"),
+    ("fmax_mhz", "Fmax (MHz)", "fmax"),
+    ("latency_cycles", "Latency (cycles)", "int"),
+    ("cycles_per_block", "Cycles/block", "g"),
+    ("throughput_mbps", "Throughput (Mbit/s)", "int"),
+    ("mbps_per_lut", "Mbit/s per LUT4", "sig3"),
+    ("mbps_per_slice", "Mbit/s per slice", "sig3"),
 )
 
-#: Keys of every JSON row (machine-readable output is stable for scripts).
+#: Keys of every JSON object (machine-readable output is stable for scripts). ``seed`` and
+#: ``key`` are those of the representative row; ``seeds`` and ``keys`` list every aggregated one;
+#: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread.
 JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason", "luts", "ffs",
              "brams", "carries", "slices", "fmax_mhz", "fmax_raw_mhz", "fmax_capped",
              "latency_cycles", "cycles_per_block", "throughput_mbps", "mbps_per_lut",
              "mbps_per_slice", "seed", "freq_mhz", "tool_versions", "sim_seconds",
-             "synth_seconds", "pnr_seconds", "artifacts")
+             "synth_seconds", "pnr_seconds", "artifacts",
+             "seeds", "keys", "fmax_stat", "fmax_min_mhz", "fmax_max_mhz")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
+#: How rows that differ only by seed become one line.
+FMAX_STATS = ("median", "best", "min", "all")
 
-def varying_params(rows: list[Row]) -> list[str]:
-    """Names of the parameters (and the architecture, seed, target frequency) that differ
-    between rows: the leading columns of a table."""
+#: Flow options that are not design-space axes (they never make two designs differ).
+_FLOW_IGNORED = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
+
+_SLICE_NOTE = ("BRAM: DP16KD blocks (18 Kbit). Slices: ECP5 slice = 2 LUT4 + 2 FF (Lattice "
+               "FPGA-DS-02012), counted as max(ceil(LUT4/2), ceil(FF/2)): perfect packing, "
+               "block RAM not included.")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of a table: a design configuration, over one or more placer seeds.
+
+    Attributes
+    ----------
+    row : Row
+        The representative row with the aggregated Fmax and the numbers that follow from it.
+    members : tuple of Row
+        Every verified row aggregated into this line (one per seed).
+    fmax_stat : str
+        One of :data:`FMAX_STATS`.
+    """
+    row: Row
+    members: tuple
+    fmax_stat: str = "median"
+
+    @property
+    def seeds(self) -> list:
+        return [r.seed for r in self.members]
+
+    @property
+    def keys(self) -> list:
+        return [r.key for r in self.members]
+
+    @property
+    def fmax_range(self) -> tuple | None:
+        """(min, max) Fmax over the seeds, or ``None`` for a single seed."""
+        values = [r.fmax_mhz for r in self.members if r.fmax_mhz is not None]
+        if len(values) < 2:
+            return None
+        return min(values), max(values)
+
+    @property
+    def spread_percent(self) -> float | None:
+        """Half the min-max range of Fmax, in percent of the shown Fmax."""
+        span = self.fmax_range
+        if span is None or not self.row.fmax_mhz:
+            return None
+        return (span[1] - span[0]) / 2 / self.row.fmax_mhz * 100
+
+
+def _group_key(row: Row):
+    flow = {k: v for k, v in (row.flow or {}).items() if k not in _FLOW_IGNORED}
+    return (row.arch, json.dumps(row.params, sort_keys=True), row.target, row.freq_mhz,
+            json.dumps(flow, sort_keys=True))
+
+
+def _scaled(rep: Row, fmax: float) -> Row:
+    """``rep`` with Fmax ``fmax`` and the throughput numbers that follow from it."""
+    if rep.fmax_mhz == fmax:
+        return rep
+    factor = fmax / rep.fmax_mhz
+    throughput = rep.throughput_mbps * factor if rep.throughput_mbps is not None else None
+    return replace(
+        rep, fmax_mhz=fmax,
+        fmax_raw_mhz=rep.fmax_raw_mhz * factor if rep.fmax_raw_mhz is not None else None,
+        throughput_mbps=throughput,
+        mbps_per_lut=throughput / rep.luts if throughput is not None and rep.luts else None,
+        mbps_per_slice=throughput / rep.slices if throughput is not None and rep.slices
+        else None)
+
+
+def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[Row]]:
+    """Group verified rows that differ only by placer seed; return ``(entries, failures)``.
+
+    Parameters
+    ----------
+    rows : list of Row
+    fmax : str
+        ``median``, ``best`` (highest Fmax), ``min`` (lowest) or ``all`` (no aggregation).
+
+    Returns
+    -------
+    entries : list of Entry
+        Sorted by architecture, then parameters (numbers numerically), target, target
+        frequency, flow options and seed: the order of a paper's table.
+    failures : list of Row
+        Every row that is not ``ok``, in input order.
+    """
+    if fmax not in FMAX_STATS:
+        raise ValueError(f"Fmax statistic must be one of {', '.join(FMAX_STATS)}, not {fmax!r}")
+    ok = [r for r in rows if r.status == "ok"]
+    failures = [r for r in rows if r.status != "ok"]
+    if fmax == "all":
+        return sorted((Entry(r, (r,), fmax) for r in ok), key=lambda e: _order(e.row)), failures
+    groups: dict = {}
+    for r in ok:
+        groups.setdefault(_group_key(r), []).append(r)
+    entries = []
+    for members in groups.values():
+        by_fmax = sorted(members, key=lambda r: (r.fmax_mhz or 0.0, r.seed))
+        if fmax == "best":
+            row = by_fmax[-1]
+        elif fmax == "min":
+            row = by_fmax[0]
+        else:
+            # The lower middle row is the representative; an even count takes the mean of the two
+            # middle Fmax values (statistics.median) and scales the throughput numbers to it.
+            rep = by_fmax[(len(by_fmax) - 1) // 2]
+            values = [r.fmax_mhz for r in by_fmax if r.fmax_mhz is not None]
+            row = _scaled(rep, statistics.median(values)) if values else rep
+        entries.append(Entry(row, tuple(members), fmax))
+    return sorted(entries, key=lambda e: _order(e.row)), failures
+
+
+def _rank(value):
+    # Numbers before text, numbers by value: datapath 8 before 32, "lut" after both.
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, value, "")
+    return (1, 0, _show(value))
+
+
+def _order(row: Row):
+    flow = {k: v for k, v in (row.flow or {}).items() if k not in _FLOW_IGNORED}
+    return (row.arch, tuple((k, _rank(v)) for k, v in sorted(row.params.items())), row.target,
+            row.freq_mhz, tuple((k, _rank(v)) for k, v in sorted(flow.items())), row.seed)
+
+
+def varying_params(rows: list[Row], *, with_seed: bool = True) -> list[str]:
+    """Names of the parameters (and the architecture, seed, target frequency and flow options)
+    that differ between rows: the leading columns of a table. Flow options are named
+    ``flow.<option>``."""
     names = []
     if len({r.arch for r in rows}) > 1:
         names.append("arch")
     for n in sorted({k for r in rows for k in r.params}):
         if len({repr(r.params.get(n)) for r in rows}) > 1:
             names.append(n)
-    for n in ("seed", "freq_mhz"):
+    for n in sorted({k for r in rows for k in (r.flow or {}) if k not in _FLOW_IGNORED}):
+        if len({repr((r.flow or {}).get(n)) for r in rows}) > 1:
+            names.append(f"flow.{n}")
+    for n in ("seed", "freq_mhz") if with_seed else ("freq_mhz",):
         if len({getattr(r, n) for r in rows}) > 1:
             names.append(n)
     return names
@@ -56,41 +206,105 @@ def varying_params(rows: list[Row]) -> list[str]:
 def _param(row: Row, name: str):
     if name in ("arch", "seed", "freq_mhz"):
         return getattr(row, name)
+    if name.startswith("flow."):
+        return (row.flow or {}).get(name[5:], "")
     return row.params.get(name, "")
 
 
-def _cell(value, fmt):
+def _header(name: str) -> str:
+    return {"freq_mhz": "Target freq. (MHz)", "arch": "Arch"}.get(name, name.removeprefix("flow."))
+
+
+def _show(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def label(row: Row, names: list[str] | None = None) -> str:
+    """A readable name of a row: the architecture and its parameters (only ``names`` if
+    given), e.g. ``iterative (sbox=lut)``."""
+    keys = sorted(row.params) if names is None else [
+        n for n in names if n in row.params or n.startswith("flow.") or n in ("seed", "freq_mhz")]
+    params = ", ".join(f"{k.removeprefix('flow.')}={_show(_param(row, k))}" for k in keys)
+    return f"{row.arch} ({params})" if params else row.arch
+
+
+def number(value, style: str) -> str:
+    """Format a table cell: ``int`` (thousands separators), ``fmax`` (0.1 MHz), ``g``,
+    ``sig3`` (three significant digits, never in exponent form), ``text``; ``-`` for ``None``."""
     if value is None:
         return "-"
-    return fmt.format(value)
+    if style == "text":
+        return str(value)
+    if style == "int":
+        return f"{value:,.0f}"
+    if style == "fmax":
+        return f"{value:.1f}"
+    if style == "g":
+        return f"{value:g}"
+    if style == "sig3":
+        magnitude = abs(value)
+        if magnitude >= 100:
+            return f"{value:,.0f}"
+        for limit, digits in ((10, 1), (1, 2), (0.1, 3)):
+            if magnitude >= limit:
+                return f"{value:.{digits}f}"
+        return f"{value:.2g}"
+    raise ValueError(f"Unknown number style {style!r}")
 
 
-def _table(rows, leading):
-    ok = [r for r in rows if r.status == "ok"]
-    headers = [n for n in leading] + [h for _, h, _ in COLUMNS]
+def _spread(entry: Entry) -> str:
+    p = entry.spread_percent
+    if p is None:
+        return ""
+    return f" (±{p:.0f}%)" if p >= 1 or p == 0 else f" (±{p:.1f}%)"
+
+
+def _table(entries, leading):
+    headers = [_header(n) for n in leading] + [h for _, h, _ in COLUMNS]
     body = []
-    for r in ok:
-        cells = [str(_param(r, n)) for n in leading]
-        for key, _, fmt in COLUMNS:
-            text = _cell(getattr(r, key), fmt)
-            if key == "fmax_mhz" and r.fmax_capped:
-                text += "*"
+    for e in entries:
+        r = e.row
+        cells = [_show(_param(r, n)) for n in leading]
+        for key, _, style in COLUMNS:
+            text = number(getattr(r, key), style)
+            if key == "fmax_mhz" and r.fmax_mhz is not None:
+                text += _spread(e)
+                if r.fmax_capped:
+                    text += "*"
             cells.append(text)
         body.append(cells)
     return headers, body
 
 
-def _failures(rows):
-    return [r for r in rows if r.status != "ok"]
+def _reason(row: Row) -> str:
+    return row.reason.splitlines()[0] if row.reason else "(no reason recorded)"
 
 
-def _label(row, leading):
-    params = ", ".join(f"{k}={v}" for k, v in sorted(row.params.items()))
-    return f"{row.arch} ({params})" if params else row.arch
+def _notes(entries, failures, leading) -> tuple[list[str], list[str]]:
+    """Footnotes under a table and the failed-point lines, as plain text."""
+    notes = []
+    if entries:
+        notes.append(_SLICE_NOTE)
+    multi = [e for e in entries if len(e.members) > 1]
+    if multi:
+        stat = {"median": "median", "best": "best (highest)", "min": "lowest"}[entries[0].fmax_stat]
+        counts = sorted({len(e.members) for e in multi})
+        notes.append(f"Fmax: {stat} of {'/'.join(map(str, counts))} placer seeds; ± is half the "
+                     f"min-max range across seeds, in percent. Throughput follows the Fmax shown.")
+    capped = sorted({e.row.fmax_capped for e in entries if e.row.fmax_capped})
+    if capped:
+        notes.append("* Fmax capped at the device's data-sheet maximum: " + "; ".join(capped))
+    failed = []
+    for r in failures:
+        text = f"{label(r, leading) if leading else label(r)}"
+        if len({f.seed for f in failures}) > 1 or "seed" in leading:
+            text += f" seed {r.seed}"
+        failed.append((text, r))
+    return notes, failed
 
 
-def _markdown(rows, leading, title):
-    headers, body = _table(rows, leading)
+def _markdown(entries, failures, leading, title):
+    headers, body = _table(entries, leading)
     out = []
     if title:
         out += [f"## {title}", ""]
@@ -101,28 +315,34 @@ def _markdown(rows, leading, title):
         out += ["| " + " | ".join(cells) + " |" for cells in body]
     else:
         out.append("(no verified points)")
-    if any(r.fmax_capped for r in rows if r.status == "ok"):
-        out += ["", "\\* Fmax capped at the device's data-sheet maximum: "
-                + "; ".join(sorted({r.fmax_capped for r in rows if r.fmax_capped}))]
-    failures = _failures(rows)
-    if failures:
+    notes, failed = _notes(entries, failures, leading)
+    if notes:
+        out.append("")
+        out += [n.replace("*", "\\*", 1) if n.startswith("*") else n for n in notes]
+    if failed:
         out += ["", "Failed points:", ""]
-        for r in failures:
-            reason = (r.reason or "").splitlines()[0] if r.reason else "(no reason recorded)"
-            out.append(f"- {_label(r, leading)}: **{r.status}**: {reason}"
+        for text, r in failed:
+            out.append(f"- {text}: **{r.status}**: {_reason(r)}"
                        + (f" (logs: `{r.artifacts}`)" if r.artifacts else ""))
     return "\n".join(out) + "\n"
 
 
-def _csv(rows, leading):
+def _csv(entries, failures, leading):
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["arch"] + [n for n in leading if n != "arch"] + ["status"]
-                    + [k for k, _, _ in COLUMNS] + ["reason"])
-    for r in rows:
-        writer.writerow([r.arch] + [_param(r, n) for n in leading if n != "arch"] + [r.status]
-                        + ["" if getattr(r, k) is None else getattr(r, k) for k, _, _ in COLUMNS]
-                        + [(r.reason or "").splitlines()[0] if r.reason else ""])
+    extra = [n for n in leading if n != "arch"]
+    writer.writerow(["arch"] + extra + ["status"] + [k for k, _, _ in COLUMNS]
+                    + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason"])
+
+    def cells(r):
+        return ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
+                + ["" if getattr(r, k) is None else getattr(r, k) for k, _, _ in COLUMNS])
+
+    for e in entries:
+        span = e.fmax_range or (e.row.fmax_mhz, e.row.fmax_mhz)
+        writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""])
+    for r in failures:
+        writer.writerow(cells(r) + [1, "", "", _reason(r)])
     return buf.getvalue()
 
 
@@ -132,12 +352,13 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_",
 
 
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    text = "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    return text.replace("±", r"$\pm$")
 
 
-def _latex(rows, leading, title):
-    headers, body = _table(rows, leading)
-    spec = "l" * len(leading) + "r" * len(COLUMNS)
+def _latex(entries, failures, leading, title):
+    headers, body = _table(entries, leading)
+    spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1)
     out = [r"\begin{table}", r"\centering"]
     if title:
         out.append(r"\caption{" + _latex_escape(title) + "}")
@@ -145,23 +366,55 @@ def _latex(rows, leading, title):
             " & ".join(_latex_escape(h) for h in headers) + r" \\", r"\midrule"]
     out += [" & ".join(_latex_escape(c).replace(",", "{,}") for c in cells) + r" \\"
             for cells in body]
-    out += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    out += [r"\bottomrule", r"\end{tabular}"]
+    notes, failed = _notes(entries, failures, leading)
+    lines = [_latex_escape(n) for n in notes]
+    lines += [_latex_escape(f"Failed: {text}: {r.status}: {_reason(r)}") for text, r in failed]
+    if lines:
+        out += [r"\par\smallskip\footnotesize"] + [line + r"\\" for line in lines[:-1]] \
+            + [lines[-1]]
+    out += [r"\end{table}"]
     return "\n".join(out) + "\n"
 
 
-def _json(rows):
-    return json.dumps([{k: getattr(r, k) for k in JSON_KEYS} for r in rows], indent=2) + "\n"
+def _json(entries, failures):
+    objects = []
+    for e in entries:
+        span = e.fmax_range or (e.row.fmax_mhz, e.row.fmax_mhz)
+        extra = {"seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
+                 "fmax_min_mhz": span[0], "fmax_max_mhz": span[1]}
+        objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
+    for r in failures:
+        extra = {"seeds": [r.seed], "keys": [r.key], "fmax_stat": None, "fmax_min_mhz": None,
+                 "fmax_max_mhz": None}
+        objects.append({k: extra[k] if k in extra else getattr(r, k) for k in JSON_KEYS})
+    return json.dumps(objects, indent=2) + "\n"
 
 
-def render(rows: list[Row], fmt: str = "markdown", title: str | None = None) -> str:
-    """Render ``rows`` as a table in ``fmt`` (one of :data:`FORMATS`)."""
-    leading = varying_params(rows)
+def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
+           fmax: str = "median") -> str:
+    """Render ``rows`` as a table in ``fmt`` (one of :data:`FORMATS`).
+
+    Parameters
+    ----------
+    rows : list of Row
+        Verified and failed rows; failed ones are listed below the table (Markdown, LaTeX) or
+        carry their reason (CSV, JSON).
+    fmt : str
+        ``markdown``, ``csv``, ``latex`` or ``json``.
+    title : str, optional
+        Heading (Markdown) or caption (LaTeX).
+    fmax : str
+        How rows differing only by seed are aggregated, one of :data:`FMAX_STATS`.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    entries, failures = aggregate(rows, fmax)
+    leading = varying_params(rows, with_seed=fmax == "all")
     if fmt == "markdown":
-        return _markdown(rows, leading, title)
+        return _markdown(entries, failures, leading, title)
     if fmt == "csv":
-        return _csv(rows, leading)
+        return _csv(entries, failures, leading)
     if fmt == "latex":
-        return _latex(rows, leading, title)
-    if fmt == "json":
-        return _json(rows)
-    raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        return _latex(entries, failures, leading, title)
+    return _json(entries, failures)

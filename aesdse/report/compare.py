@@ -1,0 +1,437 @@
+"""Measured versus published: each measured configuration beside the published rows it
+reproduces, with ratios, notes, the area convention and the papers' own consistency flags.
+
+Matching
+--------
+A published row names the aesdse configuration it corresponds to (``config``: ``arch`` plus
+family parameters, :mod:`aesdse.published`). A measured configuration matches it when the
+architecture is the same and every parameter the published row names has the same value in the
+measured row; parameters the published row leaves out may take any value. A parameter the
+measured family does not have (e.g. ``part: key_schedule`` for a key schedule measured alone)
+never matches. Only published rows with an area, a clock or a throughput are compared; the same
+design printed in two tables of one paper is shown once ("also in ...").
+
+Area
+----
+Areas of different device families are compared in slice-equivalents only
+(:func:`aesdse.published.slice_equivalents`): the measured ECP5 area is
+``max(ceil(LUT4/2), ceil(FF/2))`` plus 72 per DP16KD (18 Kbit x 4 slices per Kbit, the rate of
+001 Sec. 4), the published area is the tool's slice count plus the paper's block RAM at the same
+rate. The footnote of every table states this, per device family shown. A slice of another family
+is not the same amount of logic (a Virtex-5 slice holds four LUT6), so area ratios across
+families are indicative, never a verdict.
+
+Ratios are measured / published.
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+from ..published import SLICE_CONVENTIONS, consistency_check, slice_equivalents
+from ..store import Row
+from .table import FORMATS, Entry, aggregate, label, number, varying_params
+
+__all__ = ["Match", "Comparison", "compare", "render_compare", "matches_config",
+           "measured_area", "published_area"]
+
+
+def _same(a, b) -> bool:
+    # YAML and JSON both give bools, and True == 1 in Python: keep them apart.
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def matches_config(row: Row, config) -> bool:
+    """Whether measured ``row`` is the configuration a published row's ``config`` names."""
+    if not config or config.get("arch") != row.arch:
+        return False
+    return all(k in row.params and _same(row.params[k], v)
+               for k, v in config.items() if k != "arch")
+
+
+def measured_area(row: Row) -> float | None:
+    """Slice-equivalents of a measured ECP5 row (block RAM included)."""
+    if row.luts is None and row.ffs is None:
+        return None
+    return slice_equivalents(luts=row.luts, ffs=row.ffs, brams=row.brams or 0,
+                             device_family="ecp5")
+
+
+def _value(prow, key):
+    value = prow.values.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def _family(prow, table):
+    return prow.device_family or table.device_family
+
+
+def published_area(prow, table) -> float | None:
+    """Slice-equivalents of a published row, or ``None`` when it has no FPGA area of a known
+    family (ASIC gate counts, unknown devices)."""
+    family = _family(prow, table)
+    if family not in SLICE_CONVENTIONS:
+        return None
+    slices, luts, brams = _value(prow, "slices"), _value(prow, "luts"), _value(prow, "brams")
+    if slices is None and luts is None:
+        return None
+    return slice_equivalents(slices=slices, luts=None if slices is not None else luts,
+                             brams=brams, device_family=family,
+                             bram_kbits=_value(prow, "bram_kbits"))
+
+
+def _throughput(prow) -> float | None:
+    try:
+        bps = prow.throughput_bps
+    except TypeError:
+        return None
+    return bps / 1e6 if bps else None
+
+
+def _clock(prow) -> float | None:
+    try:
+        hz = prow.clock_hz
+    except TypeError:
+        return None
+    return hz / 1e6 if hz else None
+
+
+@dataclass(frozen=True)
+class Match:
+    """A measured configuration beside one published row.
+
+    Attributes
+    ----------
+    entry : Entry
+        The measured configuration (seeds aggregated).
+    paper, table, published
+        The paper, table and row it reproduces.
+    also : tuple of str
+        Other tables of the paper that print the same design.
+    """
+    entry: Entry
+    paper: object
+    table: object
+    published: object
+    also: tuple = ()
+
+    @property
+    def measured(self) -> dict:
+        """Measured area (slice-eq.), Fmax (MHz), throughput (Mbit/s), efficiency."""
+        r = self.entry.row
+        area = measured_area(r)
+        return {"area": area, "clock": r.fmax_mhz, "throughput": r.throughput_mbps,
+                "efficiency": r.throughput_mbps / area if area and r.throughput_mbps else None}
+
+    @property
+    def published_values(self) -> dict:
+        area = published_area(self.published, self.table)
+        throughput = _throughput(self.published)
+        return {"area": area, "clock": _clock(self.published), "throughput": throughput,
+                "efficiency": throughput / area if area and throughput else None}
+
+    @property
+    def ratios(self) -> dict:
+        m, p = self.measured, self.published_values
+        return {k: m[k] / p[k] if m[k] and p[k] else None for k in m}
+
+    @property
+    def device(self) -> str:
+        conv = SLICE_CONVENTIONS.get(_family(self.published, self.table))
+        if conv is not None:
+            return conv.description.split(":")[0]
+        return self.published.device or self.table.device or "device not stated"
+
+
+@dataclass
+class Comparison:
+    """Everything :func:`render_compare` prints.
+
+    Attributes
+    ----------
+    matches : list of Match
+    unmatched : list of Entry
+        Measured configurations no published row names.
+    missing : list of (paper, table, row)
+        Published rows of the papers shown that have numbers but no measured counterpart.
+    flags : list of str
+        :func:`aesdse.published.consistency_check` flags of the papers shown, with arithmetic.
+    papers : list
+        The papers shown.
+    flag_rows : dict
+        (paper key, row label) -> numbers (1-based) of the flags about that row.
+    failures : list of Row
+        Failed measured points.
+    """
+    matches: list = field(default_factory=list)
+    unmatched: list = field(default_factory=list)
+    missing: list = field(default_factory=list)
+    flags: list = field(default_factory=list)
+    papers: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+    flag_rows: dict = field(default_factory=dict)
+
+
+def _comparable(prow) -> bool:
+    return any(v is not None for v in (_value(prow, "slices"), _value(prow, "luts"),
+                                       _clock(prow), _throughput(prow)))
+
+
+def _signature(prow):
+    return (json.dumps(dict(prow.config or {}), sort_keys=True),
+            json.dumps({k: v for k, v in prow.values.items()
+                        if k in ("slices", "luts", "brams", "clock_mhz", "throughput_mbps",
+                                 "throughput_gbps")}, sort_keys=True))
+
+
+def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool = False) \
+        -> Comparison:
+    """Match measured rows to the published rows of ``papers``.
+
+    Parameters
+    ----------
+    rows : list of Row
+    papers : list of aesdse.published.Paper
+    fmax : str
+        Seed aggregation (see :func:`aesdse.report.table.aggregate`).
+    all_papers : bool
+        Show flags and unmeasured rows of every paper given, not only of those with a match
+        (``aesdse reproduce`` shows its one paper even before anything is measured).
+    """
+    entries, failures = aggregate(rows, fmax)
+    result = Comparison(failures=failures)
+    candidates = []  # (paper, table, row, also) with duplicates folded
+    for paper in papers:
+        seen = {}
+        for table in paper.tables:
+            for prow in table.rows:
+                if not prow.this_work or not prow.config or not _comparable(prow):
+                    continue
+                sig = _signature(prow)
+                if sig in seen:
+                    seen[sig][3].append(table.id)
+                    continue
+                seen[sig] = [paper, table, prow, []]
+                candidates.append(seen[sig])
+    matched_ids = set()
+    for e in entries:
+        found = False
+        for paper, table, prow, also in candidates:
+            if matches_config(e.row, prow.config):
+                result.matches.append(Match(e, paper, table, prow, tuple(also)))
+                matched_ids.add(id(prow))
+                found = True
+        if not found:
+            result.unmatched.append(e)
+    shown = papers if all_papers else [p for p in papers
+                                       if any(m.paper is p for m in result.matches)]
+    result.papers = list(shown)
+    result.missing = [(paper, table, prow) for paper, table, prow, _ in candidates
+                      if paper in shown and id(prow) not in matched_ids]
+    result.flags, result.flag_rows = _flags(shown)
+    return result
+
+
+def _flags(papers):
+    """Consistency flags of ``papers``, each once: one paper often prints a design in two tables
+    with the same numbers, and then the flags differ only in the table name. Returns the flag
+    texts and, per (paper key, row label), the 1-based numbers of its flags."""
+    texts, index, rows = [], {}, {}
+    for paper in papers:
+        for table in paper.tables:
+            for prow in table.rows:
+                for flag in consistency_check(prow):
+                    body = flag[len(prow.where) + 2:] if flag.startswith(prow.where + ": ") \
+                        else flag
+                    key = (paper.key, prow.label, body)
+                    if key in index:
+                        n = index[key]
+                        texts[n] = (texts[n][0], texts[n][1] + [table.id])
+                    else:
+                        index[key] = len(texts)
+                        texts.append((flag, []))
+                    rows.setdefault((paper.key, prow.label), [])
+                    if index[key] + 1 not in rows[(paper.key, prow.label)]:
+                        rows[(paper.key, prow.label)].append(index[key] + 1)
+    flags = [text + (f" (same numbers in {', '.join(also)})" if also else "")
+             for text, also in texts]
+    return flags, rows
+
+
+def _flag_numbers(comparison) -> dict:
+    """Match -> numbers (1-based) of the flags about its published row."""
+    return {id(m): comparison.flag_rows.get((m.paper.key, m.published.label), [])
+            for m in comparison.matches}
+
+
+def _notes(m: Match, flag_numbers) -> str:
+    notes = [m.device]
+    if m.also:
+        notes.append("also in " + ", ".join(m.also))
+    arch = m.published.architecture
+    cpb = m.entry.row.cycles_per_block
+    if arch is not None and arch.cycles_per_block is not None and cpb is not None \
+            and abs(cpb - arch.cycles_per_block) > 1e-9:
+        bound = "at least " if arch.cycles_per_block_is_minimum else ""
+        notes.append(f"cycles/block {cpb:g} measured, {bound}{arch.cycles_per_block:g} "
+                     f"described")
+    if flag_numbers:
+        notes.append("consistency flag " + ", ".join(f"[{n}]" for n in flag_numbers))
+    return "; ".join(notes)
+
+
+_PAIRS = (("area", "Area (slice-eq.)", "int"), ("clock", "Fmax / clock (MHz)", "fmax"),
+          ("throughput", "Throughput (Mbit/s)", "int"),
+          ("efficiency", "Mbit/s per slice-eq.", "sig3"))
+
+
+def _pair(m: Match, key, style) -> str:
+    meas, pub, ratio = m.measured[key], m.published_values[key], m.ratios[key]
+    text = f"{number(meas, style)} / {number(pub, style)}"
+    return text + (f" ({ratio:.2f}x)" if ratio is not None else "")
+
+
+def area_footnote(comparison) -> list[str]:
+    """The area convention, stated for every device family in the comparison."""
+    ecp5 = SLICE_CONVENTIONS["ecp5"]
+    lines = [f"Area in slice-equivalents (aesdse.published.slice_equivalents). Measured, "
+             f"{ecp5.description}: max(ceil(LUT4/2), ceil(FF/2)) (perfect packing) + "
+             f"{ecp5.bram_slices:g} per {ecp5.bram_name} ({ecp5.bram_kbits:g} Kbit x 4 slices "
+             f"per Kbit, the block RAM rate of 001 Sec. 4: \"a 32 Kb BRAM is taken equivalent "
+             f"to 128 slices\")."]
+    families = sorted({_family(m.published, m.table) for m in comparison.matches}
+                      & set(SLICE_CONVENTIONS))
+    for fam in families:
+        conv = SLICE_CONVENTIONS[fam]
+        lines.append(f"Published, {conv.description}: the tool's slice count + "
+                     f"{conv.bram_slices:g} per {conv.bram_name} ({conv.bram_kbits:g} Kbit x 4).")
+    if any(_family(m.published, m.table) != "ecp5" for m in comparison.matches):
+        lines.append("Slices of different families hold different logic (LUT4 vs LUT6): area "
+                     "ratios across families are indicative only.")
+    lines.append("Cells are measured / published (ratio measured/published); measured Fmax is "
+                 f"the {comparison.matches[0].entry.fmax_stat if comparison.matches else 'median'}"
+                 " over placer seeds, ECP5 out of context.")
+    return lines
+
+
+def _measured_label(e: Entry, names) -> str:
+    return label(e.row, names)
+
+
+def _markdown(c: Comparison, title):
+    out = [f"## {title}", ""] if title else []
+    names = varying_params([m.entry.row for m in c.matches] + [e.row for e in c.unmatched],
+                           with_seed=False) if (c.matches or c.unmatched) else []
+    names = [n for n in names if n != "arch"] or None
+    flag_numbers = _flag_numbers(c)
+    if c.matches:
+        headers = ["Measured (ECP5)", "Published"] + [h for _, h, _ in _PAIRS] + ["Note"]
+        out.append("| " + " | ".join(headers) + " |")
+        out.append("|---|---|" + "---:|" * len(_PAIRS) + "---|")
+        for m in c.matches:
+            cells = [_measured_label(m.entry, names),
+                     f"{m.paper.key} {m.table.id}: {m.published.label}"]
+            cells += [_pair(m, k, s) for k, _, s in _PAIRS]
+            cells.append(_notes(m, flag_numbers[id(m)]))
+            out.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+        out.append("")
+        out += area_footnote(c)
+    else:
+        out.append("(no measured configuration matches a published row)")
+    if c.unmatched:
+        out += ["", f"Measured configurations without a published counterpart "
+                    f"({len(c.unmatched)}): "
+                + "; ".join(_measured_label(e, None) for e in c.unmatched[:12])
+                + ("; ..." if len(c.unmatched) > 12 else "")]
+    if c.missing:
+        out += ["", "Published rows not measured yet:", ""]
+        for paper, table, prow in c.missing:
+            config = " ".join(f"{k}={v}" for k, v in prow.config.items())
+            out.append(f"- {paper.key} {table.id} {prow.label}: `{config}`")
+    if c.flags:
+        out += ["", "Consistency flags on the published numbers (aesdse.published."
+                    "consistency_check):", ""]
+        out += [f"{i}. {flag}" for i, flag in enumerate(c.flags, 1)]
+    if c.failures:
+        out += ["", "Failed measured points:", ""]
+        out += [f"- {label(r)}: **{r.status}**: "
+                f"{r.reason.splitlines()[0] if r.reason else '(no reason recorded)'}"
+                for r in c.failures]
+    return "\n".join(out) + "\n"
+
+
+_FIELDS = ("arch", "params", "paper", "table", "published_row", "device", "measured_area",
+           "published_area", "area_ratio", "measured_clock_mhz", "published_clock_mhz",
+           "clock_ratio", "measured_throughput_mbps", "published_throughput_mbps",
+           "throughput_ratio", "measured_efficiency", "published_efficiency",
+           "efficiency_ratio", "seeds", "note")
+
+
+def _records(c: Comparison):
+    flag_numbers = _flag_numbers(c)
+    for m in c.matches:
+        meas, pub, ratio = m.measured, m.published_values, m.ratios
+        record = {"arch": m.entry.row.arch, "params": m.entry.row.params, "paper": m.paper.key,
+                  "table": m.table.id, "published_row": m.published.label, "device": m.device,
+                  "seeds": len(m.entry.members), "note": _notes(m, flag_numbers[id(m)])}
+        for key, name in (("area", "area"), ("clock", "clock_mhz"),
+                          ("throughput", "throughput_mbps"), ("efficiency", "efficiency")):
+            record[f"measured_{name}"] = meas[key]
+            record[f"published_{name}"] = pub[key]
+            record[f"{key}_ratio"] = ratio[key]
+        yield {k: record[k] for k in _FIELDS}
+
+
+def _csv(c: Comparison):
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_FIELDS)
+    for record in _records(c):
+        writer.writerow([json.dumps(v, sort_keys=True) if isinstance(v, dict)
+                         else "" if v is None else v for v in record.values()])
+    return buf.getvalue()
+
+
+def _json(c: Comparison):
+    return json.dumps({"matches": list(_records(c)), "area_convention": area_footnote(c),
+                       "flags": c.flags,
+                       "unmatched": [{"arch": e.row.arch, "params": e.row.params}
+                                     for e in c.unmatched],
+                       "missing": [{"paper": p.key, "table": t.id, "row": r.label,
+                                    "config": dict(r.config)} for p, t, r in c.missing]},
+                      indent=2) + "\n"
+
+
+def _latex(c: Comparison, title):
+    from .table import _latex_escape
+    out = [r"\begin{table}", r"\centering"]
+    if title:
+        out.append(r"\caption{" + _latex_escape(title) + "}")
+    out += [r"\begin{tabular}{ll" + "r" * len(_PAIRS) + "}", r"\toprule",
+            " & ".join(["Measured (ECP5)", "Published"] + [_latex_escape(h) for _, h, _ in _PAIRS])
+            + r" \\", r"\midrule"]
+    for m in c.matches:
+        cells = [label(m.entry.row), f"{m.paper.key} {m.table.id}: {m.published.label}"] \
+            + [_pair(m, k, s) for k, _, s in _PAIRS]
+        out.append(" & ".join(_latex_escape(x).replace(",", "{,}") for x in cells) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}", r"\par\smallskip\footnotesize"]
+    notes = area_footnote(c) + [f"[{i}] {f}" for i, f in enumerate(c.flags, 1)]
+    out += [_latex_escape(n) + r"\\" for n in notes[:-1]] + [_latex_escape(notes[-1])]
+    out.append(r"\end{table}")
+    return "\n".join(out) + "\n"
+
+
+def render_compare(comparison: Comparison, fmt: str = "markdown",
+                   title: str | None = None) -> str:
+    """Render a :class:`Comparison` in ``fmt`` (one of :data:`aesdse.report.table.FORMATS`)."""
+    if fmt == "markdown":
+        return _markdown(comparison, title)
+    if fmt == "csv":
+        return _csv(comparison)
+    if fmt == "json":
+        return _json(comparison)
+    if fmt == "latex":
+        return _latex(comparison, title)
+    raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")

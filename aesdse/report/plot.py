@@ -1,0 +1,500 @@
+"""Paper-style figures from stored rows: Pareto fronts, parameter sweeps and efficiency bars.
+
+Every figure is drawn for a single paper column (3.5 in wide, 7-8 pt text) on matplotlib's Agg
+canvas, without pyplot's global state, and saved deterministically: a fixed style
+(:data:`STYLE`), a fixed SVG hash salt, no timestamps or software versions in the file's
+metadata. The same rows give the same bytes, so a committed figure only changes when the results
+do.
+
+Kinds
+-----
+``pareto``
+    Area (LUT4, ECP5 slices or slice-equivalents; log scale) against throughput, one marker per
+    architecture family, the Pareto front of the measured points drawn as a staircase (a point
+    is on it when no other point has at most its area and at least its throughput, one of them
+    strictly; :func:`pareto_front`). Points are labelled by the values of the parameters that
+    vary. Published points of the seed papers may be overlaid in open grey markers; they come
+    from other devices and the legend says so.
+``sweep``
+    One or more metrics (stacked panels) against one parameter, one line per combination of the
+    other varying parameters: the shape of 002 Fig. 3/4 (Fmax and LUT4 against S-box pipeline
+    stages).
+``bars``
+    Throughput per area of each design, best first.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..store import Row
+from .table import _FLOW_IGNORED, _param, _show, aggregate, varying_params
+
+__all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
+           "published_points", "pareto_figure", "sweep_figure", "bars_figure", "save", "plot",
+           "PlotError"]
+
+KINDS = ("pareto", "sweep", "bars")
+
+#: Area measures: name -> axis label.
+AREAS = {
+    "luts": "Area (LUT4)",
+    "slices": "Area (slices; ECP5 slice = 2 LUT4 + 2 FF)",
+    "slice-eq": "Area (slice-equivalents, block RAM included)",
+}
+
+#: Metrics a sweep can plot: Row attribute -> axis label.
+METRICS = {
+    "luts": "LUT4", "ffs": "FF", "brams": "BRAM (18 Kb)", "slices": "Slices",
+    "fmax_mhz": "Fmax (MHz)", "latency_cycles": "Latency (cycles)",
+    "cycles_per_block": "Cycles/block", "throughput_mbps": "Throughput (Mbit/s)",
+    "mbps_per_lut": "Mbit/s per LUT4", "mbps_per_slice": "Mbit/s per slice",
+}
+
+#: The fixed style of every figure: one paper column, 7 pt text (8 pt titles), DejaVu Sans (ships
+#: with matplotlib, so the output does not depend on the fonts of the machine).
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 7,
+    "axes.titlesize": 8,
+    "axes.labelsize": 7,
+    "xtick.labelsize": 6.5,
+    "ytick.labelsize": 6.5,
+    "legend.fontsize": 6,
+    "legend.frameon": False,
+    "axes.linewidth": 0.6,
+    "lines.linewidth": 1.0,
+    "lines.markersize": 4,
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+    "axes.grid": True,
+    "grid.linewidth": 0.3,
+    "grid.color": "#cccccc",
+    "axes.axisbelow": True,
+    "savefig.dpi": 300,
+    "svg.hashsalt": "aesdse",
+    "svg.fonttype": "path",
+    "pdf.fonttype": 42,
+    "path.simplify": False,
+}
+
+#: Column width of a two-column paper, inches.
+WIDTH = 3.5
+
+#: Okabe-Ito colour-blind-safe palette, then markers, assigned to families in sorted order.
+_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+           "#000000")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_PUBLISHED_MARKERS = ("o", "s", "^", "D", "v")
+
+#: Metadata that would make two saves of one figure differ (dates, tool versions).
+_METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None},
+             "png": {"Software": None}}
+
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def _mpl():
+    """matplotlib, imported on first use: it costs most of a second, and the CLI imports this
+    module for its option choices."""
+    import matplotlib
+    return matplotlib
+
+
+def _plain_log(axis):
+    """Log-axis tick labels as plain numbers (``300``, ``1,000``), not powers of ten."""
+    from matplotlib.ticker import LogFormatter
+
+    class PlainLog(LogFormatter):
+        def _num_to_string(self, x, vmin, vmax):
+            return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+    axis.set_major_formatter(PlainLog())
+    axis.set_minor_formatter(PlainLog())
+
+
+class PlotError(ValueError):
+    """A plot cannot be drawn from the given rows and options; the message says why."""
+
+
+def pareto_front(points, key=None) -> list:
+    """The non-dominated items of ``points``, by increasing area.
+
+    An item dominates another when its area is at most the other's and its throughput at least
+    the other's, and it is strictly better in one of the two. Items with equal coordinates do
+    not dominate each other, so both stay.
+
+    Parameters
+    ----------
+    points : iterable
+        Items; ``key(item)`` gives ``(area, throughput)`` (default: the item itself).
+    key : callable, optional
+
+    Returns
+    -------
+    list
+        The non-dominated items, sorted by area, then by decreasing throughput.
+    """
+    key = key or (lambda p: p)
+    items = [(key(p), p) for p in points]
+    front = []
+    for (a, t), p in items:
+        dominated = any(a2 <= a and t2 >= t and (a2 < a or t2 > t) for (a2, t2), _ in items)
+        if not dominated:
+            front.append(((a, -t), p))
+    front.sort(key=lambda x: x[0])
+    return [p for _, p in front]
+
+
+def area_of(row: Row, area: str) -> float | None:
+    """Area of a measured row in the measure ``area`` (a key of :data:`AREAS`)."""
+    if area == "luts":
+        return row.luts
+    if area == "slices":
+        return row.slices
+    if area == "slice-eq":
+        from ..published import slice_equivalents
+        if row.luts is None and row.ffs is None:
+            return None
+        return slice_equivalents(luts=row.luts, ffs=row.ffs, brams=row.brams or 0,
+                                 device_family="ecp5")
+    raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
+
+
+def published_points(papers, area: str) -> list[dict]:
+    """The published designs of ``papers`` (their own, ``this_work`` rows) that have an area
+    comparable to ``area`` and a throughput, as dicts with ``x``, ``y`` (Mbit/s), ``label``,
+    ``paper`` (the Paper) and ``device``.
+
+    Comparable means: ``luts`` only for LUT4 families (LUT6 counts are never converted);
+    ``slices`` only for rows without block RAM (their slice counts are logic only, as the ECP5
+    ones); ``slice-eq`` through :func:`aesdse.published.slice_equivalents`, block RAM included.
+    ASIC rows and rows of unknown devices are left out.
+    """
+    from ..published import SLICE_CONVENTIONS, slice_equivalents
+    points, seen = [], set()
+    for paper in papers:
+        for table in paper.tables:
+            for prow in table.rows:
+                family = prow.device_family or table.device_family
+                conv = SLICE_CONVENTIONS.get(family)
+                throughput = _number(prow, "throughput_bps")
+                if not prow.this_work or conv is None or not throughput:
+                    continue
+                slices, luts = _value(prow, "slices"), _value(prow, "luts")
+                brams = _value(prow, "brams")
+                x = None
+                if area == "luts" and conv.lut_inputs == 4:
+                    x = luts
+                elif area == "slices" and not brams:
+                    x = slices
+                elif area == "slice-eq" and (slices is not None or luts is not None):
+                    x = slice_equivalents(slices=slices, luts=None if slices else luts,
+                                          brams=brams, device_family=family,
+                                          bram_kbits=_value(prow, "bram_kbits"))
+                if not x:
+                    continue
+                point = (paper.key, prow.label, x, throughput / 1e6)
+                if point in seen:  # the same design printed in two tables
+                    continue
+                seen.add(point)
+                points.append({"x": x, "y": throughput / 1e6, "label": prow.label,
+                               "paper": paper, "device": conv.description.split(":")[0]})
+    return points
+
+
+def _value(prow, key):
+    value = prow.values.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else None
+
+
+def _number(prow, attr):
+    try:
+        return getattr(prow, attr)
+    except TypeError:  # a text cell where a number was expected: not plottable
+        return None
+
+
+def _styles(names) -> dict:
+    return {n: (_COLORS[i % len(_COLORS)], _MARKERS[i % len(_MARKERS)])
+            for i, n in enumerate(sorted(set(names)))}
+
+
+def _point_label(row: Row, names) -> str:
+    return "/".join(_show(_param(row, n)) for n in names)
+
+
+def _figure(height: float) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(WIDTH, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _entries(rows, fmax="median"):
+    entries, _ = aggregate(rows, fmax)
+    if not entries:
+        raise PlotError("No verified design points to plot")
+    return entries
+
+
+def pareto_figure(rows: list[Row], area: str = "luts", published=None,
+                  title: str | None = None) -> Figure:
+    """Area against throughput with the Pareto front; see the module docstring.
+
+    Parameters
+    ----------
+    rows : list of Row
+        Seeds are aggregated by median Fmax; failed rows are ignored.
+    area : str
+        A key of :data:`AREAS`.
+    published : list of Paper, optional
+        Papers whose comparable points (:func:`published_points`) are overlaid.
+    title : str, optional
+    """
+    if area not in AREAS:
+        raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
+    entries = _entries(rows)
+    names = _family_names(entries)
+    points = [(area_of(e.row, area), e.row.throughput_mbps, e.row) for e in entries]
+    points = [p for p in points if p[0] and p[1]]
+    if not points:
+        raise PlotError(f"No verified point has both an area ({area}) and a throughput")
+    pub = published_points(published, area) if published else []
+    pub_keys = sorted({p["paper"].key for p in pub})
+    legend_height = 0.13 * (len(pub_keys) + 1) if pub_keys else 0.0
+    height = 2.6 + legend_height
+    with _mpl().rc_context(STYLE):
+        fig = _figure(height)
+        ax = fig.add_subplot()
+        styles = _styles(r.arch for _, _, r in points)
+        for arch, (color, marker) in styles.items():
+            mine = [(x, y) for x, y, r in points if r.arch == arch]
+            ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color, marker=marker,
+                       s=16, zorder=3, label=arch, linewidths=0)
+        front = pareto_front(points, key=lambda p: (p[0], p[1]))
+        if len(front) > 1:
+            ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#555555",
+                    linestyle="--", linewidth=0.8, zorder=2, label="Pareto front")
+        elif front:
+            ax.scatter([front[0][0]], [front[0][1]], s=60, facecolors="none",
+                       edgecolors="#555555", zorder=2, label="Pareto front")
+        for x, y, r in points:
+            text = _point_label(r, names.get(r.arch, []))
+            if text:
+                ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 2),
+                            fontsize=5.5, color="#333333")
+        handles, labels = [], []
+        for i, key in enumerate(pub_keys):
+            mine = [p for p in pub if p["paper"].key == key]
+            devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
+            handles.append(ax.scatter(
+                [p["x"] for p in mine], [p["y"] for p in mine],
+                marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
+                facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
+                label="_published"))
+            labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
+            # Label published points only when they cannot crowd the figure: one paper.
+            if len(pub_keys) == 1 and len(mine) <= 12:
+                for p in mine:
+                    ax.annotate(p["label"][:18], (p["x"], p["y"]), textcoords="offset points",
+                                xytext=(3, -6), fontsize=5, color="#777777")
+        ax.set_xscale("log")
+        _plain_log(ax.xaxis)
+        if _spans_decade([p[1] for p in points] + [p["y"] for p in pub]):
+            ax.set_yscale("log")
+            _plain_log(ax.yaxis)
+        ax.set_xlabel(AREAS[area])
+        ax.set_ylabel("Throughput (Mbit/s)")
+        if title:
+            ax.set_title(title)
+        note = "; ".join(f"{arch}: " + "/".join(n.removeprefix("flow.") for n in ns)
+                         for arch, ns in sorted(names.items()) if ns)
+        if note:
+            ax.text(0.99, 0.01, "labels: " + note, transform=ax.transAxes, ha="right",
+                    va="bottom", fontsize=5.5, color="#555555")
+        ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.3)
+        if handles:
+            fig.legend(handles, labels, loc="lower left", ncol=1, handletextpad=0.3,
+                       borderaxespad=0.2, title="Published (other devices, their own tools)",
+                       title_fontsize=6, alignment="left")
+        fig.tight_layout(pad=0.3, rect=(0, legend_height / height, 1, 1))
+    return fig
+
+
+def _family_names(entries) -> dict:
+    """Per architecture family, the parameters (and flow options) that vary among its points:
+    what labels a point within its family."""
+    by_arch: dict = {}
+    for e in entries:
+        by_arch.setdefault(e.row.arch, []).append(e.row)
+    return {arch: [n for n in varying_params(rows, with_seed=False) if n != "arch"]
+            for arch, rows in by_arch.items()}
+
+
+def _spans_decade(values) -> bool:
+    values = [v for v in values if v and v > 0]
+    return bool(values) and max(values) / min(values) >= 10
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def _has(row: Row, name: str) -> bool:
+    if name in ("arch", "seed", "freq_mhz"):
+        return True
+    if name.startswith("flow."):
+        return name[5:] in (row.flow or {})
+    return name in row.params
+
+
+def _series_label(row: Row, names) -> str:
+    parts = [row.arch] if "arch" in names else []
+    parts += [f"{n.removeprefix('flow.')}={_show(_param(row, n))}" for n in names
+              if n != "arch" and _has(row, n)]
+    return ", ".join(parts)
+
+
+def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure:
+    """Metrics ``y`` (one name or a list, keys of :data:`METRICS`) against parameter ``x``, one
+    panel per metric, one line per combination of the other varying parameters.
+
+    ``x`` is an architecture parameter (points of families without it are left out),
+    ``freq_mhz``, ``seed`` (then seeds are not aggregated) or ``flow.<option>``.
+    """
+    ys = [y] if isinstance(y, str) else list(y)
+    if not ys:
+        raise PlotError("Give at least one metric to plot (--y), one of: " + ", ".join(METRICS))
+    for metric in ys:
+        if metric not in METRICS:
+            raise PlotError(f"Metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    entries = _entries(rows, "all" if x == "seed" else "median")
+    known = {k for e in entries for k in e.row.params} | {"freq_mhz", "seed"} \
+        | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in _FLOW_IGNORED}
+    if x not in known:
+        raise PlotError(f"Parameter {x!r} is not a parameter of these points; they have: "
+                        + ", ".join(sorted(known)))
+    entries = [e for e in entries if _has(e.row, x)]
+    others = [n for n in varying_params([e.row for e in entries], with_seed=x == "seed")
+              if n != x]
+    series: dict = {}
+    for e in entries:
+        series.setdefault(_series_label(e.row, others), []).append(e.row)
+    xs_all = [_param(e.row, x) for e in entries]
+    numeric = _numeric(xs_all)
+    order = sorted({_show(v) for v in xs_all})
+    legend_rows = len(series) if others else 0
+    legend_height = 0.12 * legend_rows + (0.05 if legend_rows else 0.0)
+    height = 0.55 + 1.4 * len(ys) + legend_height
+    with _mpl().rc_context(STYLE):
+        fig = _figure(height)
+        axes = fig.subplots(len(ys), 1, sharex=True, squeeze=False)[:, 0]
+        styles = _styles(series)
+        for ax, metric in zip(axes, ys):
+            for name, members in sorted(series.items()):
+                color, marker = styles[name]
+                pts = sorted(((_param(r, x) if numeric else order.index(_show(_param(r, x))),
+                               getattr(r, metric)) for r in members
+                              if getattr(r, metric) is not None), key=lambda p: p[0])
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker,
+                        markersize=3.5, label=name or None)
+            ax.set_ylabel(METRICS[metric])
+        if not numeric:
+            axes[-1].set_xticks(range(len(order)), order)
+        elif all(isinstance(v, int) for v in xs_all):
+            axes[-1].set_xticks(sorted(set(xs_all)))
+        axes[-1].set_xlabel({"freq_mhz": "Target frequency (MHz)", "seed": "Placer seed"}
+                            .get(x, x.removeprefix("flow.")))
+        if title:
+            axes[0].set_title(title)
+        if legend_rows:
+            handles, labels = axes[0].get_legend_handles_labels()
+            fig.legend(handles, labels, loc="lower left", ncol=1, handlelength=1.8,
+                       borderaxespad=0.2)
+        fig.tight_layout(pad=0.3, rect=(0, legend_height / height, 1, 1))
+    return fig
+
+
+def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None) -> Figure:
+    """Throughput per area of each design (seeds aggregated by median), best first."""
+    if area not in AREAS:
+        raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
+    entries = _entries(rows)
+    names = _family_names(entries)
+    bars = []
+    for e in entries:
+        a = area_of(e.row, area)
+        if a and e.row.throughput_mbps:
+            bars.append((e.row.throughput_mbps / a, e.row))
+    if not bars:
+        raise PlotError(f"No verified point has both an area ({area}) and a throughput")
+    labels = {id(r): (r.arch + " " + _point_label(r, names.get(r.arch, []))).strip()
+              for _, r in bars}
+    bars.sort(key=lambda b: (-b[0], labels[id(b[1])]))
+    unit = {"luts": "LUT4", "slices": "slice", "slice-eq": "slice-equivalent"}[area]
+    note = "; ".join(f"{arch}: " + "/".join(n.removeprefix("flow.") for n in ns)
+                     for arch, ns in sorted(names.items()) if ns)
+    with _mpl().rc_context(STYLE):
+        fig = _figure(0.75 + 0.17 * len(bars) + (0.1 if note else 0.0))
+        ax = fig.add_subplot()
+        styles = _styles(r.arch for _, r in bars)
+        positions = range(len(bars))
+        ax.barh(positions, [v for v, _ in bars], color=[styles[r.arch][0] for _, r in bars],
+                height=0.7)
+        ax.set_yticks(positions, [labels[id(r)] for _, r in bars])
+        ax.invert_yaxis()
+        for i, (v, _) in enumerate(bars):
+            ax.text(v, i, f" {v:.3g}", va="center", fontsize=5.5)
+        ax.set_xlabel(f"Throughput per {unit} (Mbit/s)" + (f"\nlabels: {note}" if note else ""))
+        ax.set_xlim(0, max(v for v, _ in bars) * 1.18)
+        ax.grid(axis="y", visible=False)
+        if title:
+            ax.set_title(title)
+        fig.tight_layout(pad=0.3)
+    return fig
+
+
+def save(fig: Figure, path) -> Path:
+    """Save ``fig`` to ``path``; the format comes from the extension (``.png``, ``.svg``,
+    ``.pdf``). The file has no timestamps or tool versions, so it is reproducible byte for
+    byte."""
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in _METADATA:
+        raise PlotError(f"Output file must end in .png, .svg or .pdf, not {path.name!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    with _mpl().rc_context(STYLE):
+        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | None = None,
+         y=(), published=None, title: str | None = None) -> Path:
+    """Draw a figure of ``kind`` (one of :data:`KINDS`) from ``rows`` and save it to ``output``.
+
+    Raises
+    ------
+    PlotError
+        For an unknown kind, area, metric or parameter, or rows with nothing to plot.
+    """
+    if kind == "pareto":
+        fig = pareto_figure(rows, area, published=published, title=title)
+    elif kind == "sweep":
+        if not x:
+            raise PlotError("A sweep plot needs --x PARAM (the parameter on the x axis)")
+        fig = sweep_figure(rows, x, y or ("fmax_mhz",), title=title)
+    elif kind == "bars":
+        fig = bars_figure(rows, area, title=title)
+    else:
+        raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    return save(fig, output)
+

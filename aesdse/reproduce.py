@@ -1,0 +1,183 @@
+"""Reproduce a seed paper: run its experiment if needed, print measured vs published, draw plots.
+
+``aesdse reproduce 000`` answers "does this paper reproduce on the open flow?" in one command:
+
+1. find the paper (:func:`aesdse.published.find_paper`: key, short name or alias);
+2. check that every architecture family its own designs need exists in :data:`archs.FAMILIES`
+   (else :class:`ReproduceError`: nothing can be measured yet);
+3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``);
+4. sweep the design points not yet in the database (:func:`aesdse.sweep.sweep`);
+5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
+   the comparison and the figures to ``results/reproduce/<key>_<name>/``.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import archs
+
+from .experiment import load_experiment
+from .flow.tools import tool_versions
+from .published import Paper, find_paper
+from .report.compare import compare, render_compare
+from .report.plot import PlotError, bars_figure, pareto_figure, save
+from .report.table import render
+from .store import Store
+
+__all__ = ["EXPERIMENTS", "ReproduceError", "Reproduction", "plan", "reproduce"]
+
+#: Paper key -> experiment file (relative to the experiments directory) that reproduces it.
+EXPERIMENTS = {
+    "000": "compact.yaml",      # Zhou & Gaj: folded 8/32/64-bit datapaths
+    "001": "tbox.yaml",         # Kundi & Aziz: T-boxes in block RAM
+    "002": "pipelined.yaml",    # Hodjat & Verbauwhede: fully pipelined, sub-pipelined S-boxes
+    "003": "multimode.yaml",    # Lin & Huang: multi-mode, all key sizes
+    "004": "unrolled.yaml",     # partial unrolling, two round units
+}
+
+#: Where the experiment files are: ``experiments/`` of the repository holding this package.
+EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
+
+
+class ReproduceError(Exception):
+    """A paper cannot be reproduced (yet); the message says why and what to do."""
+
+
+@dataclass
+class Reproduction:
+    """What :func:`reproduce` did.
+
+    Attributes
+    ----------
+    paper : Paper
+    experiment : Path
+    table : str
+        The measured-vs-published comparison (Markdown).
+    files : list of Path
+        Files written (comparison, table, figures).
+    swept : int
+        Design points run by this call.
+    failed : int
+        Failed design points of the experiment (stored).
+    missing : int
+        Points still not in the database (when the sweep was skipped).
+    notes : list of str
+        Figures that could not be drawn, and why.
+    """
+    paper: Paper
+    experiment: Path
+    table: str = ""
+    files: list = field(default_factory=list)
+    swept: int = 0
+    failed: int = 0
+    missing: int = 0
+    notes: list = field(default_factory=list)
+
+
+def plan(name: str, experiments_dir=None, experiment=None) -> tuple[Paper, Path]:
+    """The paper called ``name`` and the experiment file that reproduces it.
+
+    Raises
+    ------
+    ReproduceError
+        Unknown paper, a family the paper needs is not implemented, or its experiment file does
+        not exist yet.
+    """
+    try:
+        paper = find_paper(name)
+    except ValueError as e:
+        raise ReproduceError(str(e)) from None
+    needed = sorted({row.config["arch"] for row in paper.rows()
+                     if row.this_work and row.config and "arch" in row.config})
+    missing = [a for a in needed if a not in archs.FAMILIES]
+    if missing:
+        raise ReproduceError(
+            f"Paper {paper.key} ({paper.name}, \"{paper.title}\") cannot be reproduced yet: its "
+            f"designs need the architecture famil{'ies' if len(missing) > 1 else 'y'} "
+            f"{', '.join(missing)}, which {'are' if len(missing) > 1 else 'is'} not implemented "
+            f"(implemented: {', '.join(sorted(archs.FAMILIES))}; see `aesdse list archs`).")
+    if experiment is not None:
+        path = Path(experiment)
+    else:
+        directory = EXPERIMENTS_DIR if experiments_dir is None else Path(experiments_dir)
+        path = directory / EXPERIMENTS[paper.key]
+    if not path.is_file():
+        raise ReproduceError(
+            f"Paper {paper.key} ({paper.name}) is reproduced by the experiment {_show(path)}, "
+            f"which does "
+            f"not exist yet; write it (see experiments/quickstart.yaml) or pass --experiment FILE.")
+    return paper, path
+
+
+def _show(path: Path) -> str:
+    """``path`` relative to the working directory when it is below it (shorter messages)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sweep: bool = True,
+              jobs: int = 1, echo=None, experiments_dir=None, experiment=None,
+              fmax: str = "median") -> Reproduction:
+    """Reproduce paper ``name``; see the module docstring.
+
+    Parameters
+    ----------
+    name : str
+        Paper key (``000``), short name (``zhou_gaj``) or alias.
+    db_path : path
+        Results database.
+    results_dir : path
+        Artifacts of the sweep; the figures go to ``results_dir/reproduce/<key>_<name>/`` unless
+        ``out_dir`` is given.
+    run_sweep : bool
+        Run the missing design points (else report what is there).
+    jobs : int
+        Parallel design points of the sweep.
+    echo : callable, optional
+        Progress lines of the sweep.
+    experiments_dir, experiment : path, optional
+        Where the experiment files are, or one file that overrides :data:`EXPERIMENTS`.
+    fmax : str
+        Seed aggregation of the table.
+
+    Raises
+    ------
+    ReproduceError
+        See :func:`plan`.
+    """
+    paper, path = plan(name, experiments_dir, experiment)
+    exp = load_experiment(path)
+    result = Reproduction(paper, path)
+    out = Path(out_dir) if out_dir is not None else \
+        Path(results_dir) / "reproduce" / f"{paper.key}_{paper.name}"
+    versions = tool_versions()
+    keys = [p.key(versions) for p in exp.points]
+    with Store(db_path) as store:
+        pending = set(keys) - store.keys()
+        if pending and run_sweep:
+            from .sweep import sweep
+            summary = sweep(exp, store, results_dir, jobs=jobs, echo=echo)
+            result.swept = summary.done
+        rows = store.rows(keys)
+    result.missing = len(set(keys) - {r.key for r in rows})
+    result.failed = sum(r.status != "ok" for r in rows)
+    title = f"{paper.key} {paper.name}: measured ({exp.name}) vs published"
+    result.table = render_compare(compare(rows, [paper], fmax, all_papers=True), "markdown",
+                                  title)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [(out / "compare.md", result.table),
+               (out / "table.md", render(rows, "markdown", title=exp.name, fmax=fmax))]
+    for file, text in written:
+        file.write_text(text)
+        result.files.append(file)
+    figures = (("pareto.png", lambda: pareto_figure(rows, "slice-eq", published=[paper],
+                                                    title=f"{paper.key} {paper.name}")),
+               ("bars.png", lambda: bars_figure(rows, "slice-eq")))
+    for file, draw in figures:
+        try:
+            result.files.append(save(draw(), out / file))
+        except PlotError as e:
+            result.notes.append(f"{file}: not drawn: {e}")
+    return result

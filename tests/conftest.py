@@ -1,0 +1,82 @@
+"""Shared fixtures: a small results database built with :class:`aesdse.store.Store` and
+:class:`aesdse.store.Row` alone (no Yosys, no nextpnr), for the report, plot and CLI tests."""
+
+import pytest
+
+from aesdse.store import Row, Store
+
+
+def _ok(key, arch, params, *, luts, ffs, fmax, cpb, brams=0, seed=1, latency=None,
+        experiment="fixture", freq=100.0, capped=None):
+    slices = max(-(-luts // 2), -(-ffs // 2))
+    throughput = 128 * fmax / cpb
+    return Row(key=key, experiment=experiment, arch=arch, params=params,
+               target="LFE5U-85F-8CABGA381",
+               flow={"freq_mhz": freq, "seed": seed, "nowidelut": False, "abc9": False,
+                     "synth_timeout_s": 1800.0, "pnr_timeout_s": 3600.0},
+               seed=seed, freq_mhz=freq, status="ok", luts=luts, ffs=ffs, brams=brams,
+               carries=0, dsps=0, slices=slices, fmax_mhz=fmax, fmax_raw_mhz=fmax,
+               fmax_capped=capped, latency_cycles=latency if latency is not None else int(cpb),
+               cycles_per_block=cpb, throughput_mbps=throughput,
+               mbps_per_lut=throughput / luts, mbps_per_slice=throughput / slices,
+               tool_versions={"yosys": "0.70"}, created_at=None)
+
+
+def _failed(key, arch, params, status, reason, seed=1, experiment="fixture"):
+    return Row(key=key, experiment=experiment, arch=arch, params=params,
+               target="LFE5U-85F-8CABGA381",
+               flow={"freq_mhz": 100.0, "seed": seed, "nowidelut": False, "abc9": False,
+                     "synth_timeout_s": 1800.0, "pnr_timeout_s": 3600.0},
+               seed=seed, freq_mhz=100.0, status=status, reason=reason,
+               artifacts=f"results/runs/{key}")
+
+
+def fixture_rows() -> list[Row]:
+    """The rows of the fixture database.
+
+    * ``compact`` datapath_width=8, sbox=lut: three seeds, Fmax 130/140/150 MHz (median 140,
+      spread ±7%), 176 cycles per block: matches 000 Table III "table 8".
+    * ``compact`` datapath_width=32, sbox=lut and sbox=composite: one seed each.
+    * ``compact`` datapath_width=64, sbox=composite: failed verification.
+    * ``unrolled`` round_units=2, schedule=split, sbox=lut: matches 004 "Design 1", whose
+      published throughput the consistency check flags.
+    * ``iterative`` sbox=lut: on no paper; dominated by nothing (largest throughput).
+
+    Pareto (LUT4, Mbit/s), median Fmax: compact-8 (600, 101.8), compact-32/composite
+    (700, 186.2), compact-32/lut (1400, 407.3), unrolled (2500, 2560), iterative (4500, 1164):
+    every point but the iterative one is on the front.
+    """
+    c8 = {"datapath_width": 8, "sbox": "lut", "shared_memory": False}
+    return [
+        _ok("k-c8-1", "compact", c8, luts=600, ffs=420, fmax=130.0, cpb=176, seed=1),
+        _ok("k-c8-2", "compact", c8, luts=600, ffs=420, fmax=150.0, cpb=176, seed=2),
+        _ok("k-c8-3", "compact", c8, luts=600, ffs=420, fmax=140.0, cpb=176, seed=3),
+        _ok("k-c32-lut", "compact", {"datapath_width": 32, "sbox": "lut", "shared_memory": False},
+            luts=1400, ffs=500, fmax=140.0, cpb=44),
+        _ok("k-c32-comp", "compact",
+            {"datapath_width": 32, "sbox": "composite", "shared_memory": False},
+            luts=700, ffs=500, fmax=64.0, cpb=44),
+        _failed("k-c64-comp", "compact",
+                {"datapath_width": 64, "sbox": "composite", "shared_memory": False},
+                "failed-verification", "block 3 of FIPS-197: expected 69c4e0d8..., got 00000000"
+                "\nsecond line of the reason"),
+        _ok("k-unrolled", "unrolled", {"round_units": 2, "schedule": "split", "sbox": "lut"},
+            luts=2500, ffs=900, fmax=100.0, cpb=5, brams=0),
+        _ok("k-iter", "iterative", {"sbox": "lut", "sbox_stages": 0},
+            luts=4500, ffs=700, fmax=100.0, cpb=11, latency=11),
+    ]
+
+
+@pytest.fixture
+def rows():
+    return fixture_rows()
+
+
+@pytest.fixture
+def fixture_db(tmp_path):
+    """Path of a results database holding :func:`fixture_rows`."""
+    path = tmp_path / "fixture.sqlite"
+    with Store(path) as store:
+        for row in fixture_rows():
+            store.put(row)
+    return path
