@@ -1,16 +1,93 @@
-"""AES key expansion (FIPS-197 section 5.2): reference model and on-the-fly hardware steps.
+"""AES key expansion (FIPS-197 section 5.2): reference model and key-schedule hardware.
 
-The S-boxes of the key schedule are not created here: an architecture passes the SubWord outputs in,
-so it can share S-boxes between key schedule and datapath or give the schedule its own (house style
-rule 4, after secworks/aes ``aes_key_mem.v``'s narrow ``sboxw`` port).
+Pure-integer model
+------------------
+:func:`expand_key` is the FIPS-197 expansion; :func:`extend_key` continues the same recurrence past
+the end of the schedule (the hardware windows below run over the end by up to Nk words), and
+:func:`unexpand_key` runs it backwards, which is what the reverse (decryption) hardware does. Every
+hardware component here is checked against these functions.
+
+Hardware
+--------
+:class:`KeyExpander`
+    On-the-fly expansion for 128/192/256-bit keys producing 8, 32, 64 or 128 bits of round key per
+    step, forwards (encryption) and/or backwards (decryption). Zhou & Gaj (seed 000, section II.D)
+    Fig. 7 is its 32-bit form and Fig. 10 its 64-bit form; the three key sizes in one datapath
+    follow their Fig. 8/9 "3-in-1" schedule and Lin & Huang (seed 003, section IV) on-the-fly
+    generation for 128/192/256-bit keys.
+:class:`RoundKeyMemory`
+    The stored alternative: a forward :class:`KeyExpander` fills an
+    :class:`amaranth.lib.memory.Memory` once per key; the datapath reads round keys by index.
+
+The S-boxes of the key schedule are not created inside a component unless asked for
+(``sbox="lut"`` etc.): by default they are narrow ``sbox_i`` / ``sbox_o`` ports, so an architecture
+can share S-boxes between key schedule and datapath or give the schedule its own (house style rule
+4, after secworks/aes ``aes_key_mem.v``'s ``sboxw`` / ``new_sboxw`` port).
+
+:func:`rot_word_bytes` and :func:`next_round_key_128_value` are the expression-level building
+blocks of the one-round-per-cycle AES-128 schedule used inside :mod:`archs.iterative`.
 """
+
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import exact_log2
 
 from . import gf
 
-__all__ = ["ROUNDS", "expand_key", "round_keys", "rot_word_bytes", "next_round_key_128_value"]
+__all__ = [
+    "ROUNDS", "expand_key", "extend_key", "unexpand_key", "round_keys",
+    "rot_word_bytes", "next_round_key_128_value", "inv_xtime_value", "WIDTHS",
+    "KeyExpander", "RoundKeyMemory",
+]
 
 #: Number of rounds per key size in bits (FIPS-197 Figure 4).
 ROUNDS = {128: 10, 192: 12, 256: 14}
+
+#: Round-key bits per step that :class:`KeyExpander` supports.
+WIDTHS = (8, 32, 64, 128)
+
+
+def _word_kind(nk: int, i: int):
+    """What word ``i`` of the schedule adds to ``w[i - nk]`` (FIPS-197 Figure 11).
+
+    ``"rot"``: SubWord(RotWord(w[i-1])) ^ Rcon; ``"sub"``: SubWord(w[i-1]) (256-bit keys only);
+    ``None``: w[i-1].
+    """
+    if i % nk == 0:
+        return "rot"
+    if nk > 6 and i % nk == 4:
+        return "sub"
+    return None
+
+
+def extend_key(key: bytes, count: int) -> list[int]:
+    """The first ``count`` words of the key expansion of ``key``, continued past the schedule end.
+
+    ``count`` may exceed 4 x (Nr + 1): the recurrence of FIPS-197 section 5.2 is simply continued
+    (with round constants ``x^(i/Nk - 1)``). Words are 32-bit integers with byte 0 most
+    significant.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is not 16, 24 or 32 bytes long.
+    """
+    if len(key) not in (16, 24, 32):
+        raise ValueError(f"Key must be 16, 24 or 32 bytes long, not {len(key)}")
+    nk = len(key) // 4
+    words = [int.from_bytes(key[4 * i:4 * i + 4], "big") for i in range(nk)]
+    rcon = 1
+    for i in range(nk, count):
+        temp = words[i - 1]
+        kind = _word_kind(nk, i)
+        if kind == "rot":
+            temp = _sub_word(_rot_word(temp)) ^ (rcon << 24)
+            rcon = gf.xtime(rcon)
+        elif kind == "sub":
+            temp = _sub_word(temp)
+        words.append(words[i - nk] ^ temp)
+    return words[:count]
 
 
 def expand_key(key: bytes) -> list[int]:
@@ -18,19 +95,52 @@ def expand_key(key: bytes) -> list[int]:
 
     Words are 32-bit integers with byte 0 most significant.
     """
-    nk = len(key) // 4
     if len(key) not in (16, 24, 32):
         raise ValueError(f"Key must be 16, 24 or 32 bytes long, not {len(key)}")
-    rounds = ROUNDS[8 * len(key)]
-    words = [int.from_bytes(key[4 * i:4 * i + 4], "big") for i in range(nk)]
-    for i in range(nk, 4 * (rounds + 1)):
-        temp = words[i - 1]
-        if i % nk == 0:
-            temp = _sub_word(_rot_word(temp)) ^ (gf.RCON[i // nk - 1] << 24)
-        elif nk > 6 and i % nk == 4:
+    return extend_key(key, 4 * (ROUNDS[8 * len(key)] + 1))
+
+
+def unexpand_key(words: list[int], start: int, nk: int) -> list[int]:
+    """Run the key expansion backwards: from ``nk`` consecutive words recover all earlier ones.
+
+    Parameters
+    ----------
+    words : list of int
+        Words ``start .. start + nk - 1`` of the (possibly extended) expansion.
+    start : int
+        Index of ``words[0]`` in the expansion.
+    nk : int
+        Key length in words (4, 6 or 8).
+
+    Returns
+    -------
+    list of int
+        Words ``0 .. start + nk - 1``; the first ``nk`` are the cipher key.
+
+    Implementation notes
+    --------------------
+    ``w[i - Nk] = w[i] ^ temp(w[i - 1])`` inverts ``w[i] = w[i - Nk] ^ temp(w[i - 1])``: the same
+    S-box (not the inverse one) and the same round constant, so a decryption core with on-the-fly
+    key generation (Lin & Huang, seed 003 section IV) needs nothing the forward walk does not.
+    """
+    if nk not in (4, 6, 8):
+        raise ValueError(f"Key length must be 4, 6 or 8 words, not {nk!r}")
+    if len(words) != nk:
+        raise ValueError(f"Expected {nk} words, not {len(words)}")
+    known = {start + n: w for n, w in enumerate(words)}
+    for k in range(start - 1, -1, -1):
+        i = k + nk
+        temp = known[i - 1]
+        kind = _word_kind(nk, i)
+        if kind == "rot":
+            rcon = 1
+            for _ in range(i // nk - 1):
+                rcon = gf.xtime(rcon)
+            temp = _sub_word(_rot_word(temp)) ^ (rcon << 24)
+        elif kind == "sub":
             temp = _sub_word(temp)
-        words.append(words[i - nk] ^ temp)
-    return words
+        known[k] = known[i] ^ temp
+    return [known[n] for n in range(start + nk)]
 
 
 def round_keys(key: bytes) -> list[int]:
@@ -48,11 +158,12 @@ def _sub_word(w: int) -> int:
     return int.from_bytes(bytes(gf.SBOX[b] for b in w.to_bytes(4, "big")), "big")
 
 
-# --- Hardware -------------------------------------------------------------------------------
+# --- Hardware: expression builders ----------------------------------------------------------
 
 
 def rot_word_bytes(word_bytes):
-    """RotWord on a word given as four bytes (byte 0 first): the S-box inputs of SubWord(RotWord)."""
+    """RotWord on a word given as four bytes (byte 0 first): the S-box inputs of
+    SubWord(RotWord)."""
     return list(word_bytes[1:]) + [word_bytes[0]]
 
 
@@ -70,7 +181,6 @@ def next_round_key_128_value(words, sub_rot_bytes, rcon):
 
     Returns the next round key's four words.
     """
-    from amaranth.hdl import Cat
     temp = Cat(*reversed(sub_rot_bytes))
     temp = temp ^ (rcon.as_unsigned() << 24)[:32]
     out = []
@@ -79,3 +189,595 @@ def next_round_key_128_value(words, sub_rot_bytes, rcon):
         prev = w ^ prev
         out.append(prev)
     return out
+
+
+def inv_xtime_value(a):
+    """Amaranth expression dividing an 8-bit value by x in GF(2^8): the inverse of
+    :func:`gf.xtime_value`, which steps the round constant backwards in the reverse key walk.
+
+    If bit 0 is set, adding the reduction polynomial first makes the value divisible by x.
+    """
+    return (a >> 1) ^ (a[0].replicate(8) & (gf.AES_POLY >> 1))
+
+
+# --- Hardware: on-the-fly key expander ------------------------------------------------------
+
+
+def _step_plan(nk: int, step: int, reverse: bool, phase: int):
+    """Static description of one expansion step of ``step`` bytes (the derivation of the XOR
+    network from the model, as ``amaranth.lib.crc`` derives its matrices).
+
+    Bytes are addressed relative to the window start: the window holds bytes ``0 .. 4*nk - 1``;
+    a forward step computes bytes ``4*nk .. 4*nk + step - 1``, a reverse step bytes
+    ``-step .. -1``. ``phase`` is the schedule byte index of the lowest byte computed, modulo
+    ``4*nk``.
+
+    Returns
+    -------
+    outs : dict
+        For each computed byte (in computation order): ``(old, temp)``; the byte is
+        ``byte[old] ^ temp`` with ``temp`` either ``("byte", rel)`` or ``("sbox", slot, rcon)``
+        (S-box output ``slot``, XORed with the round constant if ``rcon``).
+    sbox : dict
+        S-box input slot -> relative byte index it substitutes.
+    rcon : bool
+        Whether the step consumes the round constant.
+    """
+    n = 4 * nk
+    xs = range(n, n + step) if not reverse else range(-1, -step - 1, -1)
+    outs, sbox, uses_rcon = {}, {}, False
+    for x in xs:
+        offset = x - n if not reverse else x + step
+        a = (phase + offset) % n
+        kind, t = _word_kind(nk, a // 4), a % 4
+        # Forward: w[i] = w[i-nk] ^ temp(w[i-1]). Reverse: w[k] = w[k+nk] ^ temp(w[k+nk-1]).
+        old = x - n if not reverse else x + n
+        prev_word = (x if not reverse else x + n) - t - 4
+        if kind is None:
+            temp = ("byte", prev_word + t)
+        else:
+            src = prev_word + ((t + 1) % 4 if kind == "rot" else t)
+            slot = t if step >= 4 else 0
+            assert sbox.get(slot, src) == src, "two SubWords in one step"
+            sbox[slot] = src
+            rc = kind == "rot" and t == 0
+            uses_rcon |= rc
+            temp = ("sbox", slot, rc)
+        outs[x] = (old, temp)
+    return outs, sbox, uses_rcon
+
+
+class _Geometry:
+    """Static facts of one key size at one step width (positions, phases, round constants)."""
+
+    def __init__(self, key_bits, step):
+        self.key_bits = key_bits
+        self.nk = key_bits // 32
+        self.n = 4 * self.nk                      # window bytes
+        self.rounds = ROUNDS[key_bits]
+        self.total = 16 * (self.rounds + 1)       # schedule bytes
+        self.end = self.total - step              # byte index of the last group
+        self.step = step
+        # Reverse walk starts with the window at the last group; its first step computes the
+        # bytes just below it.
+        self.rev_phase = (self.end - step) % self.n
+        # Round constant of the first "rot" word met walking down from the last group: the
+        # highest word k below the window start (byte 4k < end) whose inversion uses
+        # w[k + nk] with k + nk a multiple of nk.
+        k = (self.end - 1) // 4
+        while k % self.nk:
+            k -= 1
+        rcon = 1
+        for _ in range((k + self.nk) // self.nk - 1):
+            rcon = gf.xtime(rcon)
+        self.rev_rcon = rcon
+
+    def phases(self, reverse):
+        """Every phase a walk in this direction visits, with its step plan."""
+        phase = self.rev_phase if reverse else 0
+        seen = {}
+        while phase not in seen:
+            seen[phase] = _step_plan(self.nk, self.step, reverse, phase)
+            phase = (phase - self.step if reverse else phase + self.step) % self.n
+        return seen
+
+
+def _select(sel, cases):
+    """``cases``: list of (phases, value); a Mux chain choosing by ``sel``, the most common
+    value last as the default (its condition is never built)."""
+    cases = sorted(cases, key=lambda c: len(c[0]))
+    result = cases[-1][1]
+    for phases, value in cases[-2::-1]:
+        cond = 0
+        for p in sorted(phases):
+            cond = cond | (sel == p)
+        result = Mux(cond, value, result)
+    return result
+
+
+class KeyExpander(wiring.Component):
+    """On-the-fly AES key expansion, ``width`` bits of round key per step, forwards and/or
+    backwards.
+
+    Parameters
+    ----------
+    width : int
+        Round-key bits per step: 8 (byte-serial), 32 (one word, Zhou & Gaj Fig. 7), 64 (Fig. 10)
+        or 128 (a whole round key).
+    key_sizes : tuple of int
+        Key sizes in bits to support, a non-empty subset of (128, 192, 256) (several sizes in one
+        datapath: the "3-in-1" schedule of Zhou & Gaj Fig. 8/9).
+    directions : tuple of str
+        ``("forward",)`` (encryption order, round 0 first), ``("reverse",)`` (decryption order,
+        round Nr first) or both.
+    sbox : str or None
+        ``None``: the S-boxes are outside, reached through ``sbox_i`` / ``sbox_o``. A family name
+        (:data:`archs.prims.sbox.SBOX_FAMILIES`): that many S-boxes are built inside with
+        :func:`archs.prims.sbox.make_sbox`.
+    sbox_stages : int
+        Pipeline stages of the internal S-boxes.
+    sbox_latency : int or None
+        With ``sbox=None``: cycles from ``sbox_i`` to ``sbox_o`` of the outside S-boxes
+        (default 0). Derived from the family otherwise.
+    target : str
+        Device family for the internal S-boxes.
+
+    Members
+    -------
+    key : In(max(key_sizes))
+        Cipher key, left-aligned (a 128-bit key in a 256-bit port occupies bits 255..128), byte 0
+        most significant, as in :class:`archs.interface.AESSignature`.
+    key_bits : In(9)
+        128, 192 or 256; only present when ``key_sizes`` has more than one entry. Any other value
+        selects ``key_sizes[0]``.
+    load : In(1)
+        Strobe: take ``key`` (and ``key_bits``) and restart. Forward only: the key is stored in
+        the load cycle and moved into the window in the next, so the first group is presented
+        two cycles after the strobe (``valid`` then, or once the S-box has settled, see below).
+        With ``"reverse"`` in ``directions`` the expander first walks forward, invisibly, to the
+        last group (one step per cycle, ``1 + sbox_latency`` for steps that use the S-box:
+        ``groups - 1`` steps, 10 at width 128 for AES-128 and 239 at width 8 for AES-256),
+        spends a cycle storing it, then presents the first group of the direction ``reverse``
+        selected at the ``load``.
+    start : In(1)
+        Strobe: restart the walk from the stored key (forward) or the stored last group
+        (reverse); the first group is presented in the next cycle. Ignored while a ``load`` is in
+        progress. The expander keeps the key, so an architecture needs no key register of its
+        own: ``load`` once per key, ``start`` once per block.
+    reverse : In(1)
+        Only with both directions: sampled with ``load`` and ``start``; 1 selects the reverse walk.
+    next : In(1)
+        The consumer takes the current group: a transfer happens in a cycle with ``valid`` and
+        ``next`` both high (stream ready/valid semantics); then the next group follows.
+    round_key : Out(width)
+        The current group of round-key bits: bits ``[128 - width*(part+1), 128 - width*part)`` of
+        round key ``round`` (big-endian, part 0 holds byte 0).
+    round : Out(range(Nr_max + 1))
+        Round index of ``round_key``.
+    part : Out(range(128 // width))
+        Part index of ``round_key`` within its round key. Forward walks go through parts
+        0, 1, ... of each round; reverse walks through parts P-1 .. 0 (descending), because the
+        backward recurrence produces the highest word first.
+    valid : Out(1)
+        ``round_key`` is the current group and may be taken.
+    last : Out(1)
+        The current group is the final one of the walk (forward: round Nr, last part; reverse:
+        round 0, part 0). After it is taken ``valid`` stays low until ``load`` or ``start``.
+    sbox_i : Out(8 * k)
+        With ``sbox=None``: the bytes for the outside S-boxes, ``k = 4`` (``width >= 32``) or 1
+        (``width == 8``), byte 0 most significant. A function of the expander's registers only.
+    sbox_o : In(8 * k)
+        With ``sbox=None``: S(``sbox_i``) of ``sbox_latency`` cycles earlier, byte for byte.
+    sbox_req : Out(1)
+        The pending step uses ``sbox_o`` (an architecture sharing the S-boxes with its datapath
+        must present S(``sbox_i``) then).
+
+    Protocol timing
+    ---------------
+    A step (advancing to the next group) happens when the current group is taken with
+    ``next``. The S-box inputs are a function of the expander's registers, so after every register
+    update they need ``sbox_latency`` cycles to settle: a group whose successor needs the S-box is
+    ``valid`` only once the S-box has settled, i.e. ``sbox_latency`` cycles after the step that
+    produced it. Groups whose successor needs no S-box are valid at once. With latency 0 a
+    consumer that keeps ``next`` high receives one group per cycle: 4 x (Nr + 1) x 32 / width
+    cycles for a whole walk. With latency L a walk costs L extra cycles per step that uses the
+    S-box, i.e. per step that computes (part of) a SubWord word: every Nk-th word, and for
+    256-bit keys also the words with i mod 8 = 4; at width 8 each byte of such a word is a step
+    of its own. At width 128 that is every step for 128- and 256-bit keys and two steps in three
+    for 192-bit keys.
+
+    Priority: ``load`` over ``start`` over ``next``.
+
+    Implementation notes
+    --------------------
+    The state is a window of the last Nk words (4·Nk bytes) of the expansion, the consumer's
+    group at its low end: Zhou & Gaj's shift register of "at least 3 columns of key words"
+    (seed 000 section II.D), generalised. A forward step shifts the window down by ``width``
+    bits and computes the new top bytes from ``w[i] = w[i-Nk] ^ temp(w[i-1])``; a reverse step
+    shifts it up and computes the new bottom bytes from ``w[i-Nk] = w[i] ^ temp(w[i-1])``. Each
+    step involves at most one SubWord (one S-box lookup at width 8), whose input is at most a
+    few XORs of window bytes, so the S-box is never chained through another S-box within one
+    step; the exact XOR network for every phase of the walk is derived by :func:`_step_plan`
+    from the recurrence. At the last group the window reaches 4·Nk - width/8 bytes past the
+    schedule end (the extended words of :func:`extend_key`); the reverse walk starts from that
+    window, so the walk positions (and the phase of the XOR network) coincide in both
+    directions.
+    """
+
+    def __init__(self, width=128, *, key_sizes=(128,), directions=("forward",), sbox=None,
+                 sbox_stages=0, sbox_latency=None, target="generic"):
+        from .sbox import sbox_latency as family_latency
+
+        if width not in WIDTHS:
+            raise ValueError(f"Width must be one of 8, 32, 64, 128, not {width!r}")
+        key_sizes = tuple(key_sizes)
+        if not key_sizes or any(k not in ROUNDS for k in key_sizes) \
+                or len(set(key_sizes)) != len(key_sizes):
+            raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
+                             f"not {key_sizes!r}")
+        directions = tuple(directions)
+        if not directions or any(d not in ("forward", "reverse") for d in directions) \
+                or len(set(directions)) != len(directions):
+            raise ValueError(f"Directions must be a non-empty subset of ('forward', 'reverse'), "
+                             f"not {directions!r}")
+        if sbox is None:
+            latency = 0 if sbox_latency is None else sbox_latency
+            if not isinstance(latency, int) or latency < 0:
+                raise ValueError(f"S-box latency must be a non-negative integer, "
+                                 f"not {sbox_latency!r}")
+        else:
+            latency = family_latency(sbox, stages=sbox_stages)  # validates family and stages
+            if sbox_latency is not None and sbox_latency != latency:
+                raise ValueError(f"S-box latency of family {sbox!r} with {sbox_stages} stages is "
+                                 f"{latency}, not {sbox_latency!r}")
+        self.width = width
+        self.key_sizes = key_sizes
+        self.directions = directions
+        self.sbox = sbox
+        self.sbox_stages = sbox_stages
+        self.sbox_latency = latency
+        self.target = target
+        #: Groups per round key.
+        self.parts = 128 // width
+        #: S-box lookups per step (the width of ``sbox_i`` / ``sbox_o`` in bytes).
+        self.sbox_count = 4 if width >= 32 else 1
+        self._geo = {k: _Geometry(k, width // 8) for k in key_sizes}
+
+        ports = {
+            "key": In(max(key_sizes)),
+            "load": In(1),
+            "start": In(1),
+            "next": In(1),
+            "round_key": Out(width),
+            "round": Out(range(max(ROUNDS[k] for k in key_sizes) + 1)),
+            "part": Out(range(self.parts)),
+            "valid": Out(1),
+            "last": Out(1),
+            "sbox_req": Out(1),
+        }
+        if len(key_sizes) > 1:
+            ports["key_bits"] = In(9)
+        if len(directions) > 1:
+            ports["reverse"] = In(1)
+        if sbox is None:
+            ports["sbox_i"] = Out(8 * self.sbox_count)
+            ports["sbox_o"] = In(8 * self.sbox_count)
+        super().__init__(ports)
+
+    def groups(self, key_bits):
+        """Groups in a whole walk for ``key_bits``: 16 x (Nr + 1) x 8 / width."""
+        return self._geo[key_bits].total * 8 // self.width
+
+    def elaborate(self, platform):
+        m = Module()
+        step = self.width // 8
+        n_max = 4 * max(g.nk for g in self._geo.values())
+        has_fwd = "forward" in self.directions
+        has_rev = "reverse" in self.directions
+        latency = self.sbox_latency
+        sizes = self.key_sizes
+
+        win = Signal(data.ArrayLayout(8, n_max))
+        key_copy = Signal(data.ArrayLayout(8, n_max)) if has_fwd else None
+        last_copy = Signal(data.ArrayLayout(8, n_max)) if has_rev else None
+        size = Signal(range(len(sizes)))           # index into key_sizes
+        pos = Signal(8)                            # schedule byte index of the window start
+        phase = Signal(range(n_max))               # see _step_plan
+        rcon = Signal(8)
+        rev = Signal()                             # walking backwards
+        running = Signal()                         # a walk is in progress
+        prepass = Signal()                         # load is walking forward to the last group
+        rev_after = Signal()                       # direction to take when the prepass ends
+        loading = Signal()                         # key_copy was just loaded
+        settle = Signal(range(latency + 1))        # cycles since the window last changed
+
+        # S-box wiring: ports, or S-boxes of our own.
+        if self.sbox is None:
+            sbox_i, sbox_o = self.sbox_i, self.sbox_o
+        else:
+            from .sbox import make_sbox
+            sbox_i = Signal(8 * self.sbox_count)
+            sbox_o = Signal(8 * self.sbox_count)
+            for s in range(self.sbox_count):
+                sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+                m.submodules[f"sbox{s}"] = sb
+                hi = 8 * (self.sbox_count - s)     # slot 0 is the most significant byte
+                m.d.comb += [sb.i.eq(sbox_i[hi - 8:hi]), sbox_o[hi - 8:hi].eq(sb.o)]
+        sub = [sbox_o[8 * (self.sbox_count - s) - 8:8 * (self.sbox_count - s)]
+               for s in range(self.sbox_count)]
+
+        # Per key size and direction: the next window, S-box inputs, and whether the step uses
+        # the S-box / the round constant, selected by the phase register.
+        def build(geo, reverse):
+            plans = geo.phases(reverse)
+            known = {x: win[x] for x in range(geo.n)}
+            # Bytes of the new window, each a Mux over the distinct formulas the phases use.
+            order = list(plans[next(iter(plans))][0])
+            for x in order:
+                formulas = {}
+                for p, (outs, _, _) in plans.items():
+                    formulas.setdefault(outs[x], set()).add(p)
+                cases = []
+                for (old, temp), phases in formulas.items():
+                    if temp[0] == "byte":
+                        t = known[temp[1]]
+                    else:
+                        t = sub[temp[1]] ^ rcon if temp[2] else sub[temp[1]]
+                    cases.append((phases, known[old] ^ t))
+                known[x] = _select(phase, cases)
+            sbox_in = []
+            for slot in range(self.sbox_count):
+                srcs = {}
+                for p, (_, sbox, _) in plans.items():
+                    if slot in sbox:
+                        srcs.setdefault(sbox[slot], set()).add(p)
+                sbox_in.append(_select(phase, [(ps, known[src]) for src, ps in srcs.items()])
+                               if srcs else Const(0, 8))
+            needs = [p for p, (_, sbox, _) in plans.items() if sbox]
+            uses_rc = [p for p, (_, _, rc) in plans.items() if rc]
+            lo = -step if reverse else step
+            new_win = [known[x] for x in range(lo, lo + geo.n)]
+            def any_of(phases):
+                if len(phases) == len(plans):
+                    return Const(1, 1)
+                cond = Const(0, 1)
+                for p in sorted(phases):
+                    cond = cond | (phase == p)
+                return cond
+            return new_win, sbox_in, any_of(needs), any_of(uses_rc)
+
+        new_win = Signal(data.ArrayLayout(8, n_max))
+        needs_sbox = Signal()
+        uses_rcon = Signal()
+        is_last = Signal()
+        at_end = Signal()
+        next_phase = Signal.like(phase)
+        sbox_bytes = Signal(data.ArrayLayout(8, self.sbox_count))
+        m.d.comb += new_win.eq(win)
+        with m.Switch(size):
+            for index, key_bits in enumerate(sizes):
+                geo = self._geo[key_bits]
+                with m.Case(index):
+                    m.d.comb += at_end.eq(pos == geo.end)
+                    m.d.comb += is_last.eq(Mux(rev, pos == 0, pos == geo.end))
+                    for reverse in (False, True):
+                        if reverse and not has_rev:
+                            continue
+                        built = build(geo, reverse)
+                        with m.If(rev if reverse else ~rev):
+                            for x, value in enumerate(built[0]):
+                                m.d.comb += new_win[x].eq(value)
+                            for s, value in enumerate(built[1]):
+                                m.d.comb += sbox_bytes[s].eq(value)
+                            m.d.comb += [needs_sbox.eq(built[2]), uses_rcon.eq(built[3])]
+                            if reverse:
+                                m.d.comb += next_phase.eq(
+                                    Mux(phase < step, phase + geo.n - step, phase - step))
+                            else:
+                                m.d.comb += next_phase.eq(
+                                    Mux(phase + step >= geo.n, phase + step - geo.n, phase + step))
+        # Slot 0 is the most significant byte of sbox_i.
+        m.d.comb += sbox_i.eq(Cat(*[sbox_bytes[s] for s in reversed(range(self.sbox_count))]))
+
+        settled = Const(1, 1) if latency == 0 else (settle == latency)
+        can_step = settled | ~needs_sbox
+        take = Signal()
+        do_step = Signal()
+        m.d.comb += [
+            self.valid.eq(running & ~prepass & (can_step | is_last)),
+            self.last.eq(is_last),
+            self.sbox_req.eq(running & needs_sbox),
+            self.round_key.eq(Cat(*[win[x] for x in reversed(range(step))])),
+            self.round.eq(pos[4:]),
+            take.eq(self.valid & self.next),
+            do_step.eq((take & ~is_last) | (prepass & running & ~at_end & can_step)),
+        ]
+        if self.parts > 1:
+            m.d.comb += self.part.eq(pos[exact_log2(step):4])
+
+        if latency:
+            with m.If(~settled):
+                m.d.sync += settle.eq(settle + 1)
+
+        # Control: one priority chain, so each window bit has one input mux (restart from the
+        # stored key, restart from the stored last group, step) rather than one per event.
+        reverse_in = self.reverse if (has_fwd and has_rev) else Const(int(has_rev), 1)
+        start_ok = self.start & ~prepass & ~loading
+        prepass_end = prepass & running & at_end & can_step
+        restart_fwd = loading | (start_ok & ~reverse_in) | (prepass_end & ~rev_after)
+        restart_rev = start_ok & reverse_in
+
+        def restart(reverse):
+            """Position the walk at its first group: forward from the stored key, reverse from
+            the stored last group."""
+            m.d.sync += [running.eq(1), prepass.eq(0), rev.eq(reverse), settle.eq(0)]
+            if reverse:
+                m.d.sync += win.eq(last_copy)
+            else:
+                m.d.sync += [win.eq(key_copy), pos.eq(0), phase.eq(0), rcon.eq(gf.RCON[0])]
+            for index, key_bits in enumerate(sizes):
+                geo = self._geo[key_bits]
+                with m.If(size == index):
+                    if reverse:
+                        m.d.sync += [pos.eq(geo.end), phase.eq(geo.rev_phase),
+                                     rcon.eq(geo.rev_rcon)]
+
+        # The prepass has reached the last group: keep it for later `start`s.
+        if has_rev:
+            with m.If(prepass_end):
+                m.d.sync += last_copy.eq(win)
+
+        with m.If(self.load):
+            # With a forward direction the key goes to `key_copy` first and reaches the window
+            # a cycle later through the restart path: one cycle of load latency buys a window
+            # input mux with one source less (about one LUT4 per window bit).
+            key_bytes = [self.key[len(self.key) - 8 * (x + 1):len(self.key) - 8 * x]
+                         for x in range(len(self.key) // 8)]
+            key_win = Signal(data.ArrayLayout(8, n_max))
+            for x in range(n_max):
+                m.d.comb += key_win[x].eq(key_bytes[x] if x < len(key_bytes) else 0)
+            if len(sizes) > 1:
+                m.d.sync += size.eq(0)
+                for index, key_bits in enumerate(sizes):
+                    with m.If(self.key_bits == key_bits):
+                        m.d.sync += size.eq(index)
+            if has_fwd:
+                m.d.sync += [key_copy.eq(key_win), loading.eq(1), running.eq(0), prepass.eq(0)]
+            else:
+                m.d.sync += [win.eq(key_win), pos.eq(0), phase.eq(0), rcon.eq(gf.RCON[0]),
+                             running.eq(1), rev.eq(0), settle.eq(0), prepass.eq(1)]
+            if has_rev:
+                m.d.sync += rev_after.eq(reverse_in)
+        if has_rev:
+            with m.Elif(restart_rev):
+                restart(True)
+        if has_fwd:
+            with m.Elif(restart_fwd):
+                restart(False)
+                m.d.sync += loading.eq(0)
+                if has_rev:
+                    m.d.sync += prepass.eq(loading)  # a load walks forward to the end first
+        with m.Else():
+            with m.If(do_step):
+                m.d.sync += [win.eq(new_win), phase.eq(next_phase), settle.eq(0)]
+                m.d.sync += pos.eq(Mux(rev, pos - step, pos + step))
+                with m.If(uses_rcon):
+                    m.d.sync += rcon.eq(Mux(rev, inv_xtime_value(rcon), gf.xtime_value(rcon)))
+            with m.If(take & is_last):
+                m.d.sync += running.eq(0)
+            if has_rev:
+                # A reverse walk after the prepass begins right here: the window already is
+                # the last group.
+                with m.If(prepass_end & rev_after):
+                    m.d.sync += [prepass.eq(0), rev.eq(1), settle.eq(0)]
+                    for index, key_bits in enumerate(sizes):
+                        geo = self._geo[key_bits]
+                        with m.If(size == index):
+                            m.d.sync += [phase.eq(geo.rev_phase), rcon.eq(geo.rev_rcon)]
+        return m
+
+
+# --- Hardware: stored round keys ------------------------------------------------------------
+
+
+class RoundKeyMemory(wiring.Component):
+    """Round keys precomputed into a memory once per key, then read by round index.
+
+    The alternative to on-the-fly expansion when a datapath needs round keys out of order or in
+    both directions ("usually, the key is stored in a RAM and read out with the rounds", Zhou &
+    Gaj, seed 000 section II.D; secworks/aes ``aes_key_mem.v``). A forward :class:`KeyExpander`
+    of the same ``width`` writes one group per cycle (per ``1 + sbox_latency`` cycles when the
+    step needs the S-box) into an :class:`amaranth.lib.memory.Memory` of
+    ``(Nr_max + 1) x 128 / width`` words of ``width`` bits, which a synthesizer can put in block
+    RAM (synchronous read) or LUT RAM.
+
+    Parameters
+    ----------
+    width : int
+        Bits per memory word and per read: 8, 32, 64 or 128.
+    key_sizes : tuple of int
+        As for :class:`KeyExpander`.
+    sbox, sbox_stages, sbox_latency, target
+        The S-boxes of the expander, as for :class:`KeyExpander`.
+    read : str
+        ``"sync"`` (read data one cycle after the address; block RAM) or ``"comb"``
+        (asynchronous read; LUT RAM).
+
+    Members
+    -------
+    key, key_bits, load
+        As for :class:`KeyExpander`: ``load`` starts filling the memory with the schedule of
+        ``key``.
+    ready : Out(1)
+        The memory holds the whole schedule of the last loaded key: low from the cycle after
+        ``load`` until the last group is written, ``1 + groups + k x sbox_latency`` cycles after
+        the ``load`` strobe (``groups`` as :meth:`KeyExpander.groups`, ``k`` the steps that use
+        the S-box). Reads of rounds already written are correct before that.
+    round : In(range(Nr_max + 1))
+        Round index to read.
+    part : In(range(128 // width))
+        Part of the round key to read (part 0 holds byte 0).
+    round_key : Out(width)
+        The addressed group, one cycle after the address (``read="sync"``) or in the same cycle.
+    sbox_i, sbox_o, sbox_req
+        The expander's S-box ports (only with ``sbox=None``).
+    """
+
+    def __init__(self, width=128, *, key_sizes=(128,), sbox=None, sbox_stages=0,
+                 sbox_latency=None, target="generic", read="sync"):
+        if read not in ("sync", "comb"):
+            raise ValueError(f"Read must be 'sync' or 'comb', not {read!r}")
+        self.read = read
+        self.expander = KeyExpander(width, key_sizes=key_sizes, sbox=sbox,
+                                    sbox_stages=sbox_stages, sbox_latency=sbox_latency,
+                                    target=target)
+        self.width = width
+        self.key_sizes = self.expander.key_sizes
+        self.parts = self.expander.parts
+        self.sbox = sbox
+        self.sbox_count = self.expander.sbox_count
+        self.sbox_latency = self.expander.sbox_latency
+        ports = {
+            "key": In(max(self.key_sizes)),
+            "load": In(1),
+            "ready": Out(1),
+            "round": In(range(max(ROUNDS[k] for k in self.key_sizes) + 1)),
+            "part": In(range(self.parts)),
+            "round_key": Out(width),
+        }
+        if len(self.key_sizes) > 1:
+            ports["key_bits"] = In(9)
+        if sbox is None:
+            ports.update(sbox_i=Out(8 * self.sbox_count), sbox_o=In(8 * self.sbox_count),
+                         sbox_req=Out(1))
+        super().__init__(ports)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.expander = exp = self.expander
+        rounds = max(ROUNDS[k] for k in self.key_sizes) + 1
+        m.submodules.mem = mem = memory.Memory(shape=self.width, depth=rounds * self.parts,
+                                               init=[])
+
+        # Address = round x parts + part; parts is a power of two, so a concatenation.
+        def address(rnd, part):
+            return Cat(part, rnd) if self.parts > 1 else rnd
+
+        m.d.comb += [exp.key.eq(self.key), exp.load.eq(self.load), exp.next.eq(1)]
+        if len(self.key_sizes) > 1:
+            m.d.comb += exp.key_bits.eq(self.key_bits)
+        if self.sbox is None:
+            m.d.comb += [self.sbox_i.eq(exp.sbox_i), exp.sbox_o.eq(self.sbox_o),
+                         self.sbox_req.eq(exp.sbox_req)]
+
+        wr = mem.write_port()
+        m.d.comb += [wr.addr.eq(address(exp.round, exp.part)), wr.data.eq(exp.round_key),
+                     wr.en.eq(exp.valid)]
+        rd = mem.read_port(domain=self.read)
+        m.d.comb += [rd.addr.eq(address(self.round, self.part)), self.round_key.eq(rd.data)]
+
+        with m.If(exp.valid & exp.last):
+            m.d.sync += self.ready.eq(1)
+        with m.If(self.load):
+            m.d.sync += self.ready.eq(0)
+        return m
