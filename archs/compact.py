@@ -1,0 +1,666 @@
+"""Compact (folded) AES-128: 8-, 32- or 64-bit datapaths, as a block cipher or a CTR stream cipher.
+
+The design space of Zhou & Gaj, "AES as a stream cipher" (seed 000): the AES round is folded onto
+a datapath of ``datapath_width`` bits, the 128-bit state lives in a small memory and ShiftRows is
+done by addressing it (section II.E), the round key comes from an on-the-fly key schedule of the
+same width (section II.D, Fig. 7 and Fig. 10), and the core runs either as a plain block cipher
+(``mode="ecb"``, the common interface of :mod:`archs.interface`) or as AES-128 in counter mode
+(``mode="ctr"``, section II.B-C). :class:`EStreamAdapter` puts the eSTREAM handshake of 000
+Fig. 6 on top of the CTR core.
+
+Resources (000 Table I), as built here
+---------------------------------------
+======  ====================  =========================  ==========  ===========
+width   state memory          datapath S-boxes (+ key)    MixColumns  AddRoundKey
+======  ====================  =========================  ==========  ===========
+8       2 x 128 bits (shared  1 (+ 1; + 4 if the S-box     1           8
+        memory: 128) + 24-bit  has a latency, see below)
+        MixColumns buffer
+32      2 x 128 (128)         4 (+ 4)                    1           32
+64      2 x 128 (128)         8 (+ 4)                    2           64
+======  ====================  =========================  ==========  ===========
+
+:attr:`Compact.resources` counts these from the elaborated design. Table I prints the memory as
+"256*8" and "128*8"; read as bits (two 128-bit memories, or one) it matches the text of section
+II.E ("the input and output memory should remain 128-bit"). Its 8-bit row adds a 32-bit buffer
+before MixColumns; the buffer here is 24 bits (see the implementation notes).
+
+Schedule and cycles per block
+-----------------------------
+Like 000 (Table III: 0.73 / 2.91 / 5.82 bits per clock, i.e. 176 / 44 / 22 cycles per block) a
+block takes 11 round-steps of ``16 / (datapath_width / 8)`` cycles: a load step that writes
+``block ^ key`` into the state memory, then the 10 rounds. The load step of the next block starts
+as soon as the last round has read the memory, so blocks follow each other back to back with no
+extra cycle. With an S-box of latency ``L`` (``bram``, or pipelined ``composite``/``tower``) every
+round-step waits ``L`` more cycles before its first step: the last column of a round must be
+written before the next round reads it (the dependency is complete: every output column of a
+round reads one byte from each input column), and the key schedule's S-box must settle; so a
+block costs ``11 * (16 / bytes + L)`` cycles.
+
+Key schedule
+------------
+The round keys come from :class:`archs.prims.keyschedule.KeyExpander` (000 Fig. 7 at 32 bits,
+Fig. 10 at 64 bits, byte-serial at 8 bits), one group of round-key bits per write-back step, in
+exactly the order the datapath consumes them (round key 0 for the load step, then rounds 1-10).
+Its S-boxes are outside it (narrow ``sbox_i`` / ``sbox_o`` ports) and belong to this core, so they
+are counted here. The expander keeps the key: a key transfer is one ``load``, every block one
+``start`` (issued with the last round key of the previous block).
+
+Why the 8-bit core has two S-boxes
+----------------------------------
+The on-the-fly key schedule needs 4 S-box lookups per round (SubWord), 40 per block; the 8-bit
+datapath uses its S-box in 160 of the 176 cycles of a block. One S-box shared by both would need
+200 cycles per block, over 000's 176, so the key schedule has an S-box of its own (the byte-serial
+expander, one S-box). With an S-box latency ``L > 0`` the byte-serial schedule would stall inside
+the first column of every round, which the 8-bit MixColumns buffer cannot absorb, so the
+word-serial (32-bit, four S-box) schedule is used there.
+
+Size of the 8-bit core
+----------------------
+Measured once (Yosys 0.70 ``synth_ecp5 -nowidelut``, nextpnr-ecp5 0.11, LFE5U-85F out of
+context, 2026-11-21), shared memory, ECB: ``composite`` S-boxes 614 LUT4 + 2 TRELLIS_DPR16X4
+RAMs (648 TRELLIS_COMB), 468 FF, 84 MHz; ``tower`` 576 LUT4 (610 TRELLIS_COMB). Where the LUTs
+go (hierarchical synthesis, composite): S-boxes 2 x 72, key schedule 197 (128 of them reload the
+round-key window from the stored key for every block), MixColumns 58, and in the top level 194,
+of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the common
+interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parallel ports of the
+common interface (key and block); the published 8-bit cores have byte-wide ports.
+
+Counter mode
+------------
+``mode="ctr"`` adds a one-bit field ``iv`` to the block input (default 0 = a plaintext block):
+
+* A transfer with ``iv=1`` loads ``data`` as the initial counter block (SP 800-38A section 6.5);
+  it produces no output.
+* Every transfer with ``iv=0`` is a plaintext block; the core returns ``plaintext ^ E(K, T)`` and
+  then increments the counter block ``T``: the low 32 bits (bits 31..0, block bytes 12..15) count
+  modulo 2**32 and the upper 96 bits stay fixed, as in SP 800-38A Appendix B.1 with m = 32 and
+  RFC 3686 (``aesdse.reference.ctr_encrypt(..., counter_bits=32)``).
+* A key transfer keeps the counter block: load an IV after a new key.
+
+Because the counter sequence is known in advance (000 section II.B, Fig. 4), the core encrypts the
+next counter block before its plaintext arrives and only waits for the plaintext before the last
+round, whose output bytes are XORed with the plaintext as they are produced. The plaintext
+transfer completes (``i.ready``) when the last ciphertext byte has been computed, so the core
+needs no plaintext register. A key or IV transfer arriving while the core waits for plaintext
+discards the precomputed block. Decryption is the same operation.
+
+Implementation notes
+--------------------
+All cycles of a block are issued by one sequencer (round, step) and flow through a fixed
+pipeline: at issue the state memory is read (rounds 1-10), ``L`` cycles later the S-box outputs
+are there (and, in the load step, the block input bytes are taken instead), then MixColumns (not
+in the load step or round 10) and AddRoundKey, and the result is written back (or, in round 10,
+shifted into the output register). The write happens ``D = L`` cycles after the issue (``L + 3``
+at 8 bits). Nothing in the pipeline ever stalls; the sequencer only waits at the start of a
+round-step, and the control of every later stage is the issue control delayed by the stage depth.
+
+ShiftRows is an address transformation (000 section II.E,
+:func:`.prims.shiftrows.shift_rows_source`): round output byte ``j`` is computed from input byte
+``src(j)``. The state memory is split into
+lanes so that one step reads its bytes in one cycle: one lane at 8 bits, one lane per row at 32
+bits (row ``r`` of the step reading column ``(n + r) mod 4``, 000 Fig. 16's "four small rows"),
+and one lane per row and column parity at 64 bits (a step reads two adjacent columns per row, one
+even and one odd). With separate memories (``shared_memory=False``) each lane has two banks, the
+input and output memories of 000, swapped every round-step. With one shared memory
+(``shared_memory=True``) a round writes its output byte ``j`` into the slot it read ``src(j)``
+from, which is free by then; the position of state byte ``j`` in memory after ``r`` round-steps is
+therefore ``src^r(j)`` and returns to ``j`` after four (000 Fig. 16).
+
+The 8-bit MixColumns buffer (000 Fig. 14) is a three-byte shift register: S-box bytes enter
+every cycle; when the fourth byte of a column arrives, MixColumns of the three buffered bytes and
+that byte gives the output byte 0 at once and reloads the buffer with output bytes 1-3, which
+leave one per cycle while the next column enters behind them. Every byte therefore comes out
+exactly three cycles after it went in, with or without MixColumns.
+"""
+
+from collections import Counter
+
+from amaranth.hdl import Cat, Const, Fragment, Module, Mux, Shape, Signal
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+
+from .interface import AESSignature, bytes_value, value_bytes
+from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.mixcolumns import mix_column_value
+from .prims.sbox import TARGETS, make_sbox, sbox_latency
+from .prims.shiftrows import shift_rows_source
+
+__all__ = ["Compact", "MixColumn", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
+
+#: Datapath widths in bits.
+WIDTHS = (8, 32, 64)
+#: Modes of operation.
+MODES = ("ecb", "ctr")
+
+_ROUNDS = ROUNDS[128]
+
+
+class MixColumn(wiring.Component):
+    """MixColumns of one column (FIPS-197 section 5.1.3), combinational.
+
+    A component of its own so that a design's MixColumns units can be counted (000 Table I).
+
+    Members
+    -------
+    i : In(ArrayLayout(8, 4))
+        Column, row 0 first.
+    o : Out(ArrayLayout(8, 4))
+        Mixed column.
+    """
+
+    i: In(data.ArrayLayout(8, 4))
+    o: Out(data.ArrayLayout(8, 4))
+
+    def elaborate(self, platform):
+        m = Module()
+        for r, value in enumerate(mix_column_value([self.i[k] for k in range(4)])):
+            m.d.comb += self.o[r].eq(value)
+        return m
+
+
+def schedule(datapath_width: int, latency: int) -> dict:
+    """Timing of :class:`Compact` for a width and an S-box latency, from its pipeline rules.
+
+    Returns a dict with ``steps`` (cycles per round-step without waiting), ``delay`` (cycles from
+    issue to write-back), ``gap`` (cycles the sequencer waits before the first step of every
+    round-step) and ``cycles_per_block``. Raises ``AssertionError`` if the schedule would read a
+    state byte before it is written (checked for every byte of two consecutive rounds), so a
+    change of the pipeline cannot silently break the memory dependencies.
+    """
+    nbytes = datapath_width // 8
+    steps = 16 // nbytes
+    delay = latency + (3 if nbytes == 1 else 0)
+    # Before every round-step: the key schedule's S-box settles (KeyExpander: ``latency`` cycles
+    # after the window changed), and the previous round's last column is written back.
+    gap = latency
+    period = steps + gap
+    for j in range(16):
+        src = shift_rows_source(j)
+        written = (src // nbytes) + delay          # round r writes byte src at step src // nbytes
+        read = period + j // nbytes                # round r + 1 reads it for output byte j
+        assert written < read, (datapath_width, latency, j)
+    return {"steps": steps, "delay": delay, "gap": gap,
+            "cycles_per_block": (_ROUNDS + 1) * period}
+
+
+class Compact(wiring.Component):
+    """Compact AES-128 encryption core with a folded datapath (Zhou & Gaj, seed 000).
+
+    Parameters
+    ----------
+    datapath_width : int
+        8, 32 or 64: bits of the state processed per cycle.
+    sbox : str
+        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`), for the datapath and the key
+        schedule.
+    sbox_stages : int
+        Pipeline registers inside each S-box, for the families that have them.
+    shared_memory : bool
+        ``False``: separate input and output state memories (two banks per lane). ``True``: one
+        state memory updated in place with the address transformation of 000 Fig. 16.
+    mode : str
+        ``"ecb"``: block encryption through the common interface. ``"ctr"``: AES-128 CTR stream
+        cipher (see the module documentation for the ``iv`` field and the counter).
+    target : str
+        Device family of the netlist, passed to the S-boxes.
+
+    Members
+    -------
+    key, i, o
+        The common AES interface (:class:`archs.interface.AESSignature`), AES-128 only. With
+        ``mode="ctr"`` the block input has the extra field ``iv`` (1 bit, 0 = plaintext).
+
+    Attributes
+    ----------
+    sbox_latency : int
+        Cycles from S-box input to output.
+    steps_per_round : int
+        Cycles of one round-step without waiting (16, 4 or 2).
+    cycles_per_block : int
+        Cycles per block in a back-to-back stream, from :func:`schedule` (the verify stage
+        measures it independently).
+    resources : dict
+        Counted from the elaborated design (see the property).
+
+    Raises
+    ------
+    ValueError
+        For a parameter outside its allowed values.
+    """
+
+    def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
+                 mode="ecb", target="generic"):
+        if datapath_width not in WIDTHS or isinstance(datapath_width, bool):
+            raise ValueError(f"Datapath width must be 8, 32 or 64, not {datapath_width!r}")
+        if shared_memory not in (False, True) or not isinstance(shared_memory, (bool, int)):
+            raise ValueError(f"Shared memory must be True or False, not {shared_memory!r}")
+        if mode not in MODES:
+            raise ValueError(f"Mode must be 'ecb' or 'ctr', not {mode!r}")
+        self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)  # validates family, stages
+        self.datapath_width = datapath_width
+        self.sbox = sbox
+        self.sbox_stages = sbox_stages
+        self.shared_memory = bool(shared_memory)
+        self.mode = mode
+        self.target = target
+        if target not in TARGETS:
+            raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
+                             f"not {target!r}")
+        self._timing = schedule(datapath_width, self.sbox_latency)
+        self.steps_per_round = self._timing["steps"]
+        self.cycles_per_block = self._timing["cycles_per_block"]
+        # Key schedule width: byte-serial at 8 bits when the S-box is combinational (one key
+        # S-box), otherwise as wide as the datapath, at least a word (see the module notes).
+        if datapath_width == 8 and self.sbox_latency:
+            self.key_width = 32
+        else:
+            self.key_width = datapath_width
+        block_fields = {"iv": 1} if mode == "ctr" else None
+        super().__init__(AESSignature(key_sizes=(128,), block_fields=block_fields))
+
+    @property
+    def resources(self):
+        """Resources counted from the elaborated design (000 Table I).
+
+        Keys: ``sbox_instances`` (all S-boxes), ``datapath_sbox_instances``,
+        ``key_sbox_instances``, ``mixcolumns_units``, ``state_memory_bits`` (bits of the state
+        memories), ``buffer_bits`` (MixColumns buffer of the 8-bit datapath),
+        ``addroundkey_width`` (bits XORed with round-key bits per cycle) and ``cycles_per_block``.
+        """
+        fragment = Fragment.get(self, None)
+        counts = Counter()
+        for sub, name, _ in fragment.subfragments:
+            origin = sub.origins[0] if sub.origins else None
+            if hasattr(origin, "table") and hasattr(origin, "latency"):
+                counts["key_sbox_instances" if name.startswith("key_") else
+                       "datapath_sbox_instances"] += 1
+            elif isinstance(origin, MixColumn):
+                counts["mixcolumns_units"] += 1
+            elif isinstance(origin, memory.Memory):
+                counts["state_memory_bits"] += origin.depth * Shape.cast(origin.shape).width
+        built = self._built
+        return {
+            "sbox_instances": counts["datapath_sbox_instances"] + counts["key_sbox_instances"],
+            "datapath_sbox_instances": counts["datapath_sbox_instances"],
+            "key_sbox_instances": counts["key_sbox_instances"],
+            "mixcolumns_units": counts["mixcolumns_units"],
+            "state_memory_bits": counts["state_memory_bits"],
+            "buffer_bits": built["buffer_bits"],
+            "addroundkey_width": built["addroundkey_width"],
+            "cycles_per_block": self.cycles_per_block,
+        }
+
+    # --- State memory addressing ------------------------------------------------------------
+
+    @staticmethod
+    def _times_mod4(k, row):
+        """``(k * row) mod 4`` for a 2-bit ``k`` and a row (int or 2-bit Value), as AND/XOR
+        terms: Yosys would map a ``*`` of two signals to a DSP multiplier."""
+        if isinstance(row, int):
+            row = Const(row, 2)
+        return Cat(k[0] & row[0], (k[1] & row[0]) ^ (k[0] & row[1]))
+
+    def _slot(self, n, q, k):
+        """Where position ``q`` of step ``n`` lives after ``k`` ShiftRows of addressing.
+
+        Position ``j = bytes * n + q`` of the state (row ``j % 4``, column ``j // 4``) is stored
+        in row ``j % 4``, column ``(j // 4 + k * row) % 4`` (that is ``src^k(j)``). Returns
+        ``(lane, address)``: ``lane`` an int, or for 64 bits a 1-bit column-parity Value (the
+        lane is then ``2 * row + parity``).
+        """
+        nbytes = self.datapath_width // 8
+        if nbytes == 1:
+            row, col = n[0:2], n[2:4]
+            pcol = (col + self._times_mod4(k, row))[0:2]
+            return 0, Cat(row, pcol)
+        row, x = q % 4, q // 4
+        col = Cat(Const(x, 1), n) if nbytes == 8 else n
+        pcol = (col + self._times_mod4(k, row))[0:2]
+        if nbytes == 4:
+            return row, pcol
+        return pcol[0], pcol[1]
+
+    # --- Elaboration ------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        width = self.datapath_width
+        nbytes = width // 8
+        steps = self.steps_per_round
+        latency = self.sbox_latency
+        delay = self._timing["delay"]
+        gap = self._timing["gap"]
+        ctr = self.mode == "ctr"
+        shared = self.shared_memory
+
+        # --- Sequencer (issue stage) and the control pipeline ------------------------------
+        rnd = Signal(range(_ROUNDS + 1))
+        step = Signal(range(steps))
+        wait = Signal(range(gap + 1))
+        issue = Signal()
+
+        # Stage k holds the (valid, round, step) that issued k cycles ago.
+        stages = [(issue, rnd, step)]
+        for k in range(1, delay + 1):
+            v = Signal(name=f"s{k}_valid")
+            r = Signal.like(rnd, name=f"s{k}_round")
+            s = Signal.like(step, name=f"s{k}_step")
+            pv, pr, ps = stages[-1]
+            m.d.sync += [v.eq(pv), r.eq(pr), s.eq(ps)]
+            stages.append((v, r, s))
+        sv, sr, ss = stages[latency]          # S-box outputs / block bytes stage
+        wv, wr, ws = stages[delay]            # write-back stage
+        drained = Const(1, 1)
+        for v, _, _ in stages[1:]:
+            drained = drained & ~v
+
+        # --- Key schedule ------------------------------------------------------------------
+        kw = self.key_width
+        m.submodules.key_schedule = kx = KeyExpander(kw, sbox=None, sbox_latency=latency)
+        for n in range(kx.sbox_count):
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            m.submodules[f"key_sbox{n}"] = sb
+            hi = 8 * (kx.sbox_count - n)
+            m.d.comb += [sb.i.eq(kx.sbox_i[hi - 8:hi]), kx.sbox_o[hi - 8:hi].eq(sb.o)]
+        # Round-key bytes of the write stage. A group of the schedule covers kw / width steps.
+        group_steps = kw // width
+        if group_steps == 1:
+            key_bytes = value_bytes(kx.round_key, nbytes)
+            group_end = Const(1, 1)
+        else:
+            key_bytes = [kx.round_key.word_select(~ws[0:2], 8)]
+            group_end = ws[0:2] == group_steps - 1
+        kx_at_start = kx.round == 0
+        if kx.parts > 1:
+            kx_at_start = kx_at_start & (kx.part == 0)
+
+        # --- Block input, output and counter ------------------------------------------------
+        out_data = Signal(128)
+        out_valid = Signal()
+        restart_pending = Signal()   # round 10 fully issued, its last write not yet done
+        walk_ready = Signal()        # the key walk has been valid at round key 0 since the last
+                                     # key load or discarded block
+        counter = Signal(128)
+        counter_loaded = Signal()
+        if ctr:
+            src_block = counter
+        else:
+            src_block = self.i.payload.data
+
+        at_start = (rnd == 0) & (step == 0)
+        # The walk must be at round key 0: presented (valid) after a key load or a restart from
+        # idle, or about to be restarted by the block finishing now (then the round-step gap
+        # lets its S-box settle before the first write).
+        key_ok = walk_ready | restart_pending
+        out_free = ~out_valid | self.o.ready
+        iv_pending = (self.i.valid & self.i.payload.iv) if ctr else Const(0, 1)
+        pt_pending = (self.i.valid & ~self.i.payload.iv) if ctr else Const(0, 1)
+        if ctr:
+            start_ok = counter_loaded & ~self.key.valid & ~iv_pending & key_ok
+            final_ok = out_free & pt_pending & ~self.key.valid
+            abort = (rnd == _ROUNDS) & (step == 0) & (wait == 0) & (self.key.valid | iv_pending)
+        else:
+            start_ok = self.i.valid & ~self.key.valid & key_ok
+            final_ok = out_free
+            abort = Const(0, 1)
+
+        with m.If(wait != 0):
+            m.d.comb += issue.eq(0)
+        with m.Elif(at_start):
+            m.d.comb += issue.eq(start_ok)
+        with m.Elif((rnd == _ROUNDS) & (step == 0)):
+            m.d.comb += issue.eq(final_ok)
+        with m.Else():
+            m.d.comb += issue.eq(1)
+
+        if gap:
+            with m.If(wait != 0):
+                m.d.sync += wait.eq(wait - 1)
+        with m.If(issue):
+            with m.If(step == steps - 1):
+                m.d.sync += [step.eq(0), rnd.eq(Mux(rnd == _ROUNDS, 0, rnd + 1))]
+                if gap:
+                    m.d.sync += wait.eq(gap)
+            with m.Else():
+                m.d.sync += step.eq(step + 1)
+        with m.If(abort):
+            m.d.sync += [rnd.eq(0), step.eq(0)]
+
+        last_issue = issue & (rnd == _ROUNDS) & (step == steps - 1)
+        last_write = wv & (wr == _ROUNDS) & (ws == steps - 1)
+        with m.If(last_issue):
+            m.d.sync += restart_pending.eq(1)
+        with m.If(last_write):
+            m.d.sync += restart_pending.eq(0)
+
+        idle = at_start & ~issue & drained & ~restart_pending
+        key_take = self.key.valid & self.key.ready
+        with m.If(kx.valid & kx_at_start):
+            m.d.sync += walk_ready.eq(1)
+        with m.If(key_take | abort):
+            m.d.sync += walk_ready.eq(0)
+        m.d.comb += [
+            self.key.ready.eq(idle),
+            kx.key.eq(self.key.payload.key),
+            kx.load.eq(key_take),
+            # Restart the walk from the stored key after the last round key of a block (the
+            # next block's load step needs round key 0), and whenever the core is idle with
+            # the walk elsewhere (after a discarded CTR block).
+            kx.start.eq(last_write | (idle & ~kx_at_start)),
+            kx.next.eq(wv & group_end),
+        ]
+
+        # Block input transfers.
+        if ctr:
+            iv_take = idle & iv_pending
+            m.d.comb += self.i.ready.eq(last_write | iv_take)
+            with m.If(iv_take):
+                m.d.sync += [counter.eq(self.i.payload.data), counter_loaded.eq(1)]
+            with m.If(last_write):
+                # SP 800-38A B.1 with m = 32 (RFC 3686): the low 32 bits wrap, the rest stays.
+                m.d.sync += counter[:32].eq(counter[:32] + 1)
+        else:
+            m.d.comb += self.i.ready.eq(sv & (sr == 0) & (ss == steps - 1))
+
+        # --- State memory -------------------------------------------------------------------
+        lanes = nbytes
+        lane_depth = 16 // nbytes
+        banks = 1 if shared else 2
+        mems = []
+        for lane in range(lanes):
+            mem = memory.Memory(shape=8, depth=lane_depth * banks, init=[])
+            m.submodules[f"state{lane}"] = mem
+            mems.append((mem.read_port(domain="comb"), mem.write_port()))
+
+        # Read side (issue stage, rounds 1-10): separate memories read the bank the previous
+        # round-step wrote with ShiftRows addressing (k = 1); the shared memory reads where the
+        # previous round-steps left the bytes (k = r mod 4).
+        k_read = rnd[0:2] if shared else Const(1, 2)
+        k_write = wr[0:2] if shared else Const(0, 2)
+        read_bank = ~rnd[0]
+        write_bank = wr[0]
+
+        def route(n, k):
+            """Per position q: (lane, address). Per lane: the address of the position in it."""
+            pos = [self._slot(n, q, k) for q in range(nbytes)]
+            if nbytes != 8:
+                return [p[0] for p in pos], [p[1] for p in pos], None
+            # 64 bits: positions q and q + 4 (same row) go to the two parity lanes of the row.
+            lane_of = [2 * (q % 4) + p for q, (p, _) in enumerate(pos)]
+            parity = [p for p, _ in pos]
+            return lane_of, [a for _, a in pos], parity
+
+        r_lane, r_addr, r_par = route(step, k_read)
+        w_lane, w_addr, w_par = route(ws, k_write)
+
+        def lane_address(lane, lane_of, addr, parity):
+            if parity is None:
+                return addr[lane_of.index(lane)]
+            row, p = lane // 2, lane % 2
+            # Position `row` (column x = 0) or `row + 4` (x = 1), whichever has this parity.
+            return Mux(parity[row] == p, addr[row], addr[row + 4])
+
+        read_data = []
+        for q in range(nbytes):
+            if r_par is None:
+                port = mems[r_lane[q]][0]
+                read_data.append(port.data)
+            else:
+                row = q % 4
+                even, odd = mems[2 * row][0], mems[2 * row + 1][0]
+                read_data.append(Mux(r_par[q], odd.data, even.data))
+        for lane, (rport, wport) in enumerate(mems):
+            raddr = lane_address(lane, r_lane, r_addr, r_par)
+            waddr = lane_address(lane, w_lane, w_addr, w_par)
+            if not shared:
+                raddr = Cat(raddr, read_bank)
+                waddr = Cat(waddr, write_bank)
+            m.d.comb += [rport.addr.eq(raddr), wport.addr.eq(waddr)]
+
+        # --- Datapath: S-boxes, MixColumns, AddRoundKey --------------------------------------
+        sub = []
+        for q in range(nbytes):
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            m.submodules[f"sbox{q}"] = sb
+            m.d.comb += sb.i.eq(read_data[q])
+            sub.append(sb.o)
+        # Block bytes of the load step, in natural order, at the S-box output stage (the step
+        # count is a power of two, so ~step is the word index counted from the right).
+        block_bytes = value_bytes(src_block.word_select(~ss, width), nbytes)
+
+        pre_ark = [Signal(8, name=f"pre_ark{q}") for q in range(nbytes)]
+        buffer_bits = 0
+        if nbytes == 1:
+            # 000 Fig. 14: the byte-serial MixColumns buffer (see the module notes).
+            buf = [Signal(8, name=f"buf{n}") for n in range(3)]
+            buffer_bits = 24
+            x = Signal(8)
+            m.d.comb += x.eq(Mux(sr == 0, block_bytes[0], sub[0]))
+            m.submodules.mix0 = mix = MixColumn()
+            m.d.comb += [mix.i[n].eq(buf[n]) for n in range(3)] + [mix.i[3].eq(x)]
+            mixing = sv & (sr != 0) & (sr != _ROUNDS) & (ss[0:2] == 3)
+            with m.If(mixing):
+                m.d.comb += pre_ark[0].eq(mix.o[0])
+                m.d.sync += [buf[n].eq(mix.o[n + 1]) for n in range(3)]
+            with m.Else():
+                m.d.comb += pre_ark[0].eq(buf[0])
+                m.d.sync += [buf[0].eq(buf[1]), buf[1].eq(buf[2]), buf[2].eq(x)]
+        else:
+            mixed = []
+            for c in range(nbytes // 4):
+                mix = MixColumn()
+                m.submodules[f"mix{c}"] = mix
+                m.d.comb += [mix.i[n].eq(sub[4 * c + n]) for n in range(4)]
+                mixed += [mix.o[n] for n in range(4)]
+            for q in range(nbytes):
+                with m.If(sr == 0):
+                    m.d.comb += pre_ark[q].eq(block_bytes[q])
+                with m.Elif(sr == _ROUNDS):
+                    m.d.comb += pre_ark[q].eq(sub[q])
+                with m.Else():
+                    m.d.comb += pre_ark[q].eq(mixed[q])
+
+        ark = Signal(width)
+        m.d.comb += ark.eq(bytes_value(pre_ark) ^ bytes_value(key_bytes))
+        self._built = {"buffer_bits": buffer_bits, "addroundkey_width": len(ark)}
+        ark_bytes = value_bytes(ark, nbytes)
+
+        # Write-back: the state memory in round-steps 0-9, the output register in round 10.
+        we = wv & (wr != _ROUNDS)
+        for lane, (_, wport) in enumerate(mems):
+            if w_par is None:
+                wdata = ark_bytes[w_lane.index(lane)]
+            else:
+                row, p = lane // 2, lane % 2
+                wdata = Mux(w_par[row] == p, ark_bytes[row], ark_bytes[row + 4])
+            m.d.comb += [wport.data.eq(wdata), wport.en.eq(we)]
+
+        result = ark
+        if ctr:
+            # The plaintext is held on the input (its transfer completes with the last byte).
+            result = ark ^ self.i.payload.data.word_select(~ws, width)
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += out_valid.eq(0)
+        with m.If(wv & (wr == _ROUNDS)):
+            m.d.sync += out_data.eq(Cat(result, out_data[:128 - width]))
+            with m.If(ws == steps - 1):
+                m.d.sync += out_valid.eq(1)
+        m.d.comb += [self.o.valid.eq(out_valid), self.o.payload.data.eq(out_data)]
+        return m
+
+
+class EStreamAdapter(wiring.Component):
+    """The eSTREAM cipher interface of 000 Fig. 6 (section II.C) over a CTR-mode core.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        A core with the common interface and a block input field ``iv`` (for example
+        ``Compact(mode="ctr")``); it becomes a submodule.
+
+    Members
+    -------
+    key : In(128)
+        Cipher key.
+    iv : In(128)
+        Initial counter block.
+    key_iv_write : In(1)
+        Strobe: load ``key`` and ``iv``; they must stay unchanged until ``key_iv_ready`` is high.
+    key_iv_ready : Out(1)
+        High once key and IV are loaded; low from ``key_iv_write`` until then, and after reset.
+    data_in : In(128)
+        Plaintext block.
+    data_in_write : In(1)
+        A plaintext block is offered; hold it with ``data_in`` until ``data_in_ready``. Only
+        taken while ``key_iv_ready`` is high.
+    data_in_ready : Out(1)
+        The block on ``data_in`` is taken in this cycle.
+    data_out : Out(128)
+        Ciphertext block.
+    data_out_write : Out(1)
+        ``data_out`` is a new ciphertext block, valid in this cycle only (eSTREAM output has no
+        back-pressure).
+    """
+
+    key: In(128)
+    iv: In(128)
+    key_iv_write: In(1)
+    key_iv_ready: Out(1)
+    data_in: In(128)
+    data_in_write: In(1)
+    data_in_ready: Out(1)
+    data_out: Out(128)
+    data_out_write: Out(1)
+
+    def __init__(self, core):
+        if "iv" not in core.i.payload.shape().members:
+            raise ValueError("The core must have a block input field 'iv' (mode='ctr')")
+        self.core = core
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        loading_key = Signal()
+        loading_iv = Signal()
+        ready = Signal()
+        m.d.comb += [
+            core.key.payload.key.eq(self.key),
+            core.key.valid.eq(loading_key),
+            core.i.payload.data.eq(Mux(loading_iv, self.iv, self.data_in)),
+            core.i.payload.iv.eq(loading_iv),
+            core.i.valid.eq(loading_iv | (ready & self.data_in_write)),
+            self.data_in_ready.eq(ready & core.i.ready),
+            self.key_iv_ready.eq(ready),
+            core.o.ready.eq(1),
+            self.data_out.eq(core.o.payload.data),
+            self.data_out_write.eq(core.o.valid),
+        ]
+        with m.If(self.key_iv_write):
+            m.d.sync += [loading_key.eq(1), loading_iv.eq(0), ready.eq(0)]
+        with m.Elif(loading_key & core.key.ready):
+            m.d.sync += [loading_key.eq(0), loading_iv.eq(1)]
+        with m.Elif(loading_iv & core.i.ready):
+            m.d.sync += [loading_iv.eq(0), ready.eq(1)]
+        return m

@@ -1,0 +1,332 @@
+# amaranth: UnusedElaboratable=no
+"""Tests of :mod:`archs.compact`: the compact AES of Zhou & Gaj (seed 000) in ECB and CTR mode."""
+
+import random
+
+import pytest
+from amaranth.sim import Simulator
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from aesdse import reference
+from aesdse.vectors import SP800_38A_CTR
+from aesdse.verify import VerifyOptions, verify_component
+from archs import FAMILIES
+from archs.compact import Compact, EStreamAdapter, schedule
+from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
+
+WIDTHS = (8, 32, 64)
+#: 000 Table III: cycles per block implied by 0.73 / 2.91 / 5.82 bits per clock.
+TABLE_III_CYCLES = {8: 176, 32: 44, 64: 22}
+
+
+# --- Reference and RTL helpers ----------------------------------------------------------------
+
+
+def ref_ctr(key, iv, blocks):
+    """CTR with a 32-bit counter (SP 800-38A B.1, m = 32), from the pure-Python reference."""
+    data = b"".join(b.to_bytes(16, "big") for b in blocks)
+    out = reference.ctr_encrypt(key.to_bytes(16, "big"), iv.to_bytes(16, "big"), data,
+                                counter_bits=32)
+    return [int.from_bytes(out[16 * n:16 * n + 16], "big") for n in range(len(blocks))]
+
+
+def oracle_ctr(key, iv, blocks):
+    """CTR from ``cryptography`` (128-bit counter: equal to ``ref_ctr`` while no wrap)."""
+    enc = Cipher(algorithms.AES(key.to_bytes(16, "big")),
+                 modes.CTR(iv.to_bytes(16, "big"))).encryptor()
+    data = b"".join(b.to_bytes(16, "big") for b in blocks)
+    out = enc.update(data) + enc.finalize()
+    return [int.from_bytes(out[16 * n:16 * n + 16], "big") for n in range(len(blocks))]
+
+
+def rtl_ctr(dut, items, *, stall=0.25, seed=0, max_cycles=50_000):
+    """Drive ``items`` into a CTR-mode core: ``("key", k)``, ``("iv", block)`` or
+    ``("pt", block)``, in order, with random idle cycles and output back-pressure; return the
+    output blocks."""
+    rng = random.Random(seed)
+    expected = sum(1 for kind, _ in items if kind == "pt")
+    outputs = []
+
+    async def producer(ctx):
+        for kind, value in items:
+            while rng.random() < stall:
+                await ctx.tick()
+            if kind == "key":
+                ctx.set(dut.key.payload.key, value)
+                ctx.set(dut.key.valid, 1)
+                await ctx.tick().until(dut.key.ready)
+                ctx.set(dut.key.valid, 0)
+            else:
+                ctx.set(dut.i.payload.data, value)
+                ctx.set(dut.i.payload.iv, kind == "iv")
+                ctx.set(dut.i.valid, 1)
+                await ctx.tick().until(dut.i.ready)
+                ctx.set(dut.i.valid, 0)
+
+    async def consumer(ctx):
+        for _ in range(max_cycles):
+            ready = rng.random() >= stall
+            ctx.set(dut.o.ready, ready)
+            _, _, valid, data = await ctx.tick().sample(dut.o.valid, dut.o.payload.data)
+            if valid and ready:
+                outputs.append(data)
+                if len(outputs) == expected:
+                    return
+        raise AssertionError(f"hang: {len(outputs)} of {expected} blocks")
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    return outputs
+
+
+def ctr_items(key, iv, blocks):
+    return [("key", key), ("iv", iv)] + [("pt", b) for b in blocks]
+
+
+# --- Constructor ------------------------------------------------------------------------------
+
+
+class TestParameters:
+    def test_defaults(self):
+        dut = Compact()
+        assert (dut.datapath_width, dut.sbox, dut.shared_memory, dut.mode) == (32, "lut", False,
+                                                                               "ecb")
+        assert dut.steps_per_round == 4
+        assert dut.cycles_per_block == 44
+        assert "iv" not in dut.i.payload.shape().members
+
+    def test_ctr_has_iv_field(self):
+        assert "iv" in Compact(mode="ctr").i.payload.shape().members
+
+    @pytest.mark.parametrize("kwargs, message", [
+        ({"datapath_width": 16}, "Datapath width must be 8, 32 or 64, not 16"),
+        ({"datapath_width": 128}, "Datapath width must be 8, 32 or 64, not 128"),
+        ({"datapath_width": True}, "Datapath width must be 8, 32 or 64, not True"),
+        ({"shared_memory": "yes"}, "Shared memory must be True or False, not 'yes'"),
+        ({"mode": "cbc"}, "Mode must be 'ecb' or 'ctr', not 'cbc'"),
+        ({"sbox": "nope"}, "S-box family must be one of " + ", ".join(SBOX_FAMILIES)
+         + ", not 'nope'"),
+        ({"sbox": "lut", "sbox_stages": 2}, "S-box family 'lut' has no pipeline stages, not 2"),
+        ({"target": "ice40"}, "Target must be one of 'generic', 'ecp5', not 'ice40'"),
+    ])
+    def test_bad_parameters(self, kwargs, message):
+        with pytest.raises(ValueError) as info:
+            Compact(**kwargs)
+        assert str(info.value) == message
+
+    def test_adapter_needs_ctr_core(self):
+        with pytest.raises(ValueError) as info:
+            EStreamAdapter(Compact(mode="ecb"))
+        assert str(info.value) == "The core must have a block input field 'iv' (mode='ctr')"
+
+
+# --- Table I, counted from the elaborated design -----------------------------------------------
+
+
+class TestTableI:
+    # 000 Table I: (SubByte, MixColumn, AddRoundKey) per datapath width.
+    TABLE_I = {8: (1, 1, 8), 32: (4, 1, 32), 64: (8, 2, 64)}
+
+    @pytest.mark.parametrize("width", WIDTHS)
+    def test_sbox_instances(self, width):
+        res = Compact(datapath_width=width, sbox="composite").resources
+        assert res["datapath_sbox_instances"] == self.TABLE_I[width][0]
+        # The key schedule's own S-boxes: one byte-serial at 8 bits, a word otherwise.
+        assert res["key_sbox_instances"] == (1 if width == 8 else 4)
+        assert res["sbox_instances"] == res["datapath_sbox_instances"] + res["key_sbox_instances"]
+
+    def test_key_sboxes_with_latency(self):
+        # With a pipelined S-box the 8-bit core uses the word-serial schedule (module notes).
+        res = Compact(datapath_width=8, sbox="bram").resources
+        assert (res["datapath_sbox_instances"], res["key_sbox_instances"]) == (1, 4)
+
+    @pytest.mark.parametrize("width", WIDTHS)
+    def test_mixcolumns_units(self, width):
+        assert Compact(datapath_width=width).resources["mixcolumns_units"] == self.TABLE_I[width][1]
+
+    @pytest.mark.parametrize("width", WIDTHS)
+    def test_addroundkey_width(self, width):
+        assert Compact(datapath_width=width).resources["addroundkey_width"] == \
+            self.TABLE_I[width][2]
+
+    @pytest.mark.parametrize("width", WIDTHS)
+    @pytest.mark.parametrize("shared", [False, True])
+    def test_memory(self, width, shared):
+        res = Compact(datapath_width=width, shared_memory=shared).resources
+        # Table I: 256 bits for separate input/output memories, 128 for the shared one.
+        assert res["state_memory_bits"] == (128 if shared else 256)
+        # Table I adds a 32-bit buffer at 8 bits; this design's buffer has 24 bits.
+        assert res["buffer_bits"] == (24 if width == 8 else 0)
+
+
+# --- ECB through the common verifier ------------------------------------------------------------
+
+
+GRID = [(w, s, m) for w in WIDTHS for s in SBOX_FAMILIES for m in (False, True)]
+
+
+@pytest.mark.parametrize("width, sbox, shared", GRID)
+def test_ecb_verify(width, sbox, shared):
+    result = verify_component(
+        lambda: Compact(datapath_width=width, sbox=sbox, shared_memory=shared), "cipher",
+        VerifyOptions(random_vectors=4, measure_blocks=6))
+    assert result.ok, result.reason
+    latency = sbox_latency(sbox)
+    assert result.cycles_per_block == schedule(width, latency)["cycles_per_block"]
+    if latency == 0:
+        assert result.cycles_per_block <= TABLE_III_CYCLES[width]
+    else:
+        # Each round-step waits for the S-box latency (module notes): 11 x L more cycles.
+        assert result.cycles_per_block == TABLE_III_CYCLES[width] + 11 * latency
+
+
+def test_registry_builds_compact():
+    fam = FAMILIES["compact"]
+    params = {**fam.defaults(), "datapath_width": 64}
+    result = verify_component(lambda: fam.build(**params), fam.kind,
+                              VerifyOptions(random_vectors=2, measure_blocks=4))
+    assert result.ok, result.reason
+    assert result.cycles_per_block == 22
+
+
+# --- CTR ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width, sbox, shared", GRID)
+def test_ctr_sp800_38a(width, sbox, shared):
+    key, iv, pts, cts = SP800_38A_CTR
+    dut = Compact(datapath_width=width, sbox=sbox, shared_memory=shared, mode="ctr")
+    assert rtl_ctr(dut, ctr_items(key, iv, pts), seed=width) == list(cts)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("shared", [False, True])
+def test_ctr_random_vs_cryptography(width, shared):
+    rng = random.Random(width * 2 + shared)
+    items, expected = [], []
+    for _ in range(2):
+        key = rng.getrandbits(128)
+        # Keep the low 32 bits away from a wrap: cryptography's counter is 128 bits wide.
+        iv = rng.getrandbits(128) & ~0xFFFF_FFFF | rng.getrandbits(16)
+        pts = [rng.getrandbits(128) for _ in range(rng.randint(2, 4))]
+        items += ctr_items(key, iv, pts)
+        expected += oracle_ctr(key, iv, pts)
+    dut = Compact(datapath_width=width, shared_memory=shared, mode="ctr")
+    assert rtl_ctr(dut, items, seed=width) == expected
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ctr_counter_wrap(width):
+    rng = random.Random(width)
+    key = rng.getrandbits(128)
+    iv = (rng.getrandbits(96) << 32) | 0xFFFF_FFFE
+    pts = [rng.getrandbits(128) for _ in range(4)]
+    expected = ref_ctr(key, iv, pts)
+    # The low 32 bits wrap to 0 after the second block; the upper 96 bits stay: the same as
+    # cryptography restarted from the wrapped counter block.
+    assert expected[2:] == oracle_ctr(key, iv & ~0xFFFF_FFFF, pts[2:])
+    assert expected[:2] == oracle_ctr(key, iv, pts[:2])
+    dut = Compact(datapath_width=width, mode="ctr", shared_memory=width == 32)
+    assert rtl_ctr(dut, ctr_items(key, iv, pts), seed=width) == expected
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ctr_rekey_and_new_iv(width):
+    # A key or IV transfer while the core has already precomputed the next keystream block
+    # discards that block; a key transfer alone keeps the counter.
+    rng = random.Random(100 + width)
+    k1, k2 = rng.getrandbits(128), rng.getrandbits(128)
+    iv1, iv2 = (rng.getrandbits(96) << 32), (rng.getrandbits(96) << 32) | 5
+    p = [rng.getrandbits(128) for _ in range(7)]
+    items = (ctr_items(k1, iv1, p[0:2]) + [("iv", iv2)] + [("pt", b) for b in p[2:4]]
+             + [("key", k2)] + [("pt", b) for b in p[4:6]] + [("key", k1), ("iv", iv1)]
+             + [("pt", p[6])])
+    expected = (ref_ctr(k1, iv1, p[0:2]) + ref_ctr(k1, iv2, p[2:4]) + ref_ctr(k2, iv2 + 2, p[4:6])
+                + ref_ctr(k1, iv1, p[6:7]))
+    dut = Compact(datapath_width=width, mode="ctr")
+    assert rtl_ctr(dut, items, stall=0.4, seed=width) == expected
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_ctr_back_to_back(width):
+    # With no stalls the keystream is precomputed: one block per schedule period.
+    key, iv, pts, cts = SP800_38A_CTR
+    dut = Compact(datapath_width=width, mode="ctr")
+    accepted = []
+
+    async def producer(ctx):
+        for kind, value in ctr_items(key, iv, pts * 2):
+            stream = dut.key if kind == "key" else dut.i
+            if kind == "key":
+                ctx.set(dut.key.payload.key, value)
+            else:
+                ctx.set(dut.i.payload.data, value)
+                ctx.set(dut.i.payload.iv, kind == "iv")
+            ctx.set(stream.valid, 1)
+            await ctx.tick().until(stream.ready)
+            ctx.set(stream.valid, 0)
+
+    outputs = []
+
+    async def consumer(ctx):
+        ctx.set(dut.o.ready, 1)
+        cycle = 0
+        while len(outputs) < 8:
+            _, _, valid, data = await ctx.tick().sample(dut.o.valid, dut.o.payload.data)
+            cycle += 1
+            if valid:
+                outputs.append(data)
+                accepted.append(cycle)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    assert outputs[:4] == list(cts)
+    assert outputs[4:] == ref_ctr(key, iv + 4, pts)
+    gaps = {b - a for a, b in zip(accepted[2:], accepted[3:])}
+    assert gaps == {TABLE_III_CYCLES[width]}
+
+
+# --- eSTREAM adapter (000 Fig. 6) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [8, 64])
+def test_estream_adapter(width):
+    key, iv, pts, cts = SP800_38A_CTR
+    dut = EStreamAdapter(Compact(datapath_width=width, mode="ctr"))
+    outputs = []
+    ready_seen = []
+
+    async def user(ctx):
+        ctx.set(dut.key, key)
+        ctx.set(dut.iv, iv)
+        ready_seen.append(ctx.get(dut.key_iv_ready))
+        ctx.set(dut.key_iv_write, 1)
+        await ctx.tick()
+        ctx.set(dut.key_iv_write, 0)
+        ready_seen.append(ctx.get(dut.key_iv_ready))
+        await ctx.tick().until(dut.key_iv_ready)
+        for pt in pts:
+            ctx.set(dut.data_in, pt)
+            ctx.set(dut.data_in_write, 1)
+            await ctx.tick().until(dut.data_in_ready)
+            ctx.set(dut.data_in_write, 0)
+
+    async def sink(ctx):
+        while len(outputs) < len(pts):
+            _, _, write, data = await ctx.tick().sample(dut.data_out_write, dut.data_out)
+            if write:
+                outputs.append(data)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(user)
+    sim.add_testbench(sink)
+    sim.run()
+    assert ready_seen == [0, 0]
+    assert outputs == list(cts)
