@@ -191,6 +191,11 @@ def _items_for(vectors):
 
 def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
     rng = random.Random(options.seed)
+    first = build()
+    # The core's own signature knows which key sizes this build accepts (a family may have a
+    # key-size parameter).
+    key_sizes = getattr(first.signature, "key_sizes", key_sizes)
+    in_flight = getattr(first, "blocks_in_flight", 1)
     vectors = _cipher_vectors(options, key_sizes)
     # Random vectors each carry their own key; the random ones share theirs in runs of four so
     # that back-to-back blocks under one key are exercised too.
@@ -204,8 +209,6 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
         shared.append(v)
     vectors = shared
 
-    first = build()
-    in_flight = getattr(first, "blocks_in_flight", 1)
     outputs, _, _ = _run_cipher(first, _items_for(vectors),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
@@ -232,10 +235,12 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
         if got != expected:
             raise VerificationError(f"mismatch in back-to-back stream: plaintext {b:032x}: "
                                     f"expected {expected:032x}, got {got:032x}")
-    # Skip the first half: the pipeline is filling there.
-    half = len(produced) // 2
-    steady = produced[half:]
-    cycles_per_block = (steady[-1] - steady[0]) / (len(steady) - 1)
+    # Skip the first half: the pipeline is filling there. A looped core hands its blocks out in
+    # bursts (one rotation of its slots, then a gap), so average over whole rotations only: a
+    # span of a multiple of `blocks_in_flight` outputs (every burst length divides it).
+    steady = produced[len(produced) // 2:]
+    span = (len(steady) - 1) // in_flight * in_flight or len(steady) - 1
+    cycles_per_block = (steady[-1] - steady[-1 - span]) / span
     return Verification(ok=True, vectors_checked=len(vectors) + len(blocks),
                         latency_cycles=latency, cycles_per_block=cycles_per_block)
 

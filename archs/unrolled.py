@@ -1,0 +1,581 @@
+"""Loop-unrolled and pipelined AES encryption: from one round unit to a fully pipelined cipher.
+
+One generator covers the unrolling axis of the design space (issue 5):
+
+* ``round_units == 1``: one physical round looped ``rounds`` times (the iterative core);
+* ``1 < round_units < rounds``: partial loop unrolling of seed 004 ("Efficient Implementation of
+  the AES Algorithm for Security Applications", sections III and IV), with the two schedules of
+  its designs 1 and 2;
+* ``round_units == rounds``: no loop at all, the fully pipelined cipher of seed 002 (Hodjat &
+  Verbauwhede, section 2 and Fig. 1), which takes a new block every clock.
+
+Every round unit holds the S-box pipeline (``sbox_latency`` registers inside the S-boxes, the
+inner-round pipelining of seed 002 section 3) and one more stage with ShiftRows, MixColumns and
+AddRoundKey, whose result is registered (outer-round pipelining). A unit is therefore
+``1 + sbox_latency`` stages deep: seed 002's 3- and 6-stage composite S-boxes give its "4 or 7
+pipeline stages for each round".
+
+Implementation notes
+--------------------
+*Slots.* The pipeline never stalls: every register moves every cycle, and each carries a valid
+bit, so a register is a *slot* that either holds a block or is empty. A loop (``round_units <
+rounds``) is a ring of units whose last output register feeds its first unit again. A block
+occupies one slot, travels around the ring ``rounds / round_units`` times, and leaves; a new block
+enters a ring only in a cycle where the slot arriving at the ring's input is empty or is leaving.
+With ``S`` stages per unit a ring of ``u`` units has ``u * S`` slots, so extra pipeline registers
+let ``u * S`` independent blocks be in flight at once, and the core delivers one block every
+``rounds / round_units`` cycles whatever ``S`` is: deeper units raise the clock without lowering
+the blocks per cycle. (Seed 004 has one register per unit, so one block per unit; seed 002 has
+no loop, so every stage holds a block anyway.) Outputs of a loop come in bursts: a whole
+rotation's worth of blocks, then a gap; a cycles-per-block measurement must span whole rotations
+(a multiple of ``blocks_in_flight`` blocks).
+
+*Schedules* (seed 004). ``split`` (design 1, Fig. 2/3) makes every unit its own ring of ``S``
+slots that runs ``rounds / round_units`` consecutive rounds, after which the block moves on to the
+next unit's ring. All rings have the same period ``S`` and a block stays exactly
+``S * rounds / round_units`` cycles in each, so a block leaves ring ``j`` in exactly the cycle in
+which the slot it needs in ring ``j + 1`` empties: hand-overs never collide and need no buffer.
+``alternate`` (design 2, Fig. 5) makes one ring of all units, which every block passes
+``rounds / round_units`` times. Slots rotate in a fixed order, so blocks leave in input order.
+
+*Back-pressure without stalls.* Because the ring cannot stop (a block in a loop has nowhere to
+wait), finished blocks go into an output FIFO, and a block is accepted only while the number of
+blocks accepted but not yet handed out is below the FIFO's depth (a credit counter). The FIFO is
+as deep as the number of slots plus two, which is what keeps the rate at one block per
+``rounds / round_units`` cycles when the output is always ready. Its read side is asynchronous
+(LUT RAM on ECP5), and the last round writes it directly, so the latency is ``1 + rounds * S``
+cycles: seed 002 Table 1's 41 and 71 cycles for 4 and 7 stages per round (with block RAM the
+count follows the ``bram`` S-box's own latency, 2 cycles in :mod:`archs.prims.sbox` where seed
+002 section 4 has 1).
+
+*Keys.* With ``key_schedule="on_the_fly"`` every slot carries its own key window beside its data
+and each unit performs one key-expansion step (seed 004 section III.C, seed 002's key agility):
+the key may change between any two blocks, and a key transfer affects only blocks accepted after
+it. The window for round ``r`` is words ``w[4r .. 4r + Nk - 1]`` of FIPS-197 section 5.2, whose
+first four words are round key ``r``; one step computes four new words, with at most one SubWord,
+so 192- and 256-bit keys use the same unit. With ``key_schedule="precomputed"`` the round keys are
+expanded once, at key load, by the shared :class:`archs.prims.keyschedule.KeyExpander` into one
+register per round key (every unit reads its own, in parallel); a new key waits until no block is
+in flight.
+"""
+
+from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.lib import data, fifo, wiring
+
+from .interface import AESSignature, bytes_value, value_bytes
+from .prims import gf
+from .prims.keyschedule import (ROUNDS, KeyExpander, next_round_key_128_value,
+                                rot_word_bytes)
+from .prims.mixcolumns import mix_column_value
+from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
+from .prims.shiftrows import shift_rows
+
+__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "key_step_plan", "unit_rounds"]
+
+#: Loop schedules of seed 004: design 1 and design 2.
+SCHEDULES = ("split", "alternate")
+#: Where round keys come from.
+KEY_SCHEDULES = ("on_the_fly", "precomputed")
+
+
+def key_step_plan(key_bits: int, r: int):
+    """Where the SubWord of expansion step ``r`` (window ``r - 1`` -> window ``r``) falls.
+
+    The step computes words ``w[4r + Nk - 4 + p]`` for ``p`` in 0..3 (FIPS-197 section 5.2,
+    ``KeyExpansion``): each is ``w[i - Nk] ^ temp`` with ``temp`` the previous word, passed
+    through SubWord(RotWord()) and the round constant when ``i % Nk == 0``, or through SubWord
+    alone when ``Nk > 6`` and ``i % Nk == 4``.
+
+    Returns
+    -------
+    tuple or None
+        ``(p, rotate, rcon)``: the position of the new word whose ``temp`` goes through SubWord,
+        whether RotWord applies, and the round constant (0 when none); ``None`` when this step
+        has no SubWord (AES-192, every third step).
+    """
+    nk = key_bits // 32
+    for p in range(4):
+        i = 4 * r + nk - 4 + p
+        if i % nk == 0:
+            return (p, True, gf.RCON[i // nk - 1])
+        if nk > 6 and i % nk == 4:
+            return (p, False, 0)
+    return None
+
+
+def unit_rounds(round_units: int, rounds: int, schedule: str) -> list[tuple]:
+    """The rounds (1-based) each physical round unit executes, in the order a block meets them.
+
+    ``split`` gives unit ``u`` the consecutive rounds ``u * k + 1 .. (u + 1) * k`` with
+    ``k = rounds // round_units`` (seed 004 design 1); ``alternate`` gives it every
+    ``round_units``-th round starting at ``u + 1`` (design 2).
+    """
+    laps = rounds // round_units
+    if schedule == "split":
+        return [tuple(range(u * laps + 1, (u + 1) * laps + 1)) for u in range(round_units)]
+    return [tuple(range(u + 1, rounds + 1, round_units)) for u in range(round_units)]
+
+
+def _delay(m, value, cycles, name):
+    """``value`` delayed by ``cycles`` registers (the side data that travels beside an S-box)."""
+    for n in range(cycles):
+        reg = Signal.like(value, name=f"{name}_d{n + 1}")
+        m.d.sync += reg.eq(value)
+        value = reg
+    return value
+
+
+def _word_bytes(word):
+    return value_bytes(word, 4)
+
+
+class Unrolled(wiring.Component):
+    """AES encryption with ``round_units`` physical rounds, looped or fully pipelined.
+
+    Parameters
+    ----------
+    round_units : int
+        Physical round units; must divide the number of rounds. ``rounds`` gives a fully
+        pipelined core (one block per clock), fewer a loop of ``rounds / round_units`` passes.
+    schedule : str
+        ``"split"`` or ``"alternate"`` (see the module documentation); ignored when
+        ``round_units`` is 1 or ``rounds``, where both are the same circuit.
+    sbox : str
+        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`) of the datapath.
+    sbox_stages : int
+        Pipeline registers inside each S-box of that family.
+    bram_rounds : int
+        The first ``bram_rounds`` rounds use block-RAM S-boxes (family ``"bram"``), and so does
+        the key schedule where its latency fits (seed 002 section 4). Only without a loop
+        (``round_units == rounds``): units of unequal depth would break the slot rotation.
+    key_schedule : str
+        ``"on_the_fly"`` (key agile: every block carries its own key) or ``"precomputed"``
+        (round keys in registers, loaded once per key).
+    key_bits : int
+        128, 192 or 256.
+    rounds : int or None
+        **Test-only** override of the number of rounds, for a reduced-round configuration small
+        enough to push through Yosys and nextpnr in a test. Such a core is not AES; experiments
+        never set it.
+    target : str
+        Device family of the netlist, passed to the S-boxes.
+
+    Members
+    -------
+    key, i, o
+        The common AES interface (:class:`archs.interface.AESSignature`) for ``key_bits``.
+
+    Attributes
+    ----------
+    rounds : int
+        Rounds per block.
+    stages_per_round : tuple of int
+        Pipeline stages of each unit (``1 + sbox latency``).
+    blocks_in_flight : int
+        Slots in the pipeline: the number of blocks it holds when full. Outputs of a loop come
+        in bursts of whole slot rotations, so a cycles-per-block measurement must span a
+        multiple of this many blocks.
+    cycles_per_block : int
+        Clock cycles per block in a full, back-to-back stream: ``rounds / round_units``.
+    latency : int
+        Cycles from accepting a block to handing it out, when nothing else is in flight.
+    fifo_depth : int
+        Depth of the output FIFO (and the credit limit).
+
+    Raises
+    ------
+    ValueError
+        For a parameter outside its allowed values, with the rule in the message.
+    """
+
+    @staticmethod
+    def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
+              key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic"):
+        """Validate the parameters without building anything; returns the number of rounds.
+
+        The family's builder calls this before the constructor, so a bad design point raises
+        before an Elaboratable exists (one that is never elaborated warns when collected).
+        """
+        if key_bits not in ROUNDS:
+            raise ValueError(f"Key size must be 128, 192 or 256 bits, not {key_bits!r}")
+        if rounds is None:
+            rounds = ROUNDS[key_bits]
+        elif not isinstance(rounds, int) or not 1 <= rounds <= ROUNDS[key_bits]:
+            raise ValueError(f"Rounds must be an integer from 1 to {ROUNDS[key_bits]}, "
+                             f"not {rounds!r}")
+        if not isinstance(round_units, int) or round_units < 1 or rounds % round_units:
+            raise ValueError(f"Round units must be a positive divisor of {rounds} (the number "
+                             f"of rounds), not {round_units!r}")
+        if schedule not in SCHEDULES:
+            raise ValueError(f"Schedule must be one of {', '.join(SCHEDULES)}, "
+                             f"not {schedule!r}")
+        if key_schedule not in KEY_SCHEDULES:
+            raise ValueError(f"Key schedule must be one of {', '.join(KEY_SCHEDULES)}, "
+                             f"not {key_schedule!r}")
+        if not isinstance(bram_rounds, int) or not 0 <= bram_rounds <= rounds:
+            raise ValueError(f"BRAM rounds must be an integer from 0 to {rounds}, "
+                             f"not {bram_rounds!r}")
+        if bram_rounds and round_units != rounds:
+            raise ValueError(f"BRAM rounds need a fully pipelined core (round units {rounds}), "
+                             f"not round units {round_units!r}")
+        if bram_rounds and "bram" not in SBOX_FAMILIES:
+            raise ValueError("BRAM rounds need the S-box family 'bram', which "
+                             "archs.prims.sbox does not have")
+        sbox_latency(sbox, stages=sbox_stages)  # validates both
+        return rounds
+
+    def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
+                 bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
+                 target="generic"):
+        rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
+                            sbox_stages=sbox_stages, bram_rounds=bram_rounds,
+                            key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
+                            target=target)
+        data_latency = sbox_latency(sbox, stages=sbox_stages)
+        bram_latency = sbox_latency("bram") if bram_rounds else None
+
+        self.round_units = round_units
+        self.laps = rounds // round_units
+        # With one unit, or one unit per round, both schedules are the same circuit.
+        self.schedule = "split" if self.laps == 1 or round_units == 1 else schedule
+        self.sbox = sbox
+        self.sbox_stages = sbox_stages
+        self.bram_rounds = bram_rounds
+        self.key_schedule = key_schedule
+        self.key_bits = key_bits
+        self.rounds = rounds
+        self.target = target
+
+        # One (family, stages, latency, rounds) record per unit.
+        self._units = []
+        for u, unit_r in enumerate(unit_rounds(round_units, rounds, self.schedule)):
+            if unit_r[0] <= bram_rounds:
+                family, stages, latency = "bram", 0, bram_latency
+            else:
+                family, stages, latency = sbox, sbox_stages, data_latency
+            # Seed 002 section 4 puts the key schedule's S-boxes in block RAM too; a unit whose
+            # own S-boxes are faster than a block RAM keeps its own family for the key.
+            if bram_rounds and bram_latency <= latency:
+                key_family = ("bram", 0, bram_latency)
+            else:
+                key_family = (family, stages, latency)
+            self._units.append({"rounds": unit_r, "family": (family, stages, latency),
+                                "key_family": key_family})
+
+        self.stages_per_round = tuple(1 + u["family"][2] for u in self._units)
+        self.blocks_in_flight = sum(self.stages_per_round)
+        self.cycles_per_block = self.laps
+        self.latency = 1 + self.laps * sum(self.stages_per_round)
+        self.fifo_depth = self.blocks_in_flight + 2
+        super().__init__(AESSignature(key_sizes=(key_bits,)))
+
+    # --- Building blocks ------------------------------------------------------------------
+
+    @property
+    def _nk(self):
+        return self.key_bits // 32
+
+    def _slot_layout(self):
+        fields = {"valid": 1, "round": range(self.rounds + 2), "state": 128}
+        if self.key_schedule == "on_the_fly":
+            fields["key"] = self.key_bits
+        return data.StructLayout(fields)
+
+    def _sboxes(self, m, name, family, byte_values):
+        fam, stages, _ = family
+        outs = []
+        for n, b in enumerate(byte_values):
+            sb = make_sbox(fam, stages=stages, target=self.target)
+            m.submodules[f"{name}{n}"] = sb
+            m.d.comb += sb.i.eq(b)
+            outs.append(sb.o)
+        return outs
+
+    def _key_sub_input(self, m, name, words, round_value, rounds):
+        """S-box input bytes of expansion steps ``rounds``, chosen by ``round_value``.
+
+        Returns the four bytes (RotWord already applied where the step has it), or ``None``
+        when none of the steps has a SubWord.
+        """
+        nk = self._nk
+        candidates = {}
+        for r in rounds:
+            plan = key_step_plan(self.key_bits, r)
+            if plan is None:
+                continue
+            p, rotate, _ = plan
+            # temp is the word before new word p: the window's last word, or a new word
+            # computed by XOR only (a step has at most one SubWord, and it is this one).
+            temp = words[nk - 1]
+            for q in range(p):
+                temp = words[q] ^ temp
+            word_bytes = _word_bytes(temp)
+            candidates.setdefault((p, rotate), (rot_word_bytes(word_bytes) if rotate
+                                                else word_bytes, []))[1].append(r)
+        if not candidates:
+            return None  # AES-192 steps without SubWord: no key S-boxes at all
+        if len(candidates) == 1:
+            return next(iter(candidates.values()))[0]
+        sel = Signal(32, name=f"{name}_in")
+        with m.Switch(round_value):
+            for value, rs in candidates.values():
+                with m.Case(*rs):
+                    m.d.comb += sel.eq(bytes_value(value))
+        return _word_bytes(sel)
+
+    def _key_step(self, m, name, words, sub_bytes, round_value, rounds):
+        """The next key window (list of ``Nk`` words) after expansion steps ``rounds``."""
+        nk = self._nk
+        plans = {}
+        for r in rounds:
+            plan = key_step_plan(self.key_bits, r)
+            key = None if plan is None else plan[:2]
+            plans.setdefault(key, []).append((r, 0 if plan is None else plan[2]))
+
+        def rcon_value(entries):
+            # The round constant of the step, a constant when the unit does one step only.
+            values = {rc for _, rc in entries}
+            if len(values) == 1:
+                return Const(values.pop(), 8)
+            rcon = Signal(8, name=f"{name}_rcon")
+            with m.Switch(round_value):
+                for r, rc in entries:
+                    with m.Case(r):
+                        m.d.comb += rcon.eq(rc)
+            return rcon
+
+        results = {}
+        for key, entries in plans.items():
+            if key == (0, True) and nk == 4:
+                # AES-128: the shared one-step helper of archs.prims.keyschedule.
+                new = next_round_key_128_value(words, sub_bytes, rcon_value(entries))
+            else:
+                temp = words[nk - 1]
+                new = []
+                for p in range(4):
+                    if key is not None and p == key[0]:
+                        temp = Cat(*reversed(sub_bytes))
+                        if key[1]:
+                            temp = temp ^ (rcon_value(entries).as_unsigned() << 24)[:32]
+                    temp = words[p] ^ temp
+                    new.append(temp)
+            results[key] = list(words[4:]) + new
+        if len(results) == 1:
+            return next(iter(results.values()))
+        out = [Signal(32, name=f"{name}_w{n}") for n in range(nk)]
+        with m.Switch(round_value):
+            for key, window in results.items():
+                with m.Case(*(r for r, _ in plans[key])):
+                    m.d.comb += [o.eq(w) for o, w in zip(out, window)]
+        return out
+
+    def _window_words(self, value):
+        return [value[self.key_bits - 32 * (n + 1):self.key_bits - 32 * n]
+                for n in range(self._nk)]
+
+    def _unit(self, m, u, inp, round_keys):
+        """Round unit ``u`` on the slot ``inp``; returns its final stage (combinational slot)."""
+        unit = self._units[u]
+        name = f"u{u}"
+        latency = unit["family"][2]
+        rounds = unit["rounds"]
+
+        # SubBytes: the inner-round pipeline (seed 002 section 3).
+        sub = self._sboxes(m, f"{name}_sbox", unit["family"], value_bytes(inp.state))
+
+        # Side data travels beside the S-boxes.
+        side = Signal(self._slot_layout(), name=f"{name}_side")
+        m.d.comb += side.eq(inp)
+        side = _delay(m, side, latency, name)
+        r = side.round
+
+        # ShiftRows, MixColumns (not in the last round), AddRoundKey: the last stage.
+        shifted = shift_rows(sub)
+        mixed = bytes_value(b for c in range(4)
+                            for b in mix_column_value(shifted[4 * c:4 * c + 4]))
+        if self.rounds not in rounds:
+            mixed_value = mixed
+        elif rounds == (self.rounds,):
+            mixed_value = bytes_value(shifted)
+        else:
+            mixed_value = Signal(128, name=f"{name}_mixed")
+            with m.If(r == self.rounds):
+                m.d.comb += mixed_value.eq(bytes_value(shifted))
+            with m.Else():
+                m.d.comb += mixed_value.eq(mixed)
+
+        out = Signal(self._slot_layout(), name=f"{name}_out")
+        m.d.comb += [out.valid.eq(side.valid), out.round.eq(r + 1)]
+        if self.key_schedule == "on_the_fly":
+            # One expansion step beside the round, its S-boxes as deep as the datapath's.
+            words = self._window_words(inp.key)
+            key_in = self._key_sub_input(m, f"{name}_kin", words, inp.round, rounds)
+            key_sub = None
+            if key_in is not None:
+                key_sub = self._sboxes(m, f"{name}_ksbox", unit["key_family"], key_in)
+                key_sub = [_delay(m, b, latency - unit["key_family"][2], f"{name}_ksub{n}")
+                           for n, b in enumerate(key_sub)]
+            window = self._key_step(m, f"{name}_kstep", self._window_words(side.key), key_sub,
+                                    r, rounds)
+            m.d.comb += out.key.eq(Cat(*reversed(window)))
+            round_key = Cat(*reversed(window[:4]))
+        elif len(rounds) == 1:
+            round_key = round_keys[rounds[0]]
+        else:
+            round_key = Signal(128, name=f"{name}_rk")
+            with m.Switch(r):
+                for rr in rounds:
+                    with m.Case(rr):
+                        m.d.comb += round_key.eq(round_keys[rr])
+        m.d.comb += out.state.eq(mixed_value ^ round_key)
+        return out
+
+    # --- The core -------------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        slot = self._slot_layout()
+        depth = self.fifo_depth
+
+        m.submodules.fifo = out_fifo = fifo.SyncFIFO(width=128, depth=depth)
+        credit = Signal(range(depth + 1))     # accepted, not yet handed out
+        in_flight = Signal(range(depth + 1))  # accepted, not yet written to the FIFO
+        accept = self.i.valid & self.i.ready
+        handed_out = self.o.valid & self.o.ready
+        m.d.comb += [
+            self.o.valid.eq(out_fifo.r_rdy),
+            self.o.payload.data.eq(out_fifo.r_data),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+
+        # Keys: the key register (on the fly) or the expanded round keys (precomputed).
+        round_keys = None
+        key_ready = Signal()
+        if self.key_schedule == "on_the_fly":
+            key = Signal(self.key_bits)
+            m.d.comb += key_ready.eq(1)
+            with m.If(self.key.valid & self.key.ready):
+                m.d.sync += key.eq(self.key.payload.key)
+            round_key_0 = key[self.key_bits - 128:]
+        else:
+            round_keys, expanding = self._expander(m)
+            m.d.comb += key_ready.eq(~expanding & (in_flight == 0))
+            round_key_0 = round_keys[0]
+
+        # The entry register: initial AddRoundKey, then wait for a free slot.
+        entry = Signal(slot)
+        entry_taken = Signal()
+        credit_ok = credit < depth
+        block_ready = Signal()
+        if self.key_schedule == "precomputed":
+            m.d.comb += block_ready.eq(~expanding)
+        else:
+            m.d.comb += block_ready.eq(1)
+        m.d.comb += [
+            self.key.ready.eq(key_ready),
+            # A pending key transfer goes first: the order of key and block transfers is the
+            # order the user issued them in (as in archs.iterative).
+            self.i.ready.eq((~entry.valid | entry_taken) & credit_ok & block_ready
+                            & ~self.key.valid),
+        ]
+        with m.If(entry_taken):
+            m.d.sync += entry.valid.eq(0)
+        with m.If(accept):
+            m.d.sync += [
+                entry.valid.eq(1),
+                entry.round.eq(1),
+                entry.state.eq(self.i.payload.data ^ round_key_0),
+            ]
+            if self.key_schedule == "on_the_fly":
+                m.d.sync += entry.key.eq(key)
+
+        # Rings of units: one per unit (split) or one of all units (alternate).
+        if self.schedule == "split":
+            rings = [[u] for u in range(self.round_units)]
+        else:
+            rings = [list(range(self.round_units))]
+        incoming, incoming_taken = entry, entry_taken
+        exit_write = Signal()
+        exit_data = Signal(128)
+        for j, ring in enumerate(rings):
+            last_ring = j == len(rings) - 1
+            ring_last_round = max(r for u in ring for r in self._units[u]["rounds"])
+            feedback = Signal(slot, name=f"ring{j}_feedback") if self.laps > 1 else None
+            ring_in = Signal(slot, name=f"ring{j}_in")
+            if feedback is None:
+                m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
+            else:
+                # A block still looping keeps its slot; otherwise the slot takes a new block.
+                # (The last ring's feedback holds looping blocks only: finished ones left for
+                # the FIFO.)
+                looping = feedback.valid
+                if not last_ring:
+                    looping = looping & (feedback.round <= ring_last_round)
+                with m.If(looping):
+                    m.d.comb += ring_in.eq(feedback)
+                with m.Else():
+                    m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
+            unit_in = ring_in
+            for n, u in enumerate(ring):
+                out = self._unit(m, u, unit_in, round_keys)
+                last_unit = n == len(ring) - 1
+                if last_unit and last_ring:
+                    # The last round writes the FIFO directly: no register in between.
+                    done = out.valid
+                    if feedback is not None:
+                        done = done & (out.round == self.rounds + 1)
+                    m.d.comb += [exit_write.eq(done), exit_data.eq(out.state)]
+                    if feedback is not None:
+                        m.d.sync += feedback.eq(out)
+                        m.d.sync += feedback.valid.eq(out.valid & ~done)
+                    break
+                reg = feedback if (last_unit and feedback is not None) else \
+                    Signal(slot, name=f"u{u}_reg")
+                m.d.sync += reg.eq(out)
+                unit_in = reg
+            if not last_ring:
+                # The next ring sees the blocks that leave this one.
+                incoming = Signal(slot, name=f"ring{j}_exit")
+                incoming_taken = Signal(name=f"ring{j}_exit_taken")
+                m.d.comb += incoming.eq(unit_in)
+                if feedback is not None:
+                    m.d.comb += incoming.valid.eq(
+                        unit_in.valid & (unit_in.round > ring_last_round))
+
+        m.d.comb += [out_fifo.w_en.eq(exit_write), out_fifo.w_data.eq(exit_data)]
+        m.d.sync += [
+            credit.eq(credit + accept - handed_out),
+            in_flight.eq(in_flight + accept - exit_write),
+        ]
+        return m
+
+    def _expander(self, m):
+        """Precomputed key schedule: expand the key once, at key load, into round key registers.
+
+        The shared :class:`archs.prims.keyschedule.KeyExpander` walks the schedule one round key
+        per step; each round key is stored in its own register, so every unit reads its round
+        key without sharing a port. Returns (round key registers, busy signal).
+        """
+        family, stages, _ = self._units[0]["key_family"]
+        m.submodules.expander = expander = KeyExpander(
+            128, key_sizes=(self.key_bits,), sbox=family, sbox_stages=stages,
+            target=self.target)
+        round_keys = [Signal(128, name=f"rk{r}") for r in range(self.rounds + 1)]
+        expanding = Signal()
+        load = self.key.valid & self.key.ready
+        m.d.comb += [
+            expander.key.eq(self.key.payload.key),
+            expander.load.eq(load),
+            expander.next.eq(expanding),
+        ]
+        with m.If(load):
+            m.d.sync += expanding.eq(1)
+        with m.Elif(expanding & expander.valid):
+            with m.Switch(expander.round):
+                for r in range(self.rounds + 1):
+                    with m.Case(r):
+                        m.d.sync += round_keys[r].eq(expander.round_key)
+            # A reduced-round test core stops early; a full one at the schedule's last key.
+            with m.If((expander.round == self.rounds) | expander.last):
+                m.d.sync += expanding.eq(0)
+        return round_keys, expanding

@@ -1,0 +1,323 @@
+# amaranth: UnusedElaboratable=no
+"""Tests of archs.unrolled: plans, parameter errors, every configuration the experiments use
+through the common verifier, key agility with back-pressure, and a reduced-round test core."""
+
+import random
+
+import pytest
+from amaranth.back import rtlil
+from amaranth.sim import Simulator
+
+import archs
+from aesdse import reference
+from aesdse.verify import VerifyOptions, verify_component
+from archs.prims import gf
+from archs.prims.keyschedule import ROUNDS, extend_key, round_keys
+from archs.prims.mixcolumns import mix_column
+from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
+from archs.prims.shiftrows import shift_rows
+from archs.unrolled import Unrolled, key_step_plan, unit_rounds
+
+
+def need(*families):
+    """Skip, naming the family, when an S-box family of the primitives library is missing."""
+    for family in families:
+        if family not in SBOX_FAMILIES:
+            pytest.skip(f"S-box family {family!r} does not exist in archs.prims.sbox yet")
+
+
+def verify(**params):
+    """Run the common verifier; the stream spans whole slot rotations (see blocks_in_flight)."""
+    dut = Unrolled(**params)
+    options = VerifyOptions(random_vectors=4, measure_blocks=4 * dut.blocks_in_flight + 1)
+    result = verify_component(lambda: Unrolled(**params), "cipher", options,
+                              key_sizes=(params.get("key_bits", 128),))
+    assert result.ok, result.reason
+    return dut, result
+
+
+# --- Plans ------------------------------------------------------------------------------------
+
+
+def test_unit_rounds():
+    assert unit_rounds(2, 10, "split") == [(1, 2, 3, 4, 5), (6, 7, 8, 9, 10)]
+    assert unit_rounds(2, 10, "alternate") == [(1, 3, 5, 7, 9), (2, 4, 6, 8, 10)]
+    assert unit_rounds(5, 10, "split") == [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10)]
+    assert unit_rounds(10, 10, "split") == [(r,) for r in range(1, 11)]
+    assert unit_rounds(1, 10, "alternate") == [tuple(range(1, 11))]
+
+
+@pytest.mark.parametrize("key_bits", [128, 192, 256])
+def test_key_step_plan_reproduces_the_expansion(key_bits):
+    # Walk the window w[4r .. 4r + Nk - 1] with the plan, in integers, and compare with
+    # FIPS-197 (extended past the end the way the last step runs over it).
+    nk = key_bits // 32
+    rng = random.Random(key_bits)
+    key = bytes(rng.getrandbits(8) for _ in range(nk * 4))
+    words = extend_key(key, 4 * ROUNDS[key_bits] + nk)
+    window = words[:nk]
+    for r in range(1, ROUNDS[key_bits] + 1):
+        plan = key_step_plan(key_bits, r)
+        temp, new = window[-1], []
+        for p in range(4):
+            if plan is not None and p == plan[0]:
+                t = ((temp << 8) | (temp >> 24)) & 0xFFFFFFFF if plan[1] else temp
+                temp = int.from_bytes(bytes(gf.SBOX[b] for b in t.to_bytes(4, "big")), "big")
+                temp ^= plan[2] << 24
+            temp = window[p] ^ temp
+            new.append(temp)
+        window = window[4:] + new
+        assert window == words[4 * r:4 * r + nk], f"step {r}"
+
+
+def test_key_step_plan_subword_positions():
+    assert {key_step_plan(128, r) for r in range(1, 11)} == \
+        {(0, True, gf.RCON[r - 1]) for r in range(1, 11)}
+    # AES-192: w[6..9] (w[6] rotated), w[10..13] (w[12]), w[14..17] (no SubWord).
+    assert [key_step_plan(192, r) for r in (1, 2, 3)] == [(0, True, 1), (2, True, 2), None]
+    # AES-256: w[8] rotated, w[12] SubWord alone, w[16] rotated.
+    assert [key_step_plan(256, r) for r in (1, 2, 3)] == [(0, True, 1), (0, False, 0),
+                                                         (0, True, 2)]
+
+
+# --- Parameters -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"round_units": 3}, r"^Round units must be a positive divisor of 10 \(the number of rounds\), "
+                         r"not 3$"),
+    ({"round_units": 4, "key_bits": 256}, r"^Round units must be a positive divisor of 14 "),
+    ({"schedule": "zigzag"}, r"^Schedule must be one of split, alternate, not 'zigzag'$"),
+    ({"key_schedule": "stored"}, r"^Key schedule must be one of on_the_fly, precomputed, "
+                                 r"not 'stored'$"),
+    ({"key_bits": 64}, r"^Key size must be 128, 192 or 256 bits, not 64$"),
+    ({"rounds": 11}, r"^Rounds must be an integer from 1 to 10, not 11$"),
+    ({"bram_rounds": 5, "round_units": 2}, r"^BRAM rounds need a fully pipelined core "
+                                           r"\(round units 10\), not round units 2$"),
+    ({"bram_rounds": 11}, r"^BRAM rounds must be an integer from 0 to 10, not 11$"),
+    ({"sbox": "lut", "sbox_stages": 3}, r"^S-box family 'lut' has no pipeline stages, not 3$"),
+])
+def test_wrong_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        Unrolled(**params)
+    with pytest.raises(ValueError, match=message):
+        archs.family("unrolled").build(**params)
+
+
+def test_attributes():
+    dut = Unrolled(round_units=2, schedule="alternate")
+    assert (dut.laps, dut.stages_per_round, dut.blocks_in_flight) == (5, (1, 1), 2)
+    # With one unit per round, or one unit, the schedules are the same circuit.
+    assert Unrolled(round_units=10, schedule="alternate").schedule == "split"
+    assert Unrolled(round_units=1, schedule="alternate").schedule == "split"
+    # The registry builds it (and it converts to RTLIL without Yosys).
+    family = archs.family("unrolled")
+    core = family.build(**{**family.defaults(), "round_units": 1})
+    assert core.rounds == 10
+    assert "module" in rtlil.convert(core, name="top")
+
+
+# --- The common verifier: every axis ----------------------------------------------------------
+# Expected numbers follow from the architecture: a block needs 1 cycle in the entry register and
+# S = 1 + sbox latency cycles per round, and the core delivers one block per rounds/round_units
+# cycles because it keeps every one of its round_units x S slots busy.
+
+
+@pytest.mark.parametrize("round_units, schedule", [
+    (1, "split"), (2, "split"), (2, "alternate"), (5, "split"), (5, "alternate"), (10, "split")])
+@pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])
+def test_lut(round_units, schedule, key_schedule):
+    dut, result = verify(round_units=round_units, schedule=schedule, key_schedule=key_schedule)
+    assert result.latency_cycles == 11
+    assert result.cycles_per_block == 10 / round_units
+    assert dut.blocks_in_flight == round_units
+
+
+@pytest.mark.parametrize("params, latency, cycles_per_block, in_flight", [
+    # Seed 004 design 2 with 4 stages per unit: 8 blocks share the ring, still 5 cycles each.
+    ({"round_units": 2, "schedule": "alternate", "sbox_stages": 3}, 41, 5.0, 8),
+    # Seed 002's 7 stages per round in a split loop, round keys precomputed.
+    ({"round_units": 2, "schedule": "split", "sbox_stages": 6,
+      "key_schedule": "precomputed"}, 71, 5.0, 14),
+    ({"round_units": 5, "schedule": "split", "sbox_stages": 0}, 11, 2.0, 5),
+])
+def test_composite(params, latency, cycles_per_block, in_flight):
+    need("composite")
+    dut, result = verify(sbox="composite", **params)
+    assert (result.latency_cycles, result.cycles_per_block, dut.blocks_in_flight) == \
+        (latency, cycles_per_block, in_flight)
+
+
+def test_bram_rounds():
+    # Seed 002 section 4: the first five rounds (and the key schedule) on block-RAM S-boxes, the
+    # other five with 3-stage composite S-boxes; no loop, so one block per clock.
+    need("composite", "bram")
+    dut, result = verify(round_units=10, sbox="composite", sbox_stages=3, bram_rounds=5)
+    bram = 1 + sbox_latency("bram")
+    assert dut.stages_per_round == (bram,) * 5 + (4,) * 5
+    assert result.latency_cycles == 1 + 5 * bram + 5 * 4
+    assert result.cycles_per_block == 1.0
+
+
+def test_bram_sbox_loop():
+    # Seed 004's ROM S-boxes in design 1: the ROM's stages are slots too.
+    need("bram")
+    dut, result = verify(round_units=2, schedule="split", sbox="bram")
+    assert result.cycles_per_block == 5.0
+    assert dut.blocks_in_flight == 2 * dut.stages_per_round[0]
+
+
+@pytest.mark.parametrize("key_bits, round_units, schedule, key_schedule", [
+    (192, 3, "alternate", "on_the_fly"),
+    (192, 4, "split", "on_the_fly"),
+    (192, 12, "split", "precomputed"),
+    (256, 2, "alternate", "on_the_fly"),
+    (256, 7, "split", "precomputed"),
+    (256, 14, "split", "on_the_fly"),
+])
+def test_key_sizes(key_bits, round_units, schedule, key_schedule):
+    dut, result = verify(key_bits=key_bits, round_units=round_units, schedule=schedule,
+                         key_schedule=key_schedule)
+    assert result.cycles_per_block == ROUNDS[key_bits] / round_units
+    assert result.latency_cycles == 1 + ROUNDS[key_bits]
+
+
+# --- Own testbench: key agility, back-pressure, reduced rounds --------------------------------
+
+
+def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000):
+    """Feed ``items`` (("key", int) or ("block", int)) with random input gaps and output
+    back-pressure of probability ``stall``; return outputs and the cycle of every transfer."""
+    rng = random.Random(seed)
+    outputs, out_cycles, in_cycles = [], [], []
+    n_blocks = sum(kind == "block" for kind, _ in items)
+
+    async def producer(ctx):
+        pending, cycle, idle = list(items), 0, 0
+
+        def present():
+            ctx.set(dut.key.valid, 0)
+            ctx.set(dut.i.valid, 0)
+            if pending and not idle:
+                kind, value = pending[0]
+                port = dut.key if kind == "key" else dut.i
+                ctx.set(port.payload, {"key": value} if kind == "key" else {"data": value})
+                ctx.set(port.valid, 1)
+
+        present()
+        async for _, _, kv, kr, iv, ir in ctx.tick().sample(
+                dut.key.valid, dut.key.ready, dut.i.valid, dut.i.ready):
+            cycle += 1
+            if (kv and kr) or (iv and ir):
+                in_cycles.append((pending.pop(0)[0], cycle))
+                idle = int(rng.random() < stall)
+            elif idle:
+                idle -= 1
+            present()
+            if not pending:
+                return
+
+    async def consumer(ctx):
+        cycle = 0
+        ctx.set(dut.o.ready, int(rng.random() >= stall))
+        async for _, _, valid, ready, payload in ctx.tick().sample(
+                dut.o.valid, dut.o.ready, dut.o.payload.data):
+            cycle += 1
+            if valid and ready:
+                outputs.append(payload)
+                out_cycles.append(cycle)
+            assert cycle < max_cycles, "hang"
+            if len(outputs) == n_blocks:
+                return
+            ctx.set(dut.o.ready, int(rng.random() >= stall))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(producer)
+    sim.add_testbench(consumer)
+    sim.run()
+    return outputs, in_cycles, out_cycles
+
+
+def agile_items(count, key_bits=128, seed=1):
+    rng = random.Random(seed)
+    items, expected = [], []
+    for _ in range(count):
+        key, block = rng.getrandbits(key_bits), rng.getrandbits(128)
+        items += [("key", key), ("block", block)]
+        expected.append(reference.encrypt_int(key, block, key_bits))
+    return items, expected
+
+
+@pytest.mark.parametrize("params", [
+    {"round_units": 10},
+    {"round_units": 2, "schedule": "alternate"},
+    {"round_units": 2, "schedule": "split", "sbox": "composite", "sbox_stages": 3},
+])
+def test_key_agility_with_backpressure(params):
+    if params.get("sbox") == "composite":
+        need("composite")
+    items, expected = agile_items(24)
+    outputs, _, _ = rtl_run(Unrolled(**params), items, stall=0.3, seed=5)
+    assert outputs == expected
+
+
+def test_key_changes_while_blocks_in_flight():
+    # On the fly: a new key is taken while earlier blocks are still in the pipeline, so a
+    # fully pipelined core with a new key for every block takes a block every other cycle.
+    items, expected = agile_items(16)
+    dut = Unrolled(round_units=10)
+    outputs, in_cycles, out_cycles = rtl_run(dut, items)
+    assert outputs == expected
+    keys = [c for kind, c in in_cycles if kind == "key"]
+    assert keys[1] < out_cycles[0]
+    assert keys[-1] - keys[0] == 2 * (len(keys) - 1)
+
+
+def test_precomputed_key_waits_for_drain():
+    items, expected = agile_items(6, key_bits=256, seed=3)
+    dut = Unrolled(round_units=2, schedule="alternate", key_schedule="precomputed",
+                   key_bits=256)
+    outputs, in_cycles, out_cycles = rtl_run(dut, items)
+    assert outputs == expected
+    keys = [c for kind, c in in_cycles if kind == "key"]
+    # The key for block n + 1 is taken only once block n has left the pipeline (it is handed
+    # out in the same edge or earlier, the output being always ready).
+    for n in range(len(keys) - 1):
+        assert keys[n + 1] >= out_cycles[n]
+
+
+def reduced_encrypt(key: int, block: int, rounds: int) -> int:
+    """AES-128 cut to ``rounds`` rounds (the last without MixColumns): the test-only core."""
+    rks = round_keys(key.to_bytes(16, "big"))
+    state = [b ^ k for b, k in zip(block.to_bytes(16, "big"), rks[0].to_bytes(16, "big"))]
+    for r in range(1, rounds + 1):
+        state = shift_rows([gf.SBOX[b] for b in state])
+        if r != rounds:
+            state = [b for c in range(4) for b in mix_column(state[4 * c:4 * c + 4])]
+        state = [b ^ k for b, k in zip(state, rks[r].to_bytes(16, "big"))]
+    return int.from_bytes(bytes(state), "big")
+
+
+def test_reduced_encrypt_model():
+    assert reduced_encrypt(0x000102030405060708090a0b0c0d0e0f,
+                           0x00112233445566778899aabbccddeeff, 10) == \
+        0x69c4e0d86a7b0430d8cdb78070b4c55a
+
+
+@pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])
+def test_reduced_rounds(key_schedule):
+    # The test-only two-round core that a flow test can afford to place and route.
+    rng = random.Random(7)
+    items, expected = [], []
+    for n in range(12):
+        if n % 3 == 0:
+            key = rng.getrandbits(128)
+            items.append(("key", key))
+        block = rng.getrandbits(128)
+        items.append(("block", block))
+        expected.append(reduced_encrypt(key, block, 2))
+    dut = Unrolled(round_units=2, rounds=2, key_schedule=key_schedule)
+    outputs, _, _ = rtl_run(dut, items, stall=0.3, seed=2)
+    assert outputs == expected
+    assert dut.latency == 3
