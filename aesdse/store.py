@@ -50,6 +50,11 @@ MIGRATIONS = [
     );
     CREATE INDEX points_experiment ON points (experiment);
     """,
+    # 1: which stages came from the staged cache (aesdse.cache) and the point's wall time.
+    """
+    ALTER TABLE points ADD COLUMN cache_hits TEXT;   -- e.g. "design,synth", NULL if none
+    ALTER TABLE points ADD COLUMN wall_seconds REAL  -- whole point, on the machine that ran it
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -90,6 +95,8 @@ class Row:
     artifacts: str | None = None
     manifest: dict | None = None
     created_at: str | None = None
+    cache_hits: str | None = None
+    wall_seconds: float | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -124,7 +131,10 @@ class Store:
                 raise RuntimeError(f"{self.path} has schema version {version}, newer than this "
                                    f"aesdse ({SCHEMA_VERSION}): upgrade aesdse")
             for n in range(version, SCHEMA_VERSION):
-                for statement in MIGRATIONS[n].split(";"):
+                # Comments are dropped first: ALTER TABLE copies a column definition verbatim
+                # into the stored schema, where a trailing "--" comment would swallow the ")".
+                script = "\n".join(line.split("--")[0] for line in MIGRATIONS[n].splitlines())
+                for statement in script.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -1,0 +1,346 @@
+"""Where the design points of a sweep run: in this process, in local worker processes, or on
+Dask workers (a LocalCluster, or a cluster behind a scheduler address).
+
+Every executor runs :func:`aesdse.sweep.run_point` and hands the rows back to the sweep, which
+alone writes the database. Workers report the stage each point enters (for the progress display)
+through a queue (processes) or Dask's event log (``Worker.log_event``).
+
+A remote Dask worker does not share the client's file system: it runs the point in a temporary
+directory with its own staged cache and sends the artifacts back as an archive
+(:func:`aesdse.sweep.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
+"""
+
+import logging
+import multiprocessing
+import os
+import queue
+import signal
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+__all__ = ["EXECUTORS", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]
+
+#: Executor names accepted by :func:`make_executor` (and ``aesdse sweep --executor``).
+EXECUTORS = ("local", "dask-local", "dask")
+
+_STAGE_TOPIC = "aesdse-stage"
+
+
+def make_executor(kind: str, *, jobs: int = 1, scheduler: str | None = None,
+                  use_cache: bool = True, results_dir: str = "results"):
+    """The executor named ``kind`` (one of :data:`EXECUTORS`)."""
+    if kind == "local":
+        if jobs <= 1:
+            return InlineExecutor(results_dir, use_cache)
+        return ProcessExecutor(jobs, results_dir, use_cache)
+    if kind == "dask-local":
+        return DaskExecutor(results_dir, use_cache, workers=jobs)
+    if kind == "dask":
+        if not scheduler:
+            raise ValueError("The dask executor needs a scheduler address, e.g. "
+                             "--scheduler tcp://HOST:8786")
+        return DaskExecutor(results_dir, use_cache, scheduler=scheduler)
+    raise ValueError(f"Executor must be one of {', '.join(EXECUTORS)}, not {kind!r}")
+
+
+class _Executor:
+    """Common part: ``on_stage(key, stage)`` is set by the sweep; ``slots`` points run at once."""
+    slots = 1
+
+    def __init__(self, results_dir, use_cache):
+        self.results_dir, self.use_cache = str(results_dir), use_cache
+        self.on_stage = lambda key, stage: None
+
+    def worker_versions(self) -> dict:
+        """Host or worker -> tool versions, for workers that may differ from the client."""
+        return {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close(exc[0] is not None)
+
+    def close(self, abort: bool = False):
+        pass
+
+
+class InlineExecutor(_Executor):
+    """One point at a time, in this process (``--jobs 1``)."""
+
+    def __init__(self, results_dir, use_cache):
+        super().__init__(results_dir, use_cache)
+        self._queue = []
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._queue)
+
+    def submit(self, key, point, experiment, versions):
+        self._queue.append((key, point, experiment, versions))
+
+    def poll(self, timeout):
+        from .sweep import run_point
+        if not self._queue:
+            return []
+        key, point, experiment, versions = self._queue.pop(0)
+        try:
+            row = run_point(point, experiment, self.results_dir, versions, key,
+                            lambda stage: self.on_stage(key, stage), use_cache=self.use_cache)
+        except Exception as e:
+            return [(key, e)]
+        return [(key, row)]
+
+
+# --- worker processes -------------------------------------------------------------------------
+
+_EVENTS = None
+_IN_TASK = False
+_TERMINATING = False
+
+
+def _terminate(signum, frame):
+    global _TERMINATING
+    _TERMINATING = True
+    if _IN_TASK:
+        # Raised in the worker's main thread: run_tool's handler kills the tool's process
+        # tree, then _process_task ends the worker.
+        raise SystemExit(128 + signum)
+    os._exit(128 + signum)
+
+
+def _init_worker(events, parent: int):
+    global _EVENTS
+    _EVENTS = events
+    signal.signal(signal.SIGTERM, _terminate)
+    # Die with the sweep: a worker orphaned by `kill -9` of the sweep would go on running points
+    # (and their tools) that nobody records. Linux only; elsewhere the worker stops at its next
+    # point, when the broken pipe to the parent is noticed.
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _process_task(key, point, experiment, results_dir, versions, use_cache):
+    global _IN_TASK
+    from .sweep import run_point
+
+    def on_stage(stage):
+        try:
+            _EVENTS.put_nowait((key, stage))
+        except Exception:  # the display is best effort; the result is not
+            pass
+    _IN_TASK = True
+    try:
+        return run_point(point, experiment, results_dir, versions, key, on_stage,
+                         use_cache=use_cache)
+    except BaseException:
+        if _TERMINATING:
+            # The pool would report the exit as this task's exception and wait for the next
+            # task of a sweep that is gone (its queues never reach end of file): exit now.
+            os._exit(1)
+        raise
+    finally:
+        _IN_TASK = False
+
+
+class ProcessExecutor(_Executor):
+    """``jobs`` local worker processes (``--jobs N``, the default executor)."""
+
+    def __init__(self, jobs, results_dir, use_cache):
+        super().__init__(results_dir, use_cache)
+        self.slots = jobs
+        # spawn, not fork: the sweep may have threads (progress display, Dask) that a fork
+        # would copy mid-operation, and a fresh worker sees the current environment.
+        self._ctx = multiprocessing.get_context("spawn")
+        self._events = self._ctx.Queue()
+        self._pool = self._new_pool()
+        self._futures = {}
+
+    def _new_pool(self):
+        return ProcessPoolExecutor(self.slots, mp_context=self._ctx, initializer=_init_worker,
+                                   initargs=(self._events, os.getpid()))
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._futures)
+
+    def submit(self, key, point, experiment, versions):
+        args = (key, point, experiment, self.results_dir, versions, self.use_cache)
+        try:
+            future = self._pool.submit(_process_task, *args)
+        except BrokenProcessPool:
+            # A worker died (e.g. killed for memory): its points failed; start a fresh pool.
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            future = self._pool.submit(_process_task, *args)
+        self._futures[future] = key
+
+    def _drain(self):
+        while True:
+            try:
+                key, stage = self._events.get_nowait()
+            except (queue.Empty, OSError, EOFError, ValueError):
+                return
+            self.on_stage(key, stage)
+
+    def poll(self, timeout):
+        self._drain()
+        done, _ = wait(list(self._futures), timeout=timeout, return_when=FIRST_COMPLETED)
+        self._drain()
+        out = []
+        for future in done:
+            key = self._futures.pop(future)
+            error = future.exception()
+            out.append((key, error if error is not None else future.result()))
+        return out
+
+    def close(self, abort=False):
+        if abort:
+            for future in self._futures:
+                future.cancel()
+            # Workers still running a point are stopped (SIGTERM -> SystemExit -> their tool's
+            # process tree is killed), not left to finish work nobody will record.
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                if process.is_alive():
+                    process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._events.close()
+        self._events.join_thread()
+
+
+# --- Dask ---------------------------------------------------------------------------------------
+
+
+def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack):
+    from .sweep import run_point, run_point_packed
+
+    def on_stage(stage):
+        try:
+            from distributed import get_worker
+            get_worker().log_event(_STAGE_TOPIC, [key, stage])
+        except Exception:  # the display is best effort; the result is not
+            pass
+    if pack:
+        return run_point_packed(point, experiment, versions, key, on_stage, use_cache=use_cache)
+    return run_point(point, experiment, results_dir, versions, key, on_stage,
+                     use_cache=use_cache)
+
+
+def _kill_tool_children() -> int:
+    """Kill the tools this worker process started (children that lead their own session, as
+    :func:`aesdse.flow.tools.run_tool` starts them): cancelling a Dask task does not stop the
+    thread running it, and closing a worker would leave the tool running. Linux (/proc) only."""
+    me, killed = os.getpid(), 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ppid, session = int(fields[1]), int(fields[3])
+        if ppid == me and session == int(entry):
+            try:
+                os.killpg(int(entry), signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
+
+
+class DaskExecutor(_Executor):
+    """Points as Dask tasks: on a LocalCluster of ``workers`` processes (one thread each), or on
+    the cluster whose scheduler is at ``scheduler``.
+
+    With a scheduler address the workers are taken to be remote: each point's artifacts come
+    back to the client as an archive. A LocalCluster shares this machine's file system, so its
+    workers write ``results/runs/`` directly.
+    """
+
+    def __init__(self, results_dir, use_cache, *, workers: int = 2, scheduler: str | None = None):
+        super().__init__(results_dir, use_cache)
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RuntimeError("The dask executors need Dask: pip install 'aesdse[dask]'") \
+                from None
+        self._cluster = None
+        self.remote = scheduler is not None
+        if scheduler is None:
+            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                         processes=True, dashboard_address=None,
+                                         silence_logs=logging.ERROR)
+            self.client = Client(self._cluster)
+        else:
+            self.client = Client(scheduler, timeout=30)
+            self.client.wait_for_workers(1, timeout=120)
+        info = self.client.scheduler_info()
+        workers_info = info.get("workers", {}).values()
+        self.slots = max(1, sum(w.get("nthreads", 1) for w in workers_info))
+        self._events = queue.Queue()
+        self.client.subscribe_topic(_STAGE_TOPIC, lambda event: self._events.put(event[1]))
+        self._futures = {}
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._futures)
+
+    def worker_versions(self) -> dict:
+        from .flow.tools import tool_versions
+        return self.client.run(tool_versions) if self.remote else {}
+
+    def submit(self, key, point, experiment, versions):
+        future = self.client.submit(
+            _dask_task, key, point, experiment, self.results_dir, versions, self.use_cache,
+            self.remote, key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
+        self._futures[future] = key
+
+    def _drain(self):
+        while True:
+            try:
+                key, stage = self._events.get_nowait()
+            except queue.Empty:
+                return
+            self.on_stage(key, stage)
+
+    def poll(self, timeout):
+        from distributed import wait as dask_wait
+        self._drain()
+        try:
+            dask_wait(list(self._futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            pass
+        self._drain()
+        out = []
+        for future in [f for f in self._futures if f.done()]:
+            key = self._futures.pop(future)
+            try:
+                out.append((key, future.result()))
+            except Exception as e:
+                out.append((key, e))
+        return out
+
+    def close(self, abort=False):
+        try:
+            if self._futures:
+                self.client.cancel(list(self._futures))
+                if abort:
+                    self.client.run(_kill_tool_children)
+            self.client.unsubscribe_topic(_STAGE_TOPIC)
+        finally:
+            self.client.close()
+            if self._cluster is not None:
+                self._cluster.close()

@@ -1,0 +1,424 @@
+# amaranth: UnusedElaboratable=no
+"""The sweep engine: parallel and Dask execution, staged cache, faults, kill and resume.
+
+Yosys and nextpnr are replaced by the fake tools in ``tests/fake_tools`` (selected through the
+``YOSYS`` and ``NEXTPNR_ECP5`` environment variables, as a user would select another build):
+they write plausible outputs at once, log each run to ``FAKE_TOOL_LOG`` (so tests count tool
+runs) and crash or hang on request.
+"""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import asdict, replace
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aesdse import sweep as sweep_mod
+from aesdse.cli import main
+from aesdse.experiment import parse_experiment
+from aesdse.flow.tools import tool_versions
+from aesdse.generate import generate
+from aesdse.progress import Progress
+from aesdse.store import MIGRATIONS, Row, Store
+from aesdse.sweep import clean_stale, sweep
+from aesdse.verify import verify_component
+
+FAKE = Path(__file__).parent / "fake_tools"
+
+# The iterative core with LUT S-boxes: elaborated and simulated in well under a second.
+TINY = """
+name: {name}
+architectures:
+  - arch: iterative
+    params: {{sbox: lut}}
+flow:
+  freq_mhz: {freqs}
+  seeds: {seeds}
+  nowidelut: {nowidelut}
+verify:
+  random_vectors: 0
+"""
+
+
+def experiment(name="tiny", freqs=(50,), seeds=1, nowidelut=False):
+    return parse_experiment(TINY.format(name=name, freqs=list(freqs), seeds=seeds,
+                                        nowidelut=json.dumps(nowidelut)))
+
+
+@pytest.fixture
+def fake_tools(tmp_path, monkeypatch):
+    """Fake Yosys and nextpnr; returns a function giving the tool runs logged so far."""
+    log = tmp_path / "tools.log"
+    monkeypatch.setenv("YOSYS", str(FAKE / "fake_yosys"))
+    monkeypatch.setenv("NEXTPNR_ECP5", str(FAKE / "fake_nextpnr"))
+    monkeypatch.setenv("FAKE_TOOL_LOG", str(log))
+    for name in ("FAKE_YOSYS_CRASH", "FAKE_YOSYS_HANG", "FAKE_NEXTPNR_CRASH",
+                 "FAKE_NEXTPNR_HANG", "FAKE_TOOL_SLEEP"):
+        monkeypatch.delenv(name, raising=False)
+
+    def runs(tool=None):
+        lines = log.read_text().splitlines() if log.exists() else []
+        return [line for line in lines if tool is None or line.startswith(tool)]
+    return runs
+
+
+def _comparable(row: Row) -> dict:
+    """A row without what depends on where and when it ran."""
+    d = asdict(row)
+    for name in ("host", "created_at", "artifacts", "sim_seconds", "synth_seconds",
+                 "pnr_seconds", "wall_seconds", "cache_hits"):
+        d.pop(name)
+    return d
+
+
+def _yaml(path: Path, name="tiny", freqs=(50,), seeds=1, nowidelut=False) -> Path:
+    path.write_text(TINY.format(name=name, freqs=list(freqs), seeds=seeds,
+                                nowidelut=json.dumps(nowidelut)))
+    return path
+
+
+def _cli(*args, env=None, **kwargs):
+    return subprocess.Popen([sys.executable, "-c", "from aesdse.cli import main; main()",
+                             *map(str, args)],
+                            env=env or os.environ.copy(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kwargs)
+
+
+def _integrity(db: Path) -> str:
+    with sqlite3.connect(db) as c:
+        return c.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _tmp_dirs(results: Path) -> list:
+    return sorted(p.name for p in (results / "runs").glob(".tmp-*"))
+
+
+# --- parallel execution and the staged cache -------------------------------------------------
+
+
+def test_parallel_sweep_runs_each_tool_once_per_input(tmp_path, fake_tools):
+    exp = experiment(freqs=(50, 60), seeds=2)
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", jobs=2, echo=None)
+        rows = store.rows()
+    assert (summary.total, summary.done, summary.cached) == (4, 4, 0)
+    assert summary.ok and all(r.status == "ok" for r in rows)
+    assert sorted((r.freq_mhz, r.seed) for r in rows) == [(50, 1), (50, 2), (60, 1), (60, 2)]
+    # One netlist for the four points: synthesized once (the others wait for it), then routed
+    # once per frequency and seed.
+    assert len(fake_tools("yosys")) == 1
+    assert len(fake_tools("nextpnr")) == 4
+    for r in rows:
+        files = {p.name for p in Path(r.artifacts).iterdir()}
+        assert {"design.il", "verify.txt", "report.json", "nextpnr.log", "yosys.log"} <= files
+        assert r.luts > 1000 and r.fmax_mhz == 80 + r.freq_mhz / 10 + r.seed
+        assert r.cycles_per_block == 10 and r.wall_seconds > 0
+    assert _tmp_dirs(tmp_path / "results") == []
+
+
+def test_stage_cache_hits_at_each_stage(tmp_path, fake_tools, monkeypatch):
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    with Store(db) as store:
+        first = sweep(experiment(), store, results, echo=None)
+        assert first.done == 1 and store.rows()[0].cache_hits is None
+        assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (1, 1)
+
+        # From here on nothing may elaborate or simulate: every design comes from the cache.
+        def refuse(*args, **kwargs):
+            raise AssertionError("elaborated or simulated a cached design")
+        monkeypatch.setattr(sweep_mod, "generate", refuse)
+        monkeypatch.setattr(sweep_mod, "verify_component", refuse)
+
+        # Same point again (--force): every stage is a hit, no tool runs.
+        again = sweep(experiment(), store, results, force=True, echo=None)
+        assert again.stage_hits == {"design": 1, "synth": 1, "pnr": 1}
+        assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (1, 1)
+
+        # A new seed and a new frequency: only nextpnr runs.
+        more = sweep(experiment(freqs=(50, 70), seeds=2), store, results, echo=None)
+        assert (more.cached, more.done) == (1, 3)
+        assert more.stage_hits == {"design": 3, "synth": 3, "pnr": 0}
+        assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (1, 4)
+
+        # A synthesis option: the design is reused (no simulation), Yosys and nextpnr run.
+        wide = sweep(experiment(nowidelut=True), store, results, echo=None)
+        assert wide.stage_hits == {"design": 1, "synth": 0, "pnr": 0}
+        assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (2, 5)
+
+        # --no-cache: looked up nowhere, so the tools run again.
+        monkeypatch.setattr(sweep_mod, "generate", generate)
+        monkeypatch.setattr(sweep_mod, "verify_component", verify_component)
+        cold = sweep(experiment(), store, results, force=True, use_cache=False, echo=None)
+        assert cold.stage_hits == {"design": 0, "synth": 0, "pnr": 0}
+        assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (3, 6)
+        assert _integrity(db) == "ok"
+
+
+def test_cached_rerun_of_100_points_is_fast(tmp_path, fake_tools, monkeypatch):
+    exp = experiment(freqs=range(1, 101))
+    versions = tool_versions()
+    with Store(tmp_path / "db.sqlite") as store:
+        for point in exp.points:
+            store.put(Row(key=point.key(versions), experiment=exp.name, arch=point.arch,
+                          params=point.params_dict, target=point.target.label,
+                          flow=asdict(point.flow), seed=point.flow.seed,
+                          freq_mhz=point.flow.freq_mhz, status="ok", luts=1000, ffs=300,
+                          fmax_mhz=90.0, throughput_mbps=1000.0))
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("a stored point was run again")
+        for name in ("run_point", "generate", "verify_component"):
+            monkeypatch.setattr(sweep_mod, name, refuse)
+        lines = []
+        start = time.perf_counter()
+        summary = sweep(exp, store, tmp_path / "results", jobs=2, echo=lines.append)
+        seconds = time.perf_counter() - start
+    assert (summary.total, summary.cached, summary.done) == (100, 100, 0)
+    assert seconds < 2.0
+    assert lines == ["all 100 points already in the database"]
+    assert fake_tools() == []
+
+
+# --- faults ----------------------------------------------------------------------------------
+
+
+def test_timeout_and_crashes_fail_only_their_points(tmp_path, fake_tools, monkeypatch):
+    monkeypatch.setenv("FAKE_NEXTPNR_CRASH", "50")
+    monkeypatch.setenv("FAKE_NEXTPNR_HANG", "60")
+    monkeypatch.setenv("FAKE_YOSYS_CRASH", "-nowidelut")
+    exp = _yaml(tmp_path / "exp.yaml", freqs=(50, 60, 70), nowidelut=[False, True])
+    db = tmp_path / "db.sqlite"
+    args = ["sweep", str(exp), "--db", str(db), "--results-dir", str(tmp_path / "results"),
+            "--jobs", "1", "--timeout-pnr", "3"]
+    start = time.perf_counter()
+    result = CliRunner().invoke(main, args)
+    assert time.perf_counter() - start < 30  # the hanging nextpnr (120 s) was killed
+    assert result.exit_code == 1, result.output
+    with Store(db) as store:
+        rows = {(r.freq_mhz, r.flow["nowidelut"]): r for r in store.rows()}
+    assert len(rows) == 6
+    assert rows[70, False].status == "ok"
+    crash, hang = rows[50, False], rows[60, False]
+    assert crash.status == "failed-flow" and crash.reason.startswith("nextpnr: nextpnr exited")
+    assert "failed to route on purpose" in crash.reason  # the log tail is kept
+    assert hang.status == "failed-flow" and hang.reason.startswith("nextpnr: timeout")
+    assert "hanging" in hang.reason and hang.pnr_seconds < 10
+    assert (Path(hang.artifacts) / "nextpnr.log").exists()
+    for freq in (50, 60, 70):
+        synth = rows[freq, True]
+        assert synth.status == "failed-flow" and "crashed on purpose" in synth.reason
+    assert "FAILED failed-flow" in result.output and "timeout" in result.output
+    # Failed tool runs are not cached: one Yosys run per failed -nowidelut point.
+    assert len(fake_tools("yosys")) == 1 + 3
+
+    # Re-run with a longer limit and a nextpnr that no longer hangs: only the timed-out point
+    # runs again (a crash is a result; a timeout under a shorter limit is not).
+    monkeypatch.delenv("FAKE_NEXTPNR_HANG")
+    before = len(fake_tools("nextpnr"))
+    result = CliRunner().invoke(main, args[:-1] + ["10", "--json"])
+    report = json.loads(result.output)
+    assert (report["ran"], report["cached"]) == (1, 5)
+    assert fake_tools("nextpnr")[before:] == [fake_tools("nextpnr")[-1]]
+    assert "freq=60" in fake_tools("nextpnr")[-1]
+    with Store(db) as store:
+        assert [r.status for r in store.rows() if r.freq_mhz == 60 and not r.flow["nowidelut"]] \
+            == ["ok"]
+
+
+def test_kill_and_resume(tmp_path, fake_tools):
+    exp = _yaml(tmp_path / "exp.yaml", freqs=(50, 60, 70, 80), seeds=2)
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    env = dict(os.environ, FAKE_TOOL_SLEEP="0.4")
+    args = ["sweep", exp, "--db", db, "--results-dir", results, "--jobs", "2", "--quiet"]
+    # Output to a file: a pipe would also be held open by the sweep's workers.
+    out = open(tmp_path / "killed.log", "w")
+    proc = subprocess.Popen([sys.executable, "-c", "from aesdse.cli import main; main()",
+                             *map(str, args)], env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    finished = set()
+    while time.monotonic() < deadline and len(finished) < 2:
+        time.sleep(0.1)
+        assert proc.poll() is None, (tmp_path / "killed.log").read_text()
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as c:
+                    finished = set(c.execute("SELECT freq_mhz, seed FROM points").fetchall())
+            except sqlite3.OperationalError:
+                pass
+    os.kill(proc.pid, signal.SIGKILL)  # the sweep only: its workers must notice alone
+    proc.wait(timeout=10)
+    out.close()
+    time.sleep(1.5)  # workers die with their parent (SIGTERM), killing their tools
+    with sqlite3.connect(db) as c:
+        finished = set(c.execute("SELECT freq_mhz, seed FROM points").fetchall())
+    assert 2 <= len(finished) < 8, "the sweep was not killed mid-way"
+    logged = len(fake_tools("nextpnr"))
+    time.sleep(1.0)
+    assert len(fake_tools("nextpnr")) == logged, "the killed sweep's workers went on"
+
+    rerun = _cli(*args, env=env)
+    try:
+        output, _ = rerun.communicate(timeout=120)
+    finally:
+        rerun.kill()
+    assert rerun.returncode == 0, output
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT freq_mhz, seed, status, artifacts, cache_hits "
+                         "FROM points").fetchall()
+    assert len(rows) == 8 and all(row[2] == "ok" for row in rows)
+    redone = {(float(line.split()[1][5:]), int(line.split()[2][5:]))
+              for line in fake_tools("nextpnr")[logged:]}
+    assert not redone & finished, "a finished point was run again"
+    # Every other point was routed now, or just before the kill (then its route is cached).
+    for freq, seed, _, _, hits in rows:
+        if (freq, seed) not in finished:
+            assert (freq, seed) in redone or "pnr" in (hits or "")
+    for _, _, _, artifacts, _ in rows:
+        assert ".tmp-" not in artifacts and (Path(artifacts) / "report.json").exists()
+    assert _tmp_dirs(results) == []  # the killed sweep's leftovers were removed
+    assert _integrity(db) == "ok"
+
+
+def test_two_concurrent_sweeps_share_a_database(tmp_path, fake_tools):
+    exp = _yaml(tmp_path / "exp.yaml", freqs=(50, 60, 70), seeds=2)
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    env = dict(os.environ, FAKE_TOOL_SLEEP="0.1")
+    args = ["sweep", exp, "--db", db, "--results-dir", results, "--jobs", "1", "--json"]
+    procs = [_cli(*args, env=env) for _ in range(2)]
+    try:
+        outputs = [p.communicate(timeout=120)[0] for p in procs]
+    finally:
+        for p in procs:
+            p.kill()
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    reports = [json.loads(out.splitlines()[-1]) for out in outputs]
+    # Every point is stored once; a point finished by one sweep is skipped by the other.
+    assert all(r["ran"] + r["cached"] == 6 for r in reports)
+    with sqlite3.connect(db) as c:
+        keys = [k for (k,) in c.execute("SELECT key FROM points")]
+        artifacts = [a for (a,) in c.execute("SELECT artifacts FROM points")]
+    assert len(keys) == len(set(keys)) == 6
+    assert all((Path(a) / "report.json").exists() for a in artifacts)
+    assert _integrity(db) == "ok"
+
+
+def test_clean_stale_removes_only_dead_sweeps_leftovers(tmp_path):
+    runs = tmp_path / "runs"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = os.uname().nodename
+    mine = runs / f".tmp-abc-{os.getpid()}@{host}"
+    theirs = runs / f".tmp-abc-{dead.pid}@{host}"
+    elsewhere = runs / f".tmp-abc-{dead.pid}@some-other-host"
+    cache_left = tmp_path / "cache" / "pnr" / f".tmp-k-1234abcd-{dead.pid}@{host}"
+    for d in (mine, theirs, elsewhere, cache_left):
+        d.mkdir(parents=True)
+    assert clean_stale(tmp_path) == 2
+    assert mine.exists() and elsewhere.exists()
+    assert not theirs.exists() and not cache_left.exists()
+
+
+def test_store_migrates_a_version_1_database(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as c:
+        c.executescript(MIGRATIONS[0])
+        c.execute("INSERT INTO points (key, experiment, arch, params, target, flow, seed, "
+                  "freq_mhz, status) VALUES ('k', 'e', 'iterative', '{}', 't', '{}', 1, 50, "
+                  "'ok')")
+        c.execute("PRAGMA user_version = 1")
+    with Store(path) as store:
+        row = store.get("k")
+        assert row.cache_hits is None and row.wall_seconds is None
+        store.put(replace(row, cache_hits="design,synth", wall_seconds=1.5))
+        assert store.get("k").cache_hits == "design,synth"
+
+
+# --- Dask ------------------------------------------------------------------------------------
+
+
+def test_dask_local_gives_the_same_rows_as_local(tmp_path, fake_tools):
+    pytest.importorskip("distributed")
+    exp = experiment(freqs=(50, 60), seeds=2)
+    with Store(tmp_path / "local.sqlite") as store:
+        sweep(exp, store, tmp_path / "local", jobs=1, echo=None)
+        local = {r.key: r for r in store.rows()}
+    with Store(tmp_path / "dask.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "dask", jobs=2, executor="dask-local",
+                        echo=None)
+        dask = {r.key: r for r in store.rows()}
+    assert summary.ok and not summary.warnings
+    assert local.keys() == dask.keys() and len(local) == 4
+    assert {k: _comparable(r) for k, r in local.items()} == \
+        {k: _comparable(r) for k, r in dask.items()}
+    assert all(Path(r.artifacts).parent == tmp_path / "dask" / "runs" for r in dask.values())
+
+
+def test_dask_remote_workers_send_artifacts_back(tmp_path, fake_tools, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    import logging
+    # Workers inherit the environment: their own stage cache, away from the client's results.
+    monkeypatch.setenv("AESDSE_CACHE_DIR", str(tmp_path / "worker-cache"))
+    exp = experiment(freqs=(50, 60))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+        with Store(tmp_path / "db.sqlite") as store:
+            summary = sweep(exp, store, tmp_path / "results", executor="dask",
+                            scheduler=cluster.scheduler_address, echo=None)
+            rows = store.rows()
+    assert summary.ok and summary.done == 2
+    for r in rows:
+        # Unpacked on the client, from the worker's temporary directory.
+        assert Path(r.artifacts).parent == tmp_path / "results" / "runs"
+        assert {"design.il", "report.json", "nextpnr.log"} <= \
+            {p.name for p in Path(r.artifacts).iterdir()}
+    assert (tmp_path / "worker-cache" / "synth").is_dir()
+    assert not (tmp_path / "results" / "cache").exists()
+
+
+# --- progress --------------------------------------------------------------------------------
+
+
+def test_progress_live_line_shows_running_stages_and_eta(tmp_path):
+    out, lines = StringIO(), []
+    exp = experiment(freqs=(50, 60))
+    rows = [Row(key=f"k{i}", experiment="e", arch="iterative", params={"sbox": "lut"},
+                target="t", flow={}, seed=1, freq_mhz=f, status="ok", luts=10, ffs=10,
+                fmax_mhz=90.0, cycles_per_block=10, throughput_mbps=1152.0)
+            for i, f in enumerate((50, 60))]
+    with Progress(4, lines.append, live=True, stream=out, slots=2) as progress:
+        progress.cached_points(rows[:1])
+        progress.stage("k1", "iterative sbox=lut", "place-and-route")
+        status = progress.status_line()
+        assert "1/4 done" in status and "1 cached" in status and "1 running" in status
+        assert "place-and-route 1" in status and "ETA ?" in status
+        assert "longest: iterative sbox=lut (place-and-route, 0:00)" in status
+        progress.point_done(rows[1], seconds=10.0)
+        progress.stage("k1", "iterative sbox=lut", "metrics")  # late: ignored
+        assert "ETA 0:10" in progress.status_line()  # 2 left x 10 s over 2 slots
+        assert "0 running" in progress.status_line()
+    assert "\x1b[2K" in out.getvalue()
+    assert lines[0] == "1 of 4 points already in the database"
+    assert "[2/4" in lines[1] and "1152 Mbit/s" in lines[1]
+    assert len(exp.points) == 2
+    # Off a terminal: no escape sequences at all.
+    plain = StringIO()
+    with Progress(1, lines.append, stream=plain) as progress:
+        progress.point_done(rows[0], seconds=1.0)
+    assert plain.getvalue() == ""
+
+
+def test_dask_executor_needs_a_scheduler(tmp_path, fake_tools):
+    exp = _yaml(tmp_path / "exp.yaml")
+    result = CliRunner().invoke(main, ["sweep", str(exp), "--db", str(tmp_path / "db.sqlite"),
+                                       "--executor", "dask"])
+    assert result.exit_code == 2
+    assert "--executor dask needs --scheduler tcp://HOST:8786" in result.output
+    assert fake_tools() == []
