@@ -19,7 +19,7 @@ import archs
 from archs.interface import BYTE_ORDER
 
 from .experiment import DesignPoint
-from .flow.tools import find_tool, run_tool
+from .flow.yosys import write_verilog as yosys_write_verilog
 
 __all__ = ["Design", "build_component", "generate", "write_verilog", "GenerateError"]
 
@@ -97,13 +97,10 @@ def write_verilog(design: Design, out_dir: Path, timeout_s: float = 600) -> Path
     """Write ``<top>.v`` (via Yosys ``write_verilog``; deterministic) and ``<top>.json``."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    yosys = find_tool("yosys")
     with tempfile.TemporaryDirectory(dir=out_dir) as work:
         work = Path(work)
         (work / "design.il").write_text(design.rtlil)
-        run = run_tool(yosys, ["-q", "-p", "read_rtlil design.il; proc; opt_clean; "
-                               "write_verilog -noattr design.v"],
-                       work, "yosys.log", timeout_s)
+        run = yosys_write_verilog("design.il", "design.v", work, timeout_s)
         if not run.ok:
             raise GenerateError(f"yosys write_verilog failed:\n{run.log_tail()}")
         verilog = out_dir / f"{design.top}.v"

