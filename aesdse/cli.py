@@ -166,6 +166,8 @@ def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with):
     vary, then LUT4, FF, block RAM, slices, Fmax, latency, cycles per block, throughput, and
     throughput per LUT4 and per slice. Failed points are listed below the table with their
     reason. Points of the experiment that have not been swept yet are counted on stderr.
+    A point swept with `flow: fmax_search` shows its converged Fmax (the best achieved by any
+    of its routed nextpnr runs), the spread of its runs near that Fmax and a [bimodal] flag.
 
     \b
     Example:
@@ -187,7 +189,11 @@ def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with):
         text = render_compare(compare(rows, papers, fmax), fmt,
                               title=f"{title}: measured vs published" if title else None)
     else:
-        text = render(rows, fmt, title=title, fmax=fmax)
+        runs = None
+        if any((r.flow or {}).get("fmax_search") for r in rows):
+            with Store(db_path) as store:
+                runs = store.pnr_runs([r.key for r in rows])
+        text = render(rows, fmt, title=title, fmax=fmax, runs=runs)
     click.echo(text, nl=False)
 
 

@@ -45,8 +45,13 @@ def make_executor(kind: str, *, jobs: int = 1, scheduler: str | None = None,
 
 
 class _Executor:
-    """Common part: ``on_stage(key, stage)`` is set by the sweep; ``slots`` points run at once."""
+    """Common part: ``on_stage(key, stage)`` is set by the sweep; ``slots`` points run at once;
+    an Fmax search runs ``search_width`` nextpnr at once on the one worker that runs it."""
     slots = 1
+
+    @property
+    def search_width(self) -> int:
+        return self.slots
 
     def __init__(self, results_dir, use_cache):
         self.results_dir, self.use_cache = str(results_dir), use_cache
@@ -77,17 +82,18 @@ class InlineExecutor(_Executor):
     def in_flight(self) -> int:
         return len(self._queue)
 
-    def submit(self, key, point, experiment, versions):
-        self._queue.append((key, point, experiment, versions))
+    def submit(self, key, point, experiment, versions, pnr_jobs=1):
+        self._queue.append((key, point, experiment, versions, pnr_jobs))
 
     def poll(self, timeout):
         from .sweep import run_point
         if not self._queue:
             return []
-        key, point, experiment, versions = self._queue.pop(0)
+        key, point, experiment, versions, pnr_jobs = self._queue.pop(0)
         try:
             row = run_point(point, experiment, self.results_dir, versions, key,
-                            lambda stage: self.on_stage(key, stage), use_cache=self.use_cache)
+                            lambda stage: self.on_stage(key, stage), use_cache=self.use_cache,
+                            pnr_jobs=pnr_jobs)
         except Exception as e:
             return [(key, e)]
         return [(key, row)]
@@ -128,7 +134,7 @@ def _init_worker(events, parent: int):
         os._exit(1)
 
 
-def _process_task(key, point, experiment, results_dir, versions, use_cache):
+def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_jobs=1):
     global _IN_TASK
     from .sweep import run_point
 
@@ -140,7 +146,7 @@ def _process_task(key, point, experiment, results_dir, versions, use_cache):
     _IN_TASK = True
     try:
         return run_point(point, experiment, results_dir, versions, key, on_stage,
-                         use_cache=use_cache)
+                         use_cache=use_cache, pnr_jobs=pnr_jobs)
     except BaseException:
         if _TERMINATING:
             # The pool would report the exit as this task's exception and wait for the next
@@ -172,8 +178,8 @@ class ProcessExecutor(_Executor):
     def in_flight(self) -> int:
         return len(self._futures)
 
-    def submit(self, key, point, experiment, versions):
-        args = (key, point, experiment, self.results_dir, versions, self.use_cache)
+    def submit(self, key, point, experiment, versions, pnr_jobs=1):
+        args = (key, point, experiment, self.results_dir, versions, self.use_cache, pnr_jobs)
         try:
             future = self._pool.submit(_process_task, *args)
         except BrokenProcessPool:
@@ -219,7 +225,7 @@ class ProcessExecutor(_Executor):
 # --- Dask ---------------------------------------------------------------------------------------
 
 
-def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack):
+def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, pnr_jobs=1):
     from .sweep import run_point, run_point_packed
 
     def on_stage(stage):
@@ -229,9 +235,10 @@ def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack):
         except Exception:  # the display is best effort; the result is not
             pass
     if pack:
-        return run_point_packed(point, experiment, versions, key, on_stage, use_cache=use_cache)
+        return run_point_packed(point, experiment, versions, key, on_stage, use_cache=use_cache,
+                                pnr_jobs=pnr_jobs)
     return run_point(point, experiment, results_dir, versions, key, on_stage,
-                     use_cache=use_cache)
+                     use_cache=use_cache, pnr_jobs=pnr_jobs)
 
 
 def _kill_tool_children() -> int:
@@ -290,6 +297,10 @@ class DaskExecutor(_Executor):
         info = self.client.scheduler_info()
         workers_info = info.get("workers", {}).values()
         self.slots = max(1, sum(w.get("nthreads", 1) for w in workers_info))
+        # An Fmax search runs its nextpnr batch on the one worker that runs the point: a
+        # LocalCluster's workers share this machine, a remote worker has its own threads.
+        self._search_width = self.slots if not self.remote else max(
+            [w.get("nthreads", 1) for w in workers_info] or [1])
         self._events = queue.Queue()
         self.client.subscribe_topic(_STAGE_TOPIC, lambda event: self._events.put(event[1]))
         self._futures = {}
@@ -298,14 +309,18 @@ class DaskExecutor(_Executor):
     def in_flight(self) -> int:
         return len(self._futures)
 
+    @property
+    def search_width(self) -> int:
+        return self._search_width
+
     def worker_versions(self) -> dict:
         from .flow.tools import tool_versions
         return self.client.run(tool_versions) if self.remote else {}
 
-    def submit(self, key, point, experiment, versions):
+    def submit(self, key, point, experiment, versions, pnr_jobs=1):
         future = self.client.submit(
             _dask_task, key, point, experiment, self.results_dir, versions, self.use_cache,
-            self.remote, key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
+            self.remote, pnr_jobs, key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
         self._futures[future] = key
 
     def _drain(self):

@@ -20,6 +20,13 @@ Schema (every key optional unless marked)::
       abc9: false                     # synth_ecp5 -abc9; scalar or list
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
       pnr_timeout_s: 3600
+      fmax_search:                    # search the target frequency instead of freq_mhz/seeds
+        low_mhz: 50                   #   initial bracket of nextpnr --freq targets
+        high_mhz: 400
+        batch: 0                      #   runs per batch; 0: the free workers (--jobs)
+        patience: 2                   #   stop after this many batches without improvement
+        budget_s: 1800                #   ... or when the search has run this long
+        seeds: 1                      #   placer seeds run at each target
     verify:
       random_vectors: 32              # random vectors per point, on top of the standard ones
       seed: 1
@@ -27,6 +34,12 @@ Schema (every key optional unless marked)::
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
 errors. Only the safe YAML loader is used.
+
+``fmax_search`` (:mod:`aesdse.fmax_search`) makes each point one search: synthesis once, then
+batches of nextpnr runs at targets between ``low_mhz`` and ``high_mhz``; the point's Fmax is the
+highest achieved Fmax among the runs that routed. The search chooses the targets and seeds, so
+``freq_mhz`` and ``seeds`` are not allowed beside it (``fmax_search: {seeds: N}`` runs N placer
+seeds at each target). ``fmax_search: true`` takes every default.
 """
 
 import hashlib
@@ -39,6 +52,7 @@ import yaml
 
 import archs
 
+from .fmax_search import SearchSettings
 from .verify import VerifyOptions
 
 __all__ = ["ExperimentError", "Target", "FlowOptions", "DesignPoint", "Experiment",
@@ -103,7 +117,10 @@ class FlowOptions:
     abc9 : bool
         ``synth_ecp5 -abc9``.
     synth_timeout_s, pnr_timeout_s : float
-        Wall-time limits of Yosys and nextpnr for this point.
+        Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
+    fmax_search : SearchSettings or None
+        Search the target frequency (:mod:`aesdse.fmax_search`); ``freq_mhz`` and ``seed`` are
+        then unused.
     """
     freq_mhz: float = 100.0
     seed: int = 1
@@ -111,6 +128,15 @@ class FlowOptions:
     abc9: bool = False
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
+    fmax_search: SearchSettings | None = None
+
+    def as_dict(self) -> dict:
+        """The options as plain data. ``fmax_search`` appears only when set, so the keys and
+        stored ``flow`` of points without a search are what they were before it existed."""
+        d = asdict(self)
+        if d["fmax_search"] is None:
+            del d["fmax_search"]
+        return d
 
 
 @dataclass(frozen=True)
@@ -145,15 +171,19 @@ class DesignPoint:
     def identity(self, tool_versions: dict | None = None) -> dict:
         """Everything that determines this point's result, as plain data."""
         from . import __version__
+        from .cache import code_fingerprint
         return {
             "arch": self.arch, "params": self.params_dict, "target": asdict(self.target),
-            "flow": asdict(self.flow), "verify": asdict(self.verify),
+            "flow": self.flow.as_dict(), "verify": asdict(self.verify),
             "tools": tool_versions or {}, "aesdse": __version__,
+            # An edited architecture is a different design: its old numbers must not be reused.
+            "code": code_fingerprint(),
         }
 
     def key(self, tool_versions: dict | None = None) -> str:
         """Stable hash of architecture, parameters, target, flow and verification options, tool
-        versions and the aesdse version: two points with the same key give the same result."""
+        versions, the aesdse version and the generator/verifier source code: two points with
+        the same key give the same result."""
         blob = json.dumps(self.identity(tool_versions), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -316,7 +346,44 @@ def _parse_targets(doc):
     return targets
 
 
-_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "synth_timeout_s", "pnr_timeout_s")
+_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "synth_timeout_s", "pnr_timeout_s",
+              "fmax_search")
+_SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
+
+
+def _parse_search(flow):
+    """``flow: fmax_search`` -> SearchSettings (or None when absent or false)."""
+    raw = flow.get("fmax_search")
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        raw = _LineDict()
+        raw.line, raw.key_lines = _line(flow, "fmax_search"), {}
+    for other in ("freq_mhz", "seeds"):
+        if other in flow:
+            raise _Error(_line(flow, other),
+                         f"{other}: not allowed with fmax_search, which chooses the targets "
+                         f"(low_mhz..high_mhz) and runs fmax_search.seeds placer seeds at each")
+    _check_keys(raw, _SEARCH_KEYS, "fmax_search")
+    values = {}
+    for name in _SEARCH_KEYS:
+        default = getattr(SearchSettings, name)
+        integer = isinstance(default, int)
+        value = _typed(raw, name, raw.get(name, default), 0, (int,) if integer else (int, float),
+                       "a whole number" if integer else "a number")
+        values[name] = value if integer else float(value)
+    for name, low in (("low_mhz", 0), ("high_mhz", 0), ("budget_s", 0), ("patience", 0),
+                      ("seeds", 0), ("batch", -1)):
+        if values[name] <= low:
+            raise _Error(_line(raw, name), f"{name}: {values[name]!r} must be "
+                                           f"{'positive' if low == 0 else 'at least 0'}")
+    if values["high_mhz"] > 1000:
+        raise _Error(_line(raw, "high_mhz"),
+                     f"high_mhz: {values['high_mhz']!r} must be at most 1000 MHz")
+    if values["low_mhz"] >= values["high_mhz"]:
+        raise _Error(_line(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
+                                            f"high_mhz ({values['high_mhz']!r})")
+    return SearchSettings(**values)
 
 
 def _parse_flows(doc):
@@ -350,7 +417,9 @@ def _parse_flows(doc):
         if value <= 0:
             raise _Error(_line(flow, key), f"{key}: {value!r} must be positive")
         timeouts[key] = float(value)
-    return [FlowOptions(freq_mhz=float(f), seed=s, nowidelut=w, abc9=a, **timeouts)
+    search = _parse_search(flow)
+    return [FlowOptions(freq_mhz=float(f), seed=s, nowidelut=w, abc9=a, fmax_search=search,
+                        **timeouts)
             for f, w, a, s in itertools.product(freqs, widelut, abc9, seeds)]
 
 

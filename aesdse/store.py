@@ -13,10 +13,11 @@ place, keeping its results.
 
 import json
 import sqlite3
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["STATUSES", "Row", "Store", "MIGRATIONS", "SCHEMA_VERSION"]
+__all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION"]
 
 #: Point statuses. Only ``ok`` rows carry area and speed numbers.
 STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow")
@@ -54,6 +55,21 @@ MIGRATIONS = [
     """
     ALTER TABLE points ADD COLUMN cache_hits TEXT;   -- e.g. "design,synth", NULL if none
     ALTER TABLE points ADD COLUMN wall_seconds REAL  -- whole point, on the machine that ran it
+    """,
+    # 2: every nextpnr run of an Fmax search (aesdse.fmax_search), one row per (target, seed).
+    """
+    CREATE TABLE pnr_runs (
+        point_key TEXT NOT NULL,         -- points.key of the searching point
+        batch INTEGER NOT NULL,          -- 0, 1, ...: the search's batch that ran it
+        target_mhz REAL NOT NULL,        -- nextpnr --freq
+        seed INTEGER NOT NULL,           -- nextpnr --seed
+        achieved_mhz REAL,               -- NULL when the run did not route
+        ok INTEGER NOT NULL,             -- 1: routed and reported a clock
+        seconds REAL,                    -- nextpnr wall time (of the original run if cached)
+        report_path TEXT,                -- nextpnr --report JSON of the run
+        reason TEXT,                     -- why it failed
+        PRIMARY KEY (point_key, target_mhz, seed)
+    );
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -108,6 +124,20 @@ class Row:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class PnrRun:
+    """One nextpnr run of an Fmax search (the columns of the ``pnr_runs`` table)."""
+    point_key: str
+    batch: int
+    target_mhz: float
+    seed: int
+    achieved_mhz: float | None
+    ok: bool
+    seconds: float | None = None
+    report_path: str | None = None
+    reason: str | None = None
+
+
 _NUMBERS = ("luts", "ffs", "brams", "slices", "fmax_mhz", "throughput_mbps")
 _JSON = ("params", "flow", "tool_versions", "manifest")
 
@@ -121,7 +151,17 @@ class Store:
         self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA busy_timeout = 60000")
-        self._db.execute("PRAGMA journal_mode = WAL")
+        # Switching to WAL takes an exclusive lock and SQLite does not wait for it (the busy
+        # timeout does not apply): two sweeps opening a new database at once got "database is
+        # locked". Retry for a while instead.
+        for attempt in range(200):
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                break
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or attempt == 199:
+                    raise
+                time.sleep(0.05)
         self._migrate()
 
     def _migrate(self):
@@ -159,8 +199,9 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
-    def put(self, row: Row) -> None:
-        """Insert or replace one row, atomically."""
+    def put(self, row: Row, runs=None) -> None:
+        """Insert or replace one row, atomically; with ``runs`` (a list of :class:`PnrRun`),
+        replace the point's Fmax-search runs in the same transaction."""
         values = row.as_dict()
         values.pop("created_at")
         for name in _JSON:
@@ -169,6 +210,30 @@ class Store:
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction():
             self._db.execute(f"INSERT OR REPLACE INTO points ({columns}) VALUES ({marks})", values)
+            if runs is not None:
+                self._db.execute("DELETE FROM pnr_runs WHERE point_key = ?", (row.key,))
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO pnr_runs (point_key, batch, target_mhz, seed, "
+                    "achieved_mhz, ok, seconds, report_path, reason) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?)",
+                    [(row.key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok),
+                      r.seconds, r.report_path, r.reason) for r in runs])
+
+    def pnr_runs(self, keys=None) -> dict:
+        """Point key -> its Fmax-search runs (:class:`PnrRun`, in batch and target order), for
+        ``keys`` (default: every point that has runs)."""
+        sql = "SELECT * FROM pnr_runs"
+        out: dict = {}
+        chunks = [None] if keys is None else [list(keys)[i:i + 500]
+                                              for i in range(0, len(list(keys)), 500)]
+        for chunk in chunks:
+            where = "" if chunk is None else f" WHERE point_key IN ({', '.join('?' * len(chunk))})"
+            for r in self._db.execute(sql + where + " ORDER BY point_key, batch, target_mhz, seed",
+                                      chunk or ()):
+                values = dict(r)
+                values["ok"] = bool(values["ok"])
+                out.setdefault(values["point_key"], []).append(PnrRun(**values))
+        return out
 
     def _row(self, r: sqlite3.Row) -> Row:
         values = dict(r)

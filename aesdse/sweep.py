@@ -35,13 +35,14 @@ import archs
 
 from .cache import StageCache, code_fingerprint, file_digest, owner_tag, stage_key
 from .experiment import DesignPoint, Experiment
+from .fmax_search import Trial, search as search_fmax
 from .flow.nextpnr import parse_report, place_and_route
 from .flow.tools import ToolNotFound, find_tool, tool_versions
 from .flow.yosys import SynthOptions, synthesize
 from .generate import GenerateError, build_component, generate
 from .metrics import compute_metrics
 from .progress import Progress
-from .store import Row, Store
+from .store import PnrRun, Row, Store
 from .verify import verify_component
 
 __all__ = ["run_point", "run_point_packed", "sweep", "SweepSummary", "Progress",
@@ -50,7 +51,7 @@ __all__ = ["run_point", "run_point_packed", "sweep", "SweepSummary", "Progress",
 
 def _base_row(point: DesignPoint, experiment: str, key: str, versions: dict) -> dict:
     return dict(key=key, experiment=experiment, arch=point.arch, params=point.params_dict,
-                target=point.target.label, flow=asdict(point.flow), seed=point.flow.seed,
+                target=point.target.label, flow=point.flow.as_dict(), seed=point.flow.seed,
                 freq_mhz=point.flow.freq_mhz, tool_versions=versions,
                 host=socket.gethostname())
 
@@ -93,7 +94,7 @@ class _Verified:
 
 def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: dict,
               key: str | None = None, on_stage=None, *, cache_dir: str | None = None,
-              use_cache: bool = True) -> Row:
+              use_cache: bool = True, pnr_jobs: int = 1) -> Row:
     """Run all stages for one design point; never raises for a bad design or a tool failure.
 
     Parameters
@@ -114,6 +115,8 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
         Staged cache root (default ``results_dir/cache``).
     use_cache : bool
         Look stages up in the cache (results are stored in it either way).
+    pnr_jobs : int
+        nextpnr runs at once in an Fmax search whose ``batch`` is 0 (the free workers).
 
     Raises
     ------
@@ -216,6 +219,48 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
              if (work / n).exists()},
             {"seconds": synth_seconds, "cells": cells, "netlist": netlist_digest})
 
+    if point.flow.fmax_search is not None:
+        # --- Fmax search: batches of place-and-route runs, each cached as a plain one --------
+        result, infos = _search_pnr(point, work, cache, use_cache, synth_entry, netlist_digest,
+                                    pnr_jobs, stage)
+        pnr_seconds = sum(i["seconds"] or 0.0 for i in infos.values())
+        if infos and all(i["cached"] for i in infos.values()):
+            hits.append("pnr")
+        best = result.best
+        (work / "netlist.json").unlink(missing_ok=True)
+        if best is None:
+            first = next((i["reason"] for i in infos.values() if i["reason"]), "no run")
+            return finish(status="failed-flow",
+                          reason=f"nextpnr: no run of the Fmax search routed: {first}",
+                          synth_seconds=synth_seconds, pnr_seconds=pnr_seconds, **common)
+        chosen = infos[(best.target_mhz, best.seed)]
+        for name in ("report.json", "nextpnr.log"):  # the best run is the point's own report
+            shutil.copyfile(work / chosen["dir"] / name, work / name)
+        utilization, fmax = chosen["utilization"], chosen["fmax"]
+        base.update(freq_mhz=best.target_mhz, seed=best.seed)
+    else:
+        utilization, fmax, pnr_seconds, reason = _single_pnr(
+            point, work, cache, lookup, synth_entry, netlist_digest, stage, hits)
+        if reason is not None:
+            return finish(status="failed-flow", reason=f"nextpnr: {reason}",
+                          synth_seconds=synth_seconds, pnr_seconds=pnr_seconds, **common)
+    # The synthesized netlist is large and kept in the cache (or re-creatable from design.il).
+    (work / "netlist.json").unlink(missing_ok=True)
+
+    stage("metrics")
+    try:
+        m = compute_metrics(utilization, fmax, verified.cycles_per_block,
+                            verified.latency_cycles, carries=cells.get("CCU2C", 0))
+    except ValueError as e:
+        return finish(status="failed-flow", reason=f"metrics: {e}", synth_seconds=synth_seconds,
+                      pnr_seconds=pnr_seconds, **common)
+    return finish(status="ok", synth_seconds=synth_seconds, pnr_seconds=pnr_seconds,
+                  **asdict(m), **common)
+
+
+def _single_pnr(point, work, cache, lookup, synth_entry, netlist_digest, stage, hits):
+    """Place and route of a point at its own frequency and seed: ``(utilization, fmax, seconds,
+    reason)``, ``reason`` being None unless nextpnr failed."""
     # --- place and route, cached by (netlist, device, package, speed, MHz, seed, version) -----
     target = point.target
     pnr_id = stage_key("pnr", {
@@ -236,23 +281,122 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
         pnr = place_and_route("netlist.json", work, target, point.flow.freq_mhz,
                               point.flow.seed, point.flow.pnr_timeout_s)
         if not pnr.ok:
-            return finish(status="failed-flow", reason=f"nextpnr: {pnr.reason}",
-                          synth_seconds=synth_seconds, pnr_seconds=pnr.seconds, **common)
+            return None, None, pnr.seconds, pnr.reason
         utilization, fmax, pnr_seconds = pnr.utilization, pnr.fmax_mhz, pnr.seconds
         cache.put("pnr", pnr_id, {n: work / n for n in ("report.json", "nextpnr.log")},
                   {"seconds": pnr_seconds})
-    # The synthesized netlist is large and kept in the cache (or re-creatable from design.il).
-    (work / "netlist.json").unlink(missing_ok=True)
+    return utilization, fmax, pnr_seconds, None
 
-    stage("metrics")
+
+#: File, in a searching point's artifacts, that lists every run of its Fmax search.
+SEARCH_FILE = "fmax_search.json"
+
+
+def _search_pnr(point, work: Path, cache: StageCache, use_cache: bool, synth_entry,
+                netlist_digest: str, pnr_jobs: int, stage):
+    """The Fmax search of a point (:mod:`aesdse.fmax_search`): batches of nextpnr runs in a
+    thread pool (each run is a subprocess), each run in ``work/pnr/<MHz>MHz-seed<n>/`` and cached
+    under the same key as a plain place and route at that frequency and seed, which is also the
+    search's duplicate key. Writes :data:`SEARCH_FILE`; returns ``(SearchResult, infos)`` with
+    ``infos[(target, seed)]`` = the run's details."""
+    from concurrent.futures import ThreadPoolExecutor
+    settings = point.flow.fmax_search
+    width = settings.batch or max(1, pnr_jobs)
+    target = point.target
+    nextpnr_version = find_tool("nextpnr-ecp5").version
+    infos: dict = {}
+    batches = [0]
+
+    def pnr_id(trial: Trial) -> str:
+        return stage_key("pnr", {
+            "netlist": netlist_digest, "device": target.device, "package": target.package,
+            "speed": target.speed, "freq_mhz": trial.target_mhz, "seed": trial.seed,
+            "nextpnr": nextpnr_version})
+
+    def one(trial: Trial):
+        name = f"pnr/{trial.target_mhz:g}MHz-seed{trial.seed}"
+        run_dir = work / name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        info = {"dir": name, "cached": False, "reason": None, "seconds": None,
+                "utilization": {}, "fmax": {}}
+        infos[(trial.target_mhz, trial.seed)] = info
+        entry = cache.get("pnr", pnr_id(trial)) if use_cache else None
+        if entry is not None:
+            for n in ("report.json", "nextpnr.log"):
+                cache.copy_out(entry, n, run_dir / n)
+            info["utilization"], info["fmax"] = parse_report(
+                json.loads((run_dir / "report.json").read_text()))
+            info.update(cached=True, seconds=cache.meta(entry)["seconds"])
+        else:
+            # Each run reads the netlist from its own directory (YoWASP sees only the cwd).
+            if synth_entry is not None:
+                cache.copy_out(synth_entry, "netlist.json", run_dir / "netlist.json")
+            else:  # the cache refused the netlist: synthesis left it in the work directory
+                shutil.copyfile(work / "netlist.json", run_dir / "netlist.json")
+            pnr = place_and_route("netlist.json", run_dir, target, trial.target_mhz, trial.seed,
+                                  point.flow.pnr_timeout_s)
+            (run_dir / "netlist.json").unlink(missing_ok=True)
+            info["seconds"] = pnr.seconds
+            if not pnr.ok:
+                info["reason"] = pnr.reason
+                return None
+            info["utilization"], info["fmax"] = pnr.utilization, pnr.fmax_mhz
+            cache.put("pnr", pnr_id(trial),
+                      {n: run_dir / n for n in ("report.json", "nextpnr.log")},
+                      {"seconds": pnr.seconds})
+        # The slowest clock limits the core, as in compute_metrics.
+        return min(info["fmax"].values()) if info["fmax"] else None
+
+    def run_batch(trials):
+        batches[0] += 1
+        stage(f"place-and-route (Fmax search batch {batches[0]}, {len(trials)} runs)")
+        if len(trials) == 1 or width == 1:
+            return [one(t) for t in trials]
+        pool = ThreadPoolExecutor(max_workers=min(width, len(trials)))
+        futures = [pool.submit(one, t) for t in trials]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            # Interrupted (SIGTERM of a worker, Ctrl-C) or a tool missing: the other runs'
+            # tools must not outlive this point.
+            from .executors import _kill_tool_children
+            pool.shutdown(wait=False, cancel_futures=True)
+            _kill_tool_children()
+            raise
+        finally:
+            pool.shutdown(wait=True)
+
+    result = search_fmax(run_batch, settings, width, key=pnr_id)
+    runs = []
+    for r in result.runs:
+        info = infos[(r.target_mhz, r.seed)]
+        runs.append({"batch": r.batch, "target_mhz": r.target_mhz, "seed": r.seed,
+                     "achieved_mhz": r.achieved_mhz, "ok": r.ok, "seconds": info["seconds"],
+                     "report": f"{info['dir']}/report.json" if r.ok else None,
+                     "cached": info["cached"],
+                     "reason": info["reason"].splitlines()[0] if info["reason"] else None})
+    (work / SEARCH_FILE).write_text(json.dumps({
+        "settings": asdict(settings), "width": width, "stop": result.stop,
+        "bracket": list(result.bracket), "fmax_mhz": result.fmax_mhz,
+        "definition": "highest achieved Fmax among the runs that routed",
+        "runs": runs}, indent=2) + "\n")
+    return result, infos
+
+
+def search_runs(row: Row) -> list | None:
+    """The Fmax-search runs of a row (from its artifacts' :data:`SEARCH_FILE`) as
+    :class:`~aesdse.store.PnrRun`, or None for a point without a search."""
+    if not (row.flow or {}).get("fmax_search") or not row.artifacts:
+        return None
     try:
-        m = compute_metrics(utilization, fmax, verified.cycles_per_block,
-                            verified.latency_cycles, carries=cells.get("CCU2C", 0))
-    except ValueError as e:
-        return finish(status="failed-flow", reason=f"metrics: {e}", synth_seconds=synth_seconds,
-                      pnr_seconds=pnr_seconds, **common)
-    return finish(status="ok", synth_seconds=synth_seconds, pnr_seconds=pnr_seconds,
-                  **asdict(m), **common)
+        doc = json.loads((Path(row.artifacts) / SEARCH_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return [PnrRun(point_key=row.key, batch=r["batch"], target_mhz=r["target_mhz"],
+                   seed=r["seed"], achieved_mhz=r["achieved_mhz"], ok=r["ok"],
+                   seconds=r["seconds"],
+                   report_path=str(Path(row.artifacts) / r["report"]) if r["report"] else None,
+                   reason=r["reason"]) for r in doc["runs"]]
 
 
 def default_worker_cache() -> str:
@@ -261,7 +405,7 @@ def default_worker_cache() -> str:
 
 
 def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: str,
-                     on_stage=None, *, use_cache: bool = True) -> tuple:
+                     on_stage=None, *, use_cache: bool = True, pnr_jobs: int = 1) -> tuple:
     """:func:`run_point` on a machine that does not share the client's file system.
 
     The point runs in a temporary directory, with the worker's own staged cache
@@ -276,7 +420,7 @@ def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: s
     tmp = tempfile.mkdtemp(prefix="aesdse-point-")
     try:
         row = run_point(point, experiment, tmp, versions, key, on_stage,
-                        cache_dir=default_worker_cache(), use_cache=use_cache)
+                        cache_dir=default_worker_cache(), use_cache=use_cache, pnr_jobs=pnr_jobs)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:
             tar.add(row.artifacts, arcname=".")
@@ -402,7 +546,8 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
     ----------
     jobs : int
         Points run at once: in-process when 1, else in that many worker processes
-        (``executor="local"``) or Dask workers (``"dask-local"``).
+        (``executor="local"``) or Dask workers (``"dask-local"``). A point with an Fmax search
+        runs alone, its nextpnr batches using every slot (``fmax_search: batch: 0``).
     echo : callable or None
         Line printer for progress; None: silent.
     executor : str
@@ -450,7 +595,9 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
 
     clean_stale(results_dir)
     redo = {key for _, key in pending if key in stored or force}
-    labels = {key: f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}" for p, key in pending}
+    labels = {key: f"{p.label} fmax_search" if p.flow.fmax_search else
+              f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}" for p, key in pending}
+    local_jobs = jobs  # an Fmax search runs this many nextpnr at once, even as the only point
     seen_versions = {json.dumps(versions, sort_keys=True)}
     if executor == "local" and len(pending) == 1:
         jobs = 1  # one point: no worker process to start
@@ -479,7 +626,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
             seen_versions.add(tag)
             warn(f"{row.host} ran other tool versions than this client "
                  f"({row.tool_versions} vs {versions}): their numbers are not comparable")
-        store.put(row)
+        store.put(row, search_runs(row))
         summary.done += 1
         for name in (row.cache_hits or "").split(","):
             if name:
@@ -500,17 +647,25 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         queue = deque(pending)
         leaders = {}  # synthesis group -> key of the point now producing its netlist
         settled = set()  # groups whose first point has finished
+        # An Fmax search fills every slot with its own nextpnr runs (a thread pool in the
+        # worker running it): it starts when nothing else runs, and nothing starts beside it.
+        search_width = local_jobs if executor == "local" else ex.search_width
+        exclusive = None  # key of the Fmax search now running
         while queue or ex.in_flight:
             # Submit lazily, a little ahead of the free slots, and look at the database first:
             # another sweep on the same database may have finished the point meanwhile. Points
             # that share a netlist (other seeds or frequencies) wait for the first of them, so
             # the design is elaborated, simulated and synthesized once, then taken from the
             # cache; other designs fill the free slots meanwhile.
-            while queue and ex.in_flight < ex.slots + (1 if ex.slots > 1 else 0):
+            while (queue and exclusive is None
+                   and ex.in_flight < ex.slots + (1 if ex.slots > 1 else 0)):
                 chosen = next((item for item in queue if _synth_group(item[0]) not in leaders),
                               None)
                 if chosen is None:
                     break
+                searching = chosen[0].flow.fmax_search is not None
+                if searching and ex.in_flight:
+                    break  # wait for the running points to finish
                 queue.remove(chosen)
                 point, key = chosen
                 if key not in redo:
@@ -523,8 +678,14 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
                         continue
                 if use_cache and _synth_group(point) not in settled:
                     leaders[_synth_group(point)] = key
-                ex.submit(key, point, experiment.name, versions)
+                if searching:
+                    exclusive = key
+                    ex.submit(key, point, experiment.name, versions, pnr_jobs=search_width)
+                else:
+                    ex.submit(key, point, experiment.name, versions)
             for key, result in ex.poll(0.25):
+                if key == exclusive:
+                    exclusive = None
                 for group, leader in list(leaders.items()):
                     if leader == key:
                         del leaders[group]

@@ -14,6 +14,16 @@ the spread across seeds is shown beside the Fmax (``117.2 (±3%)`` is half the m
 percent of the shown value). ``all`` keeps one line per seed. Throughput and throughput per area
 follow the chosen Fmax (they are ``bits x Fmax / cycles``, so they scale with it); the area of a
 design does not depend on the placer seed.
+
+Fmax search
+-----------
+A point swept with ``flow: fmax_search`` (:mod:`aesdse.fmax_search`) is one row whose Fmax is the
+converged Fmax: the highest achieved Fmax among the routed nextpnr runs of its search (data-sheet
+caps applied as for every row). Given the point's runs (``runs=`` of :func:`render`, from
+:meth:`aesdse.store.Store.pnr_runs`), its Fmax cell shows the spread of the *contending* runs
+(routed runs whose target was within 10% of the converged Fmax, over seeds and targets; ``±``
+is half their min-max range in percent) and ``[bimodal]`` when those runs split into two clusters
+(:func:`aesdse.fmax_search.bimodal`); JSON has the numbers under ``fmax_search``.
 """
 
 import csv
@@ -22,6 +32,7 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
+from ..fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..store import Row
 
 __all__ = ["COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "Entry", "aggregate", "render",
@@ -44,13 +55,15 @@ COLUMNS = (
 
 #: Keys of every JSON object (machine-readable output is stable for scripts). ``seed`` and
 #: ``key`` are those of the representative row; ``seeds`` and ``keys`` list every aggregated one;
-#: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread.
+#: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread;
+#: ``fmax_search`` is None, or the :func:`aesdse.fmax_search.summarize` numbers of a searched point
+#: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs).
 JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason", "luts", "ffs",
              "brams", "carries", "slices", "fmax_mhz", "fmax_raw_mhz", "fmax_capped",
              "latency_cycles", "cycles_per_block", "throughput_mbps", "mbps_per_lut",
              "mbps_per_slice", "seed", "freq_mhz", "tool_versions", "sim_seconds",
              "synth_seconds", "pnr_seconds", "artifacts",
-             "seeds", "keys", "fmax_stat", "fmax_min_mhz", "fmax_max_mhz")
+             "seeds", "keys", "fmax_stat", "fmax_min_mhz", "fmax_max_mhz", "fmax_search")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
@@ -197,8 +210,10 @@ def varying_params(rows: list[Row], *, with_seed: bool = True) -> list[str]:
     for n in sorted({k for r in rows for k in (r.flow or {}) if k not in _FLOW_IGNORED}):
         if len({repr((r.flow or {}).get(n)) for r in rows}) > 1:
             names.append(f"flow.{n}")
+    # A searched point's seed and frequency are those of its best run, not a design axis.
+    plain = [r for r in rows if not (r.flow or {}).get("fmax_search")]
     for n in ("seed", "freq_mhz") if with_seed else ("freq_mhz",):
-        if len({getattr(r, n) for r in rows}) > 1:
+        if len({getattr(r, n) for r in plain}) > 1:
             names.append(n)
     return names
 
@@ -206,6 +221,8 @@ def varying_params(rows: list[Row], *, with_seed: bool = True) -> list[str]:
 def _param(row: Row, name: str):
     if name in ("arch", "seed", "freq_mhz"):
         return getattr(row, name)
+    if name == "flow.fmax_search":
+        return "yes" if (row.flow or {}).get("fmax_search") else "no"
     if name.startswith("flow."):
         return (row.flow or {}).get(name[5:], "")
     return row.params.get(name, "")
@@ -252,23 +269,43 @@ def number(value, style: str) -> str:
     raise ValueError(f"Unknown number style {style!r}")
 
 
-def _spread(entry: Entry) -> str:
-    p = entry.spread_percent
-    if p is None:
-        return ""
+def _percent(p) -> str:
     return f" (±{p:.0f}%)" if p >= 1 or p == 0 else f" (±{p:.1f}%)"
 
 
-def _table(entries, leading):
+def _spread(entry: Entry, search: dict | None = None) -> str:
+    if search is not None:
+        if not search["contending"] or search["contending"] < 2:
+            return " [bimodal]" if search["bimodal"] else ""
+        return _percent(search["spread_percent"]) + (" [bimodal]" if search["bimodal"] else "")
+    p = entry.spread_percent
+    if p is None:
+        return ""
+    return _percent(p)
+
+
+def _searches(entries, runs) -> dict:
+    """Entry index -> :func:`summarize` of its searched points' runs (searched entries only)."""
+    out = {}
+    for n, e in enumerate(entries):
+        if not (e.row.flow or {}).get("fmax_search"):
+            continue
+        members = [r for m in e.members for r in (runs or {}).get(m.key, [])]
+        if members:
+            out[n] = summarize(members)
+    return out
+
+
+def _table(entries, leading, searches=None):
     headers = [_header(n) for n in leading] + [h for _, h, _ in COLUMNS]
     body = []
-    for e in entries:
+    for i, e in enumerate(entries):
         r = e.row
         cells = [_show(_param(r, n)) for n in leading]
         for key, _, style in COLUMNS:
             text = number(getattr(r, key), style)
             if key == "fmax_mhz" and r.fmax_mhz is not None:
-                text += _spread(e)
+                text += _spread(e, (searches or {}).get(i))
                 if r.fmax_capped:
                     text += "*"
             cells.append(text)
@@ -280,11 +317,21 @@ def _reason(row: Row) -> str:
     return row.reason.splitlines()[0] if row.reason else "(no reason recorded)"
 
 
-def _notes(entries, failures, leading) -> tuple[list[str], list[str]]:
+def _notes(entries, failures, leading, searches=None) -> tuple[list[str], list[str]]:
     """Footnotes under a table and the failed-point lines, as plain text."""
     notes = []
     if entries:
         notes.append(_SLICE_NOTE)
+    if searches:
+        counts = sorted({s["runs"] for s in searches.values()})
+        text = (f"Fmax search ({'/'.join(map(str, counts))} nextpnr runs): converged Fmax = the "
+                f"highest achieved Fmax among the routed runs; ± is half the min-max range of "
+                f"the contending runs (routed, target within {CONTENDING_WINDOW:.0%} of the "
+                f"converged Fmax), in percent.")
+        if any(s["bimodal"] for s in searches.values()):
+            text += (f" [bimodal]: the contending runs' achieved Fmax split into two clusters of "
+                     f">= 2 runs, a gap > {BIMODAL_GAP:.0%} of their median between them.")
+        notes.append(text)
     multi = [e for e in entries if len(e.members) > 1]
     if multi:
         stat = {"median": "median", "best": "best (highest)", "min": "lowest"}[entries[0].fmax_stat]
@@ -303,8 +350,8 @@ def _notes(entries, failures, leading) -> tuple[list[str], list[str]]:
     return notes, failed
 
 
-def _markdown(entries, failures, leading, title):
-    headers, body = _table(entries, leading)
+def _markdown(entries, failures, leading, title, searches=None):
+    headers, body = _table(entries, leading, searches)
     out = []
     if title:
         out += [f"## {title}", ""]
@@ -315,7 +362,7 @@ def _markdown(entries, failures, leading, title):
         out += ["| " + " | ".join(cells) + " |" for cells in body]
     else:
         out.append("(no verified points)")
-    notes, failed = _notes(entries, failures, leading)
+    notes, failed = _notes(entries, failures, leading, searches)
     if notes:
         out.append("")
         out += [n.replace("*", "\\*", 1) if n.startswith("*") else n for n in notes]
@@ -327,22 +374,25 @@ def _markdown(entries, failures, leading, title):
     return "\n".join(out) + "\n"
 
 
-def _csv(entries, failures, leading):
+def _csv(entries, failures, leading, searches=None):
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     extra = [n for n in leading if n != "arch"]
     writer.writerow(["arch"] + extra + ["status"] + [k for k, _, _ in COLUMNS]
-                    + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason"])
+                    + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason", "fmax_runs",
+                       "fmax_bimodal"])
 
     def cells(r):
         return ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
                 + ["" if getattr(r, k) is None else getattr(r, k) for k, _, _ in COLUMNS])
 
-    for e in entries:
-        span = e.fmax_range or (e.row.fmax_mhz, e.row.fmax_mhz)
-        writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""])
+    for i, e in enumerate(entries):
+        search = (searches or {}).get(i)
+        span = _span(e, search)
+        writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""]
+                        + ([search["runs"], int(search["bimodal"])] if search else ["", ""]))
     for r in failures:
-        writer.writerow(cells(r) + [1, "", "", _reason(r)])
+        writer.writerow(cells(r) + [1, "", "", _reason(r), "", ""])
     return buf.getvalue()
 
 
@@ -356,8 +406,14 @@ def _latex_escape(text: str) -> str:
     return text.replace("±", r"$\pm$")
 
 
-def _latex(entries, failures, leading, title):
-    headers, body = _table(entries, leading)
+def _span(entry: Entry, search: dict | None) -> tuple:
+    if search is not None and search["contending"]:
+        return search["min_mhz"], search["max_mhz"]
+    return entry.fmax_range or (entry.row.fmax_mhz, entry.row.fmax_mhz)
+
+
+def _latex(entries, failures, leading, title, searches=None):
+    headers, body = _table(entries, leading, searches)
     spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1)
     out = [r"\begin{table}", r"\centering"]
     if title:
@@ -367,7 +423,7 @@ def _latex(entries, failures, leading, title):
     out += [" & ".join(_latex_escape(c).replace(",", "{,}") for c in cells) + r" \\"
             for cells in body]
     out += [r"\bottomrule", r"\end{tabular}"]
-    notes, failed = _notes(entries, failures, leading)
+    notes, failed = _notes(entries, failures, leading, searches)
     lines = [_latex_escape(n) for n in notes]
     lines += [_latex_escape(f"Failed: {text}: {r.status}: {_reason(r)}") for text, r in failed]
     if lines:
@@ -377,22 +433,23 @@ def _latex(entries, failures, leading, title):
     return "\n".join(out) + "\n"
 
 
-def _json(entries, failures):
+def _json(entries, failures, searches=None):
     objects = []
-    for e in entries:
-        span = e.fmax_range or (e.row.fmax_mhz, e.row.fmax_mhz)
+    for i, e in enumerate(entries):
+        search = (searches or {}).get(i)
+        span = _span(e, search)
         extra = {"seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
-                 "fmax_min_mhz": span[0], "fmax_max_mhz": span[1]}
+                 "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search}
         objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
     for r in failures:
         extra = {"seeds": [r.seed], "keys": [r.key], "fmax_stat": None, "fmax_min_mhz": None,
-                 "fmax_max_mhz": None}
+                 "fmax_max_mhz": None, "fmax_search": None}
         objects.append({k: extra[k] if k in extra else getattr(r, k) for k in JSON_KEYS})
     return json.dumps(objects, indent=2) + "\n"
 
 
 def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
-           fmax: str = "median") -> str:
+           fmax: str = "median", runs: dict | None = None) -> str:
     """Render ``rows`` as a table in ``fmt`` (one of :data:`FORMATS`).
 
     Parameters
@@ -406,15 +463,19 @@ def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
         Heading (Markdown) or caption (LaTeX).
     fmax : str
         How rows differing only by seed are aggregated, one of :data:`FMAX_STATS`.
+    runs : dict, optional
+        Point key -> its Fmax-search runs (:meth:`aesdse.store.Store.pnr_runs`): searched
+        points then show the spread of their runs and the bimodality flag.
     """
     if fmt not in FORMATS:
         raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     entries, failures = aggregate(rows, fmax)
     leading = varying_params(rows, with_seed=fmax == "all")
+    searches = _searches(entries, runs)
     if fmt == "markdown":
-        return _markdown(entries, failures, leading, title)
+        return _markdown(entries, failures, leading, title, searches)
     if fmt == "csv":
-        return _csv(entries, failures, leading)
+        return _csv(entries, failures, leading, searches)
     if fmt == "latex":
-        return _latex(entries, failures, leading, title)
-    return _json(entries, failures)
+        return _latex(entries, failures, leading, title, searches)
+    return _json(entries, failures, searches)
