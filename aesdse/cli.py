@@ -159,7 +159,11 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
               help="Put each measured configuration beside the published rows it reproduces "
                    "(experiments/published), with ratios, the area convention and the papers' "
                    "consistency flags.")
-def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with):
+@click.option("--resources", is_flag=True,
+              help="Print the architectural resources each design counted in itself (S-boxes, "
+                   "MixColumns units, memory bits, AddRoundKey width: 000 Table I) beside the "
+                   "published counts, instead of the metrics table (Markdown).")
+def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with, resources):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -175,10 +179,16 @@ def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with):
       aesdse report experiments/quickstart.yaml --format json
       aesdse report --arch iterative --format latex --fmax best
       aesdse report experiments/compact.yaml --compare published
+      aesdse report experiments/compact.yaml --resources
     """
     if not db_path.exists():
         raise click.ClickException(f"{db_path}: no results database; run `aesdse sweep` first")
     title, rows = _select(experiment, db_path, arch, target, where)
+    if resources:
+        from .published import load_papers
+        from .report.resources import resources_markdown
+        click.echo(resources_markdown(rows, load_papers(), title=title), nl=False)
+        return
     if compare_with:
         from .published import PublishedDataError, load_papers
         from .report.compare import compare, render_compare

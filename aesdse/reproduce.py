@@ -21,6 +21,7 @@ from .flow.tools import tool_versions
 from .published import Paper, find_paper
 from .report.compare import compare, render_compare
 from .report.plot import PlotError, bars_figure, pareto_figure, save
+from .report.resources import resources_markdown
 from .report.table import render
 from .store import Store
 
@@ -166,6 +167,9 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     title = f"{paper.key} {paper.name}: measured ({exp.name}) vs published"
     result.table = render_compare(compare(rows, [paper], fmax, all_papers=True), "markdown",
                                   title)
+    if any((r.manifest or {}).get("resources") for r in rows):
+        # Architectural counts (e.g. 000 Table I) come from the generated designs themselves.
+        result.table += "\n" + resources_markdown(rows, [paper], title=exp.name)
     out.mkdir(parents=True, exist_ok=True)
     written = [(out / "compare.md", result.table),
                (out / "table.md", render(rows, "markdown", title=exp.name, fmax=fmax))]
