@@ -250,7 +250,8 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
     stage("metrics")
     try:
         m = compute_metrics(utilization, fmax, verified.cycles_per_block,
-                            verified.latency_cycles, carries=cells.get("CCU2C", 0))
+                            verified.latency_cycles, carries=cells.get("CCU2C", 0),
+                            block_bits=archs.family(point.arch).block_bits)
     except ValueError as e:
         return finish(status="failed-flow", reason=f"metrics: {e}", synth_seconds=synth_seconds,
                       pnr_seconds=pnr_seconds, **common)

@@ -63,6 +63,9 @@ class Family:
     kind: str
     doc: str
     key_sizes: tuple = (128,)
+    #: Bits one verified "block" carries: 128 for a cipher, 8 for a standalone S-box (the
+    #: throughput of a point is block_bits x Fmax / cycles per block).
+    block_bits: int = 128
     directions: tuple = ("encrypt",)
     modes: tuple = ("ecb",)
     hidden: tuple = field(default=())
@@ -79,7 +82,28 @@ class Family:
 
 def _iterative(target="generic", **params):
     from .iterative import Iterative
+    from .prims.sbox import sbox_latency
+    # Validate before constructing: a component whose constructor raises is never elaborated,
+    # and Amaranth warns about it when it is collected.
+    sbox_latency(params.get("sbox", "lut"), stages=params.get("sbox_stages", 0))
     return Iterative(target=target, **params)
+
+
+def _sbox(target="generic", **params):
+    from .sbox_standalone import StandaloneSBox
+    StandaloneSBox.check(target=target, **params)   # raise before an Elaboratable exists
+    return StandaloneSBox(target=target, **params)
+
+
+def _unrolled(target="generic", **params):
+    from .unrolled import Unrolled
+    Unrolled.check(target=target, **params)     # raise before an Elaboratable exists
+    return Unrolled(target=target, **params)
+
+
+def _compact(target="generic", **params):
+    from .compact import Compact
+    return Compact(target=target, **params)
 
 
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
@@ -92,7 +116,52 @@ FAMILIES = {
         doc="AES-128 encryption, 128-bit datapath, one round per step, on-the-fly key expansion",
         params=(
             _SBOX_PARAM,
-            Param("sbox_stages", (0,), 0, "pipeline registers inside each S-box"),
+            Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
+                  "pipeline registers inside each S-box (logic families only)"),
+        )),
+    "compact": Family(
+        name="compact", build=_compact, kind="cipher", modes=("ecb", "ctr"),
+        doc="compact AES-128, 8/32/64-bit folded datapath, ShiftRows by addressing a state "
+            "memory, on-the-fly key schedule, ECB or CTR stream cipher (seed 000)",
+        params=(
+            Param("datapath_width", (8, 32, 64), 32, "bits of the state processed per cycle"),
+            _SBOX_PARAM,
+            Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
+                  "pipeline registers inside each S-box (logic families only)"),
+            Param("shared_memory", (False, True), False,
+                  "one state memory updated in place (000 Fig. 16) instead of input and output"),
+            Param("mode", ("ecb",), "ecb",
+                  "ecb: the common block interface; Compact(mode='ctr') is the CTR stream cipher "
+                  "(same datapath, tested in tests/test_archs_compact.py)"),
+        )),
+    "sbox": Family(
+        name="sbox", build=_sbox, kind="sbox", block_bits=8,
+        doc="one S-box between input and output registers, for S-box sweeps (seed 002 Fig. 3/4)",
+        directions=("encrypt", "decrypt"), modes=(),
+        params=(
+            _SBOX_PARAM,
+            Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
+                  "pipeline registers inside the S-box (logic families only)"),
+            Param("direction", ("encrypt", "decrypt"), "encrypt",
+                  "SubBytes or InvSubBytes"),
+        )),
+    "unrolled": Family(
+        name="unrolled", build=_unrolled, kind="cipher",
+        doc="AES encryption with 1..Nr round units, looped (seed 004) or fully pipelined "
+            "(seed 002), inner-round S-box pipelining, interleaved blocks in every stage",
+        params=(
+            Param("round_units", (1, 2, 3, 4, 5, 6, 7, 10, 12, 14), 10,
+                  "physical round units, a divisor of the round count (rounds = units: no loop)"),
+            Param("schedule", ("split", "alternate"), "split",
+                  "loop order: each unit its own rounds (004 design 1) or A,B,A,B (design 2)"),
+            _SBOX_PARAM,
+            Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
+                  "pipeline registers inside each S-box (a round is 1 + latency stages)"),
+            Param("bram_rounds", (0, 5), 0,
+                  "first N rounds and the key schedule with block-RAM S-boxes (002 section 4)"),
+            Param("key_schedule", ("on_the_fly", "precomputed"), "on_the_fly",
+                  "round keys carried with every block (key agile) or expanded once per key"),
+            Param("key_bits", (128, 192, 256), 128, "key size of the core"),
         )),
 }
 

