@@ -62,8 +62,12 @@ def resources_markdown(rows: list[Row], papers=(), title: str | None = None) -> 
     out.append("|" + "|".join("---" if i <= len(varying) else "---:"
                               for i in range(len(headers) - 1)) + "|---|")
     sources = set()
-    for row, res in sorted(entries, key=lambda e: (e[0].arch, [repr(e[0].params.get(n))
-                                                              for n in varying])):
+    def order(entry):
+        # Numbers in numeric order (8 before 32), everything else by its text.
+        values = [entry[0].params.get(n) for n in varying]
+        return entry[0].arch, [(0, v, "") if isinstance(v, (int, float)) and
+                               not isinstance(v, bool) else (1, 0, repr(v)) for v in values]
+    for row, res in sorted(entries, key=order):
         match = _published_row(row, papers)
         cells = [row.arch] + [str(row.params.get(n, "")).lower() for n in varying]
         for key, _, pub_key in RESOURCE_COLUMNS:
