@@ -64,43 +64,18 @@ from amaranth.lib import data, fifo, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .prims import gf
-from .prims.keyschedule import (ROUNDS, KeyExpander, next_round_key_128_value,
+from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
                                 rot_word_bytes)
 from .prims.mixcolumns import mix_column_value
 from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
-__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "key_step_plan", "unit_rounds"]
+__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
 
 #: Loop schedules of seed 004: design 1 and design 2.
 SCHEDULES = ("split", "alternate")
 #: Where round keys come from.
 KEY_SCHEDULES = ("on_the_fly", "precomputed")
-
-
-def key_step_plan(key_bits: int, r: int):
-    """Where the SubWord of expansion step ``r`` (window ``r - 1`` -> window ``r``) falls.
-
-    The step computes words ``w[4r + Nk - 4 + p]`` for ``p`` in 0..3 (FIPS-197 section 5.2,
-    ``KeyExpansion``): each is ``w[i - Nk] ^ temp`` with ``temp`` the previous word, passed
-    through SubWord(RotWord()) and the round constant when ``i % Nk == 0``, or through SubWord
-    alone when ``Nk > 6`` and ``i % Nk == 4``.
-
-    Returns
-    -------
-    tuple or None
-        ``(p, rotate, rcon)``: the position of the new word whose ``temp`` goes through SubWord,
-        whether RotWord applies, and the round constant (0 when none); ``None`` when this step
-        has no SubWord (AES-192, every third step).
-    """
-    nk = key_bits // 32
-    for p in range(4):
-        i = 4 * r + nk - 4 + p
-        if i % nk == 0:
-            return (p, True, gf.RCON[i // nk - 1])
-        if nk > 6 and i % nk == 4:
-            return (p, False, 0)
-    return None
 
 
 def unit_rounds(round_units: int, rounds: int, schedule: str) -> list[tuple]:

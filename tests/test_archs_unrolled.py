@@ -16,7 +16,8 @@ from archs.prims.keyschedule import ROUNDS, extend_key, round_keys
 from archs.prims.mixcolumns import mix_column
 from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
 from archs.prims.shiftrows import shift_rows
-from archs.unrolled import Unrolled, key_step_plan, unit_rounds
+from archs.prims.keyschedule import key_step_plan
+from archs.unrolled import Unrolled, unit_rounds
 
 
 def need(*families):

@@ -35,7 +35,7 @@ from amaranth.utils import exact_log2
 
 from . import gf
 
-__all__ = [
+__all__ = ["key_step_plan", 
     "ROUNDS", "expand_key", "extend_key", "unexpand_key", "round_keys",
     "rot_word_bytes", "next_round_key_128_value", "inv_xtime_value", "WIDTHS",
     "KeyExpander", "RoundKeyMemory",
@@ -156,6 +156,31 @@ def _rot_word(w: int) -> int:
 
 def _sub_word(w: int) -> int:
     return int.from_bytes(bytes(gf.SBOX[b] for b in w.to_bytes(4, "big")), "big")
+
+
+def key_step_plan(key_bits: int, r: int):
+    """Where the SubWord of expansion step ``r`` (window ``r - 1`` -> window ``r``) falls.
+
+    The step computes words ``w[4r + Nk - 4 + p]`` for ``p`` in 0..3 (FIPS-197 section 5.2,
+    ``KeyExpansion``): each is ``w[i - Nk] ^ temp`` with ``temp`` the previous word, passed
+    through SubWord(RotWord()) and the round constant when ``i % Nk == 0``, or through SubWord
+    alone when ``Nk > 6`` and ``i % Nk == 4``.
+
+    Returns
+    -------
+    tuple or None
+        ``(p, rotate, rcon)``: the position of the new word whose ``temp`` goes through SubWord,
+        whether RotWord applies, and the round constant (0 when none); ``None`` when this step
+        has no SubWord (AES-192, every third step).
+    """
+    nk = key_bits // 32
+    for p in range(4):
+        i = 4 * r + nk - 4 + p
+        if i % nk == 0:
+            return (p, True, gf.RCON[i // nk - 1])
+        if nk > 6 and i % nk == 4:
+            return (p, False, 0)
+    return None
 
 
 # --- Hardware: expression builders ----------------------------------------------------------
