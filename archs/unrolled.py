@@ -63,7 +63,6 @@ from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
-from .prims import gf
 from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
                                 rot_word_bytes)
 from .prims.mixcolumns import mix_column_value

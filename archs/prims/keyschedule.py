@@ -35,8 +35,8 @@ from amaranth.utils import exact_log2
 
 from . import gf
 
-__all__ = ["key_step_plan", 
-    "ROUNDS", "expand_key", "extend_key", "unexpand_key", "round_keys",
+__all__ = [
+    "ROUNDS", "expand_key", "extend_key", "unexpand_key", "round_keys", "key_step_plan",
     "rot_word_bytes", "next_round_key_128_value", "inv_xtime_value", "WIDTHS",
     "KeyExpander", "RoundKeyMemory",
 ]
