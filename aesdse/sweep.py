@@ -191,10 +191,13 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
     common = dict(rtlil_digest=digest, manifest=manifest, sim_seconds=verified.sim_seconds)
 
     # --- synthesis, cached by (RTLIL, top, family, options, Yosys version) --------------------
-    options = SynthOptions(point.flow.nowidelut, point.flow.abc9)
+    options = SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff)
     verilog = f"{top}.v"
+    options_id = asdict(options)
+    if not options.dff:  # added later: keep the cache keys of earlier syntheses
+        del options_id["dff"]
     synth_id = stage_key("synth", {
-        "rtlil": digest, "top": top, "family": point.target.family, "options": asdict(options),
+        "rtlil": digest, "top": top, "family": point.target.family, "options": options_id,
         "yosys": find_tool("yosys").version})
     synth_entry = lookup("synth", synth_id)
     if synth_entry is not None:
@@ -523,7 +526,7 @@ def _timed_out_shorter(row: Row, point: DesignPoint) -> bool:
 def _synth_group(point: DesignPoint) -> tuple:
     """Points with equal groups share their design and netlist (differ in place and route)."""
     return (point.arch, point.params, point.target.family, point.verify, point.flow.nowidelut,
-            point.flow.abc9)
+            point.flow.abc9, point.flow.dff)
 
 
 def _stored_rows(store: Store, keys) -> dict:

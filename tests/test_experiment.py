@@ -44,7 +44,7 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),
      "grid.yaml:8: unknown key 'seed' in flow; allowed keys: freq_mhz, seeds, nowidelut, "
-     "abc9, synth_timeout_s, pnr_timeout_s"),
+     "abc9, dff, synth_timeout_s, pnr_timeout_s"),
     (GOOD + "targets:\n  - {device: LFE5U-99F}\n",
      "grid.yaml:10: device: 'LFE5U-99F' is not one of: LFE5U-12F, "),
     (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [100, fast]"),
@@ -84,3 +84,12 @@ def test_make_point():
     assert p.top_name == "iterative_sbox_lut_sbox_stages_0"
     with pytest.raises(ExperimentError, match=r"^iterative has no parameter 'width'"):
         make_point("iterative", {"width": 8})
+
+
+def test_dff_flow_option_expands_and_keeps_old_keys_when_off():
+    off = parse_experiment(GOOD, "grid.yaml").points[0]
+    assert "dff" not in off.flow.as_dict()  # points without it keep their keys
+    on = parse_experiment(GOOD.replace("  seeds: 2", "  seeds: 1\n  dff: [false, true]"),
+                          "grid.yaml").points
+    assert sorted(p.flow.dff for p in on) == [False, False, True, True]
+    assert len({p.key() for p in on}) == 4

@@ -20,9 +20,12 @@ class SynthOptions:
         double the LUT4 count of GF-logic S-boxes (shared/NOTES.md), so it is a per-point choice.
     abc9 : bool
         ``-abc9`` (accepted but a no-op in Yosys 0.70, where abc9 always runs).
+    dff : bool
+        ``-dff``: ABC maps flip-flops too (see :class:`aesdse.experiment.FlowOptions`).
     """
     nowidelut: bool = False
     abc9: bool = False
+    dff: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
         if not written.ok:
             return Synthesis(False, "", {}, written.seconds, written.log_path.name,
                              f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
-    flags = (" -nowidelut" if options.nowidelut else "") + (" -abc9" if options.abc9 else "")
+    flags = ((" -nowidelut" if options.nowidelut else "") + (" -abc9" if options.abc9 else "")
+             + (" -dff" if options.dff else ""))
     script = (f"read_rtlil {rtlil_file}; synth_ecp5 -top {top}{flags} "
               f"-json netlist.json; tee -q -o stat.json stat -json")
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
