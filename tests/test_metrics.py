@@ -51,3 +51,11 @@ def test_slowest_clock_limits():
 def test_refuses_impossible_inputs(fmax, cycles, message):
     with pytest.raises(ValueError, match=f"^{message}$"):
         compute_metrics({"TRELLIS_COMB": 10}, fmax, cycles, 1)
+
+
+@pytest.mark.parametrize("luts, ffs", [(4000, 526), (3, 10), (7, 7)])
+def test_ecp5_slices_agree_with_the_published_convention(luts, ffs):
+    # The report's slice-equivalents (aesdse.published) and the metrics stage must count ECP5
+    # slices the same way.
+    from aesdse.published import slice_equivalents
+    assert slice_equivalents(luts=luts, ffs=ffs, device_family="ecp5") == slices_ecp5(luts, ffs)
