@@ -89,6 +89,7 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         "modes": list(fam.modes),
         "byte_order": BYTE_ORDER,
         "resources": getattr(component, "resources", None),
+        "clock_multipliers": dict(getattr(component, "clock_multipliers", None) or {}),
     }
     return Design(point.top_name, text, hashlib.sha256(text.encode()).hexdigest(), manifest)
 

@@ -169,7 +169,7 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
         fam = archs.family(point.arch)
         try:
             v = verify_component(lambda: build_component(point), fam.kind, point.verify,
-                                 key_sizes=fam.key_sizes)
+                                 key_sizes=fam.key_sizes, directions=fam.directions)
         except Exception as e:  # a simulator crash is this point's failure, not the sweep's
             reason = f"simulation crashed: {type(e).__name__}: {e}"
             (work / "verify.txt").write_text(reason + "\n" + traceback.format_exc())

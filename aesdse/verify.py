@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from amaranth.sim import Simulator
 
 from . import reference
+from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
+                        stream_get, stream_put)
 from .vectors import FIPS197, SP800_38A_ECB, BlockVector, random_vectors
 
 __all__ = ["VerifyOptions", "Verification", "verify_component", "VerificationError"]
@@ -80,93 +82,65 @@ class VerificationError(Exception):
 # --- Cipher cores -----------------------------------------------------------------------------
 
 
-def _key_port_value(vec: BlockVector, key_port_bits: int) -> int:
+@dataclass(frozen=True)
+class _Block:
+    """One block to send: its input payload and the output the reference expects."""
+    data: int
+    expected: int
+    decrypt: bool
+    source: str
+    key: BlockVector
+
+
+def _key_payload(vec: BlockVector, port) -> dict:
     # Keys are left-aligned in a port sized for the largest key the core supports.
-    return vec.key << (key_port_bits - vec.key_bits)
+    payload = {"key": vec.key << (len(port.payload.key) - vec.key_bits)}
+    if hasattr(port.payload, "key_bits"):
+        payload["key_bits"] = vec.key_bits
+    return payload
 
 
 def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
-    """Drive ``items`` (("key", BlockVector) or ("block", int)) into ``dut``; collect outputs.
+    """Drive ``items`` (("key", BlockVector) or ("block", _Block)) into ``dut`` with random input
+    gaps and output back-pressure of ``stall_probability``; collect the outputs.
 
-    Returns (outputs, accept_cycles, output_cycles), where the cycles are counts of clock edges
-    since the start at which the block input and output transfers happened.
+    Returns (outputs, accept_cycles, output_cycles): the cycles are the indices of the clock
+    edges at which each block went in and each result came out (:class:`EdgeClock`).
     """
-    key_port_bits = len(dut.key.payload.key)
-    has_key_bits = hasattr(dut.key.payload, "key_bits")
+    has_direction = hasattr(dut.i.payload, "decrypt")
     expected_outputs = sum(1 for kind, _ in items if kind == "block")
     outputs, accept_cycles, output_cycles = [], [], []
-    hung = []
-
-    def stall():
-        n = 0
-        while stall_probability and rng.random() < stall_probability:
-            n += 1
-        return n
+    gaps = random_gaps(rng, stall_probability)
 
     async def producer(ctx):
-        pending = list(items)
-        idle = stall()
-
-        def present():
-            ctx.set(dut.key.valid, 0)
-            ctx.set(dut.i.valid, 0)
-            if not pending or idle:
-                return
-            kind, value = pending[0]
+        clock = EdgeClock()
+        for kind, value in items:
+            await clock.idle(ctx, gaps())
             if kind == "key":
-                ctx.set(dut.key.payload.key, _key_port_value(value, key_port_bits))
-                if has_key_bits:
-                    ctx.set(dut.key.payload.key_bits, value.key_bits)
-                ctx.set(dut.key.valid, 1)
-            else:
-                ctx.set(dut.i.payload.data, value)
-                ctx.set(dut.i.valid, 1)
-
-        present()
-        cycle = 0
-        async for _, _, key_valid, key_ready, i_valid, i_ready in ctx.tick().sample(
-                dut.key.valid, dut.key.ready, dut.i.valid, dut.i.ready):
-            cycle += 1
-            if pending and not idle:
-                kind = pending[0][0]
-                if (kind == "key" and key_valid and key_ready) or \
-                        (kind == "block" and i_valid and i_ready):
-                    if kind == "block":
-                        accept_cycles.append(cycle)
-                    pending.pop(0)
-                    idle = stall()
-            elif idle:
-                idle -= 1
-            present()
-            if not pending or hung:
-                break
+                await stream_put(ctx, dut.key, _key_payload(value, dut.key), clock=clock)
+                continue
+            payload = {"data": value.data}
+            if has_direction:
+                payload["decrypt"] = int(value.decrypt)
+            await stream_put(ctx, dut.i, payload, clock=clock)
+            accept_cycles.append(clock.now)
 
     async def consumer(ctx):
-        cycle = 0
-        ready = 0 if rng.random() < stall_probability else 1
-        ctx.set(dut.o.ready, ready)
-        async for _, _, o_valid, o_data in ctx.tick().sample(dut.o.valid, dut.o.payload.data):
-            cycle += 1
-            if o_valid and ready:
-                outputs.append(o_data)
-                output_cycles.append(cycle)
-                if len(outputs) == expected_outputs:
-                    break
-            if cycle >= max_cycles:
-                hung.append(cycle)
-                break
-            ready = 0 if rng.random() < stall_probability else 1
-            ctx.set(dut.o.ready, ready)
+        clock = EdgeClock()
+        ready = random_ready(rng, stall_probability)
+        while len(outputs) < expected_outputs:
+            try:
+                payload = await stream_get(ctx, dut.o, clock=clock, ready=ready,
+                                           timeout=max_cycles - clock.now)
+            except StreamTimeout:
+                raise VerificationError(
+                    f"hang: {len(outputs)} of {expected_outputs} blocks came out within "
+                    f"{max_cycles} cycles") from None
+            outputs.append(payload.data)
+            output_cycles.append(clock.now)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
-    if hung:
-        raise VerificationError(
-            f"hang: {len(outputs)} of {expected_outputs} blocks came out within {max_cycles} "
-            f"cycles")
+    run_testbenches(dut, producer, consumer,
+                    clock_multipliers=getattr(dut, "clock_multipliers", None))
     return outputs, accept_cycles, output_cycles
 
 
@@ -175,30 +149,8 @@ def _cipher_vectors(options: VerifyOptions, key_sizes) -> list[BlockVector]:
     for n, key_bits in enumerate(key_sizes):
         vectors += random_vectors(options.random_vectors, key_bits=key_bits,
                                   seed=options.seed * 1000 + n)
-    return vectors
-
-
-def _items_for(vectors):
-    # Group consecutive vectors with the same key so blocks go back to back under one key.
-    items, last_key = [], None
-    for v in vectors:
-        if (v.key, v.key_bits) != last_key:
-            items.append(("key", v))
-            last_key = (v.key, v.key_bits)
-        items.append(("block", v.plaintext))
-    return items
-
-
-def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
-    rng = random.Random(options.seed)
-    first = build()
-    # The core's own signature knows which key sizes this build accepts (a family may have a
-    # key-size parameter).
-    key_sizes = getattr(first.signature, "key_sizes", key_sizes)
-    in_flight = getattr(first, "blocks_in_flight", 1)
-    vectors = _cipher_vectors(options, key_sizes)
-    # Random vectors each carry their own key; the random ones share theirs in runs of four so
-    # that back-to-back blocks under one key are exercised too.
+    # Random vectors each carry their own key; they share it in runs of four so that
+    # back-to-back blocks under one key are exercised too.
     shared = []
     for n, v in enumerate(vectors):
         if v.source.startswith("random") and n % 4:
@@ -207,42 +159,102 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes) -> Verification:
                 ct = reference.encrypt_int(prev.key, v.plaintext, v.key_bits)
                 v = BlockVector(prev.key, v.key_bits, v.plaintext, ct, v.source)
         shared.append(v)
-    vectors = shared
+    return shared
 
-    outputs, _, _ = _run_cipher(first, _items_for(vectors),
-                                stall_probability=options.stall_probability, rng=rng,
-                                max_cycles=options.max_cycles)
-    for n, (v, got) in enumerate(zip(vectors, outputs)):
-        if got != v.ciphertext:
-            raise VerificationError(
-                f"mismatch on {v.source} (block {n}): key {v.key:0{v.key_bits // 4}x} plaintext "
-                f"{v.plaintext:032x}: expected {v.ciphertext:032x}, got {got:032x}")
 
-    # Latency: one block alone, output always ready.
-    v = vectors[0]
-    _, accepted, produced = _run_cipher(build(), [("key", v), ("block", v.plaintext)],
+def _blocks(vectors, directions, rng) -> list[_Block]:
+    """Every vector in each supported direction. With both directions, the direction of each
+    block is drawn at random, so that switches between consecutive blocks under one key and
+    runs of one direction both occur; every vector is still checked both ways."""
+    blocks = []
+    for v in vectors:
+        pair = []
+        if "encrypt" in directions:
+            pair.append(_Block(v.plaintext, v.ciphertext, False, v.source, v))
+        if "decrypt" in directions:
+            pair.append(_Block(v.ciphertext, v.plaintext, True, f"{v.source} (decrypt)", v))
+        if len(pair) == 2 and rng.random() < 0.5:
+            pair.reverse()
+        blocks += pair
+    return blocks
+
+
+def _items_for(blocks):
+    # A key transfer before every change of key, so blocks go back to back under one key.
+    items, last_key = [], None
+    for b in blocks:
+        if (b.key.key, b.key.key_bits) != last_key:
+            items.append(("key", b.key))
+            last_key = (b.key.key, b.key.key_bits)
+        items.append(("block", b))
+    return items
+
+
+def _measure(build, options, rng, vec: BlockVector, decrypt: bool) -> tuple[int, float]:
+    """(latency, cycles per block) of one direction, on fresh cores with the output always
+    ready and no input gaps."""
+    def block(data):
+        expected = (reference.decrypt_int if decrypt else reference.encrypt_int)(
+            vec.key, data, vec.key_bits)
+        return _Block(data, expected, decrypt, "back-to-back stream", vec)
+
+    # Latency: one block alone.
+    first = block(vec.ciphertext if decrypt else vec.plaintext)
+    _, accepted, produced = _run_cipher(build(), [("key", vec), ("block", first)],
                                         stall_probability=0, rng=rng,
                                         max_cycles=options.max_cycles)
     latency = produced[0] - accepted[0]
 
-    # Cycles per block: a long back-to-back stream, output always ready. Cores that keep several
-    # blocks in flight (attribute `blocks_in_flight`) get enough blocks to fill every slot twice.
-    blocks = [rng.getrandbits(128) for _ in range(max(options.measure_blocks, 4 * in_flight))]
-    outs, _, produced = _run_cipher(build(), [("key", v)] + [("block", b) for b in blocks],
+    # Cycles per block: a long back-to-back stream. Cores that keep several blocks in flight
+    # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice.
+    dut = build()
+    in_flight = getattr(dut, "blocks_in_flight", 1)
+    blocks = [block(rng.getrandbits(128))
+              for _ in range(max(options.measure_blocks, 4 * in_flight))]
+    outs, _, produced = _run_cipher(dut, [("key", vec)] + [("block", b) for b in blocks],
                                     stall_probability=0, rng=rng, max_cycles=options.max_cycles)
     for b, got in zip(blocks, outs):
-        expected = reference.encrypt_int(v.key, b, v.key_bits)
-        if got != expected:
-            raise VerificationError(f"mismatch in back-to-back stream: plaintext {b:032x}: "
-                                    f"expected {expected:032x}, got {got:032x}")
+        if got != b.expected:
+            raise VerificationError(f"mismatch in back-to-back stream "
+                                    f"({'decrypt' if decrypt else 'encrypt'}): input "
+                                    f"{b.data:032x}: expected {b.expected:032x}, got {got:032x}")
     # Skip the first half: the pipeline is filling there. A looped core hands its blocks out in
     # bursts (one rotation of its slots, then a gap), so average over whole rotations only: a
     # span of a multiple of `blocks_in_flight` outputs (every burst length divides it).
     steady = produced[len(produced) // 2:]
     span = (len(steady) - 1) // in_flight * in_flight or len(steady) - 1
-    cycles_per_block = (steady[-1] - steady[-1 - span]) / span
-    return Verification(ok=True, vectors_checked=len(vectors) + len(blocks),
-                        latency_cycles=latency, cycles_per_block=cycles_per_block)
+    return latency, (steady[-1] - steady[-1 - span]) / span
+
+
+def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Verification:
+    rng = random.Random(options.seed)
+    first = build()
+    # The core's own signature knows which key sizes this build accepts (a family may have a
+    # key-size parameter); a core with a `decrypt` block field does both directions.
+    key_sizes = getattr(first.signature, "key_sizes", key_sizes)
+    if not hasattr(first.i.payload, "decrypt"):
+        directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
+    blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
+    outputs, _, _ = _run_cipher(first, _items_for(blocks),
+                                stall_probability=options.stall_probability, rng=rng,
+                                max_cycles=options.max_cycles)
+    for n, (b, got) in enumerate(zip(blocks, outputs)):
+        if got != b.expected:
+            raise VerificationError(
+                f"mismatch on {b.source} (block {n}): key {b.key.key:0{b.key.key_bits // 4}x} "
+                f"input {b.data:032x}: expected {b.expected:032x}, got {got:032x}")
+
+    # Timing, per direction; the slower direction is the core's (a throughput must hold for
+    # whatever a user sends).
+    measured = {d: _measure(build, options, rng, blocks[0].key, d == "decrypt")
+                for d in directions}
+    details = {d: {"latency_cycles": lat, "cycles_per_block": cpb}
+               for d, (lat, cpb) in measured.items()} if len(measured) > 1 else {}
+    return Verification(ok=True,
+                        vectors_checked=len(blocks) + len(measured) * options.measure_blocks,
+                        latency_cycles=max(lat for lat, _ in measured.values()),
+                        cycles_per_block=max(cpb for _, cpb in measured.values()),
+                        details=details)
 
 
 # --- Standalone S-boxes -----------------------------------------------------------------------
@@ -284,7 +296,7 @@ def _verify_sbox(build, options: VerifyOptions) -> Verification:
 
 
 def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(), *,
-                     key_sizes=(128,)) -> Verification:
+                     key_sizes=(128,), directions=("encrypt",)) -> Verification:
     """Simulate the component made by ``build()`` and measure it.
 
     Parameters
@@ -295,13 +307,18 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
         ``"cipher"`` or ``"sbox"`` (see :class:`archs.Family`).
     key_sizes : tuple of int
         Key sizes a cipher core supports; vectors for each are checked.
+    directions : tuple of str
+        ``"encrypt"`` and/or ``"decrypt"``: a cipher core whose block input has a ``decrypt``
+        field is checked in each direction it supports, with the direction switching between
+        consecutive blocks; its latency and cycles per block are those of the slower direction
+        (both are in ``details``).
 
     Never raises for a wrong design: the failure is returned with its reason.
     """
     start = time.perf_counter()
     try:
         if kind == "cipher":
-            result = _verify_cipher(build, options, key_sizes)
+            result = _verify_cipher(build, options, key_sizes, directions)
         elif kind == "sbox":
             result = _verify_sbox(build, options)
         else:

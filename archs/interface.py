@@ -13,6 +13,23 @@ all. A core has three :mod:`amaranth.lib.stream` interfaces:
 ``o`` (out)
     Payload ``{"data": unsigned(128)}``: one transfer per processed block, in input order.
 
+Attributes the tool reads
+-------------------------
+Besides its signature, a core may state facts the verify and metrics stages need, as plain
+attributes (absent means the default):
+
+``blocks_in_flight`` (default 1)
+    Independent blocks the core works on at once; the cycles-per-block measurement streams enough
+    blocks to fill every slot.
+``clock_multipliers`` (default ``{}``)
+    Clock domains besides ``sync``, each with its frequency as an integer multiple of the
+    ``sync`` clock, e.g. ``{"bram": 2}`` for block RAM run at twice the system clock. The
+    simulation drives them edge-aligned with ``sync``; the usable system clock is the lowest of
+    ``Fmax(domain) / multiple`` over all domains.
+``resources`` (default None)
+    Architectural resources the core counted in itself (S-boxes, MixColumns units, ...), for
+    ``aesdse report --resources``.
+
 Byte order
 ----------
 A 128-bit value is the FIPS-197 hex string read as one big-endian number: byte 0 of the state

@@ -44,3 +44,30 @@ def test_hanging_core_is_caught():
     assert not result.ok
     assert result.reason.startswith("hang: 0 of ")
 
+
+
+def test_decrypt_direction_is_checked():
+    # A core that takes a `decrypt` field but always encrypts fails on a decryption block.
+    class IgnoresDirection(wiring.Component):
+        def __init__(self):
+            super().__init__(AESSignature(block_fields={"decrypt": 1}))
+
+        def elaborate(self, platform):
+            m = Module()
+            m.submodules.core = core = Iterative()
+            wiring.connect(m, wiring.flipped(self.key), core.key)
+            wiring.connect(m, core.o, wiring.flipped(self.o))
+            m.d.comb += [core.i.valid.eq(self.i.valid), self.i.ready.eq(core.i.ready),
+                         core.i.payload.data.eq(self.i.payload.data)]
+            return m
+    result = verify_component(IgnoresDirection, "cipher", FAST,
+                              directions=("encrypt", "decrypt"))
+    assert not result.ok
+    assert "(decrypt)" in result.reason
+
+
+def test_encrypt_only_core_is_not_sent_decryptions():
+    # The family may list both directions; a build without a `decrypt` field is checked one way.
+    result = verify_component(Iterative, "cipher", FAST, directions=("encrypt", "decrypt"))
+    assert result.ok, result.reason
+    assert result.details == {}
