@@ -1,43 +1,57 @@
-"""Staged cache: each flow stage's outputs, keyed by the content of its inputs.
+"""Stage cache: each flow stage's outputs, keyed by the content of its inputs, checked on read.
 
-Three stages are cached, each in its own directory under ``results/cache/``:
+Three stages are cached, each in its own directory under ``results/cache/`` (the keys are made by
+:mod:`aesdse.point`, one function per stage):
 
 ``design``
     Generated RTLIL + manifest + the verification outcome, keyed by the design point's identity
-    without its flow options (architecture, parameters, target family, verification options)
-    and a fingerprint of the generator and verifier source code. A new seed, frequency or
-    synthesis option never re-elaborates or re-simulates.
+    without its flow options and the generator fingerprint of its family
+    (:mod:`aesdse.provenance`). A new seed, frequency or synthesis option never re-elaborates or
+    re-simulates.
 ``synth``
     The Yosys netlist, cell statistics, Verilog and log, keyed by (RTLIL digest, top, target
-    family, synthesis options, Yosys version).
+    family, synthesis options, Yosys identifier).
 ``pnr``
     nextpnr's report and log, keyed by (netlist digest, device, package, speed grade, target
-    frequency, seed, nextpnr version).
+    frequency, seed, nextpnr identifier).
 
-So adding a seed or a target frequency re-runs only nextpnr. Only successful tool runs are
-cached: a timeout or a crash may be the machine's fault, and is retried.
+Integrity, as in content-addressed build systems (Glasgow's ``build_plan``): an entry records
+the SHA-256 of every file it holds and of its own metadata, and :meth:`StageCache.get` checks
+them all. An entry that was corrupted or edited is a miss: it is removed, the stage runs again
+and its new result replaces the entry; it is never used. Files go in and out of the cache as
+copies, never as links, so editing a run directory cannot change the cache; cached files are made
+read-only as a reminder.
 
 An entry is a directory written under a temporary name and renamed into place, so an entry that
-exists is complete; two processes filling the same entry at once both succeed and one copy wins.
+exists is complete. :meth:`StageCache.lock` serializes the processes that need one entry (two
+sweeps sharing a results directory, Fmax-search threads): the first runs the stage, the others
+wait and take its result from the cache instead of running the same tool again. Locks are
+``flock`` locks on files under ``cache/.locks``, released by the kernel when a process dies.
+Only successful tool runs are cached: a timeout or a crash may be the machine's fault, and is
+retried.
 """
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import socket
+import stat
 import uuid
-from functools import lru_cache
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["STAGES", "StageCache", "stage_key", "code_fingerprint", "file_digest", "owner_tag"]
+__all__ = ["STAGES", "CACHE_FORMAT", "Entry", "StageCache", "stage_key", "file_digest",
+           "owner_tag"]
 
 #: Cached stages, in flow order.
 STAGES = ("design", "synth", "pnr")
 
 #: Bumped when what an entry holds, or how a stage is run, changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+
+_META = "meta.json"
 
 
 def stage_key(stage: str, identity: dict) -> str:
@@ -48,32 +62,9 @@ def stage_key(stage: str, identity: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-@lru_cache(maxsize=None)
-def code_fingerprint() -> str:
-    """Digest of the source code that generates and verifies designs (``archs`` and the
-    generate/verify/reference modules), so an edited architecture misses the design cache."""
-    import archs
-    roots = [Path(archs.__file__).parent]
-    here = Path(__file__).parent
-    files = sorted(p for root in roots for p in root.rglob("*.py"))
-    files += [here / n for n in ("generate.py", "verify.py", "reference.py", "vectors.py")]
-    h = hashlib.sha256()
-    try:  # the HDL's version changes the netlist as much as the architecture's code does
-        h.update(metadata.version("amaranth").encode() + b"\0")
-    except metadata.PackageNotFoundError:
-        pass
-    for path in files:
-        try:
-            h.update(str(path.relative_to(path.parents[1])).encode() + b"\0")
-            h.update(path.read_bytes())
-        except (OSError, ValueError):
-            continue
-    return h.hexdigest()[:24]
-
-
 def owner_tag() -> str:
     """``<pid>@<host>``: ends every temporary name, so that leftovers of dead processes can be
-    told from work in progress (:func:`aesdse.sweep.clean_stale`)."""
+    told from work in progress (:func:`aesdse.sweep.clean_stale`), and names a sweep's claims."""
     return f"{os.getpid()}@{socket.gethostname()}"
 
 
@@ -86,51 +77,120 @@ def file_digest(path) -> str:
     return h.hexdigest()
 
 
+def _meta_digest(meta: dict, files: dict) -> str:
+    return hashlib.sha256(json.dumps({"meta": meta, "files": files},
+                                     sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A checked cache entry.
+
+    Attributes
+    ----------
+    path : Path
+        Its directory.
+    meta : dict
+        What the stage recorded besides its files.
+    files : dict
+        File name -> SHA-256 of every file it holds.
+    """
+    path: Path
+    meta: dict
+    files: dict
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.files
+
+
 class StageCache:
-    """Cache entries under ``root`` (``results/cache``); ``enabled=False`` makes every lookup
-    miss and every store a no-op."""
+    """Cache entries under ``root`` (``results/cache``).
 
-    def __init__(self, root, enabled: bool = True):
+    Attributes
+    ----------
+    rejected : list of str
+        ``stage/key: reason`` of every entry found corrupted (and removed) by this object.
+    """
+
+    def __init__(self, root):
         self.root = Path(root)
-        self.enabled = enabled
+        self.rejected = []
 
-    def entry(self, stage: str, key: str) -> Path:
+    def entry_path(self, stage: str, key: str) -> Path:
         return self.root / stage / key
 
-    def get(self, stage: str, key: str) -> Path | None:
-        """The entry directory, or None on a miss. Its ``meta.json`` is read with :meth:`meta`."""
-        if not self.enabled:
+    @contextlib.contextmanager
+    def lock(self, stage: str, key: str):
+        """Hold the entry ``stage/key`` while checking and filling it (see the module
+        documentation); a no-op where ``fcntl`` does not exist."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: two processes may run the same stage, one copy wins
+            yield
+            return
+        path = self.root / ".locks" / f"{stage}-{key}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def get(self, stage: str, key: str) -> Entry | None:
+        """The entry, checked against its digests; None on a miss. A corrupted entry is
+        removed and is a miss."""
+        path = self.entry_path(stage, key)
+        try:
+            doc = json.loads((path / _META).read_text())
+        except FileNotFoundError:
             return None
-        path = self.entry(stage, key)
-        return path if (path / "meta.json").is_file() else None
+        except (OSError, ValueError) as e:
+            return self._reject(stage, key, f"unreadable {_META}: {e}")
+        if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT:
+            return self._reject(stage, key, "written by another cache format")
+        meta, files = doc.get("meta"), doc.get("files")
+        if not isinstance(meta, dict) or not isinstance(files, dict) \
+                or doc.get("digest") != _meta_digest(meta, files):
+            return self._reject(stage, key, f"{_META} does not match its digest")
+        for name, digest in files.items():
+            try:
+                actual = file_digest(path / name)
+            except OSError:
+                return self._reject(stage, key, f"{name} is missing")
+            if actual != digest:
+                return self._reject(stage, key, f"{name} does not match its digest")
+        return Entry(path, meta, files)
 
-    @staticmethod
-    def meta(path: Path) -> dict:
-        return json.loads((path / "meta.json").read_text())
+    def _reject(self, stage, key, reason) -> None:
+        self.rejected.append(f"{stage}/{key}: {reason}")
+        _remove(self.entry_path(stage, key))
+        return None
 
-    def put(self, stage: str, key: str, files: dict, meta: dict) -> Path | None:
+    def put(self, stage: str, key: str, files: dict, meta: dict) -> Entry | None:
         """Store an entry: ``files`` maps entry file name -> source path (copied) or str/bytes
-        (written). Returns the entry, or None when disabled or the disk refused."""
-        if not self.enabled:
-            return None
-        final = self.entry(stage, key)
-        if (final / "meta.json").is_file():
-            return final
+        (written). Returns the entry, or None when the disk refused."""
+        final = self.entry_path(stage, key)
+        existing = self.get(stage, key)
+        if existing is not None:
+            return existing
         tmp = final.parent / f".tmp-{key}-{uuid.uuid4().hex[:8]}-{owner_tag()}"
         try:
             tmp.mkdir(parents=True)
+            digests = {}
             for name, source in files.items():
                 if isinstance(source, (str, bytes)):
                     data = source.encode() if isinstance(source, str) else source
                     (tmp / name).write_bytes(data)
                 else:
-                    # A hard link: the run directory and the entry share the (large) file.
-                    try:
-                        os.link(source, tmp / name)
-                    except OSError:
-                        shutil.copyfile(source, tmp / name)
-            # meta.json last: the mark of a complete entry (the rename below is what publishes it).
-            (tmp / "meta.json").write_text(json.dumps(meta, sort_keys=True))
+                    shutil.copyfile(source, tmp / name)
+                digests[name] = file_digest(tmp / name)
+                _read_only(tmp / name)
+            # The metadata last: the mark of a complete entry (the rename below publishes it).
+            (tmp / _META).write_text(json.dumps({
+                "format": CACHE_FORMAT, "meta": meta, "files": digests,
+                "digest": _meta_digest(meta, digests)}, sort_keys=True))
+            _read_only(tmp / _META)
             try:
                 tmp.rename(final)
             except OSError:
@@ -139,16 +199,31 @@ class StageCache:
         except OSError:
             return None
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return final if (final / "meta.json").is_file() else None
+            _remove(tmp)
+        return self.get(stage, key)
 
     @staticmethod
-    def copy_out(entry: Path, name: str, dest: Path) -> None:
-        """Put ``entry/name`` at ``dest``, as a hard link when possible (no copy of large
-        netlists), else as a copy."""
-        src = entry / name
+    def copy_out(entry: Entry, name: str, dest: Path) -> None:
+        """Copy ``name`` out of ``entry`` to ``dest`` (a copy: editing it cannot change the
+        cache), writable."""
+        dest = Path(dest)
         dest.unlink(missing_ok=True)
-        try:
-            os.link(src, dest)
-        except OSError:
-            shutil.copyfile(src, dest)
+        shutil.copyfile(entry.path / name, dest)
+
+
+def _read_only(path: Path) -> None:
+    mode = path.stat().st_mode
+    path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def _remove(path: Path) -> None:
+    """Remove a directory tree (read-only files in writable directories go too)."""
+    if not path.exists():
+        return
+    # Rename first, so that a reader never sees half an entry.
+    trash = path.with_name(f".old-{path.name}-{uuid.uuid4().hex[:8]}-{owner_tag()}")
+    try:
+        path.rename(trash)
+    except OSError:
+        trash = path
+    shutil.rmtree(trash, ignore_errors=True)

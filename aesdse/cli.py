@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, render
-from .store import Store
+from .store import Store, StoreError
 
 __all__ = ["main"]
 
@@ -25,6 +26,32 @@ def _db_option(f):
     return click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                         default=Path("results/aesdse.sqlite"), show_default=True,
                         help="Results database (SQLite).")(f)
+
+
+def _where_option(f):
+    return click.option(
+        "--where", metavar="CONDITION",
+        help="SQL condition on the rows: any column of the points table, any architecture "
+             "parameter by name, any flow option as flow_<option>, e.g. \"round_units = 2 AND "
+             "sbox = 'composite'\" or \"luts < 5000 AND flow_nowidelut = 1\". Read-only, one "
+             "expression.")(f)
+
+
+def _current_only_option(f):
+    return click.option(
+        "--current-only", is_flag=True,
+        help="Only rows this checkout would produce (same generator sources and tool "
+             "versions). Default: the newest row of each configuration, marked stale when "
+             "they differ.")(f)
+
+
+def _bram_rate_option(f):
+    from .devices import SLICES_PER_BRAM_KBIT
+    return click.option(
+        "--bram-slices-per-kbit", "bram_rate", type=click.FloatRange(0, 1e6),
+        default=SLICES_PER_BRAM_KBIT, show_default=True,
+        help="Slice-equivalents per Kbit of block RAM in slice-equivalent areas (001 Sec. 4: a "
+             "32 Kb BRAM = 128 slices, so 4; an 18 Kbit ECP5 DP16KD is then 72).")(f)
 
 
 def _experiment(path):
@@ -109,7 +136,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                                 executor=executor, scheduler=scheduler,
                                 synth_timeout_s=timeout_synth, pnr_timeout_s=timeout_pnr,
                                 use_cache=not no_cache)
-    except ToolNotFound as e:
+    except (ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
     except (RuntimeError, OSError) as e:
         if executor == "local":
@@ -150,7 +177,9 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
 @click.option("--arch", help="Only this architecture.")
 @click.option("--target", help="Only this target: a device (LFE5U-85F) or a full label "
                                "(LFE5U-85F-8CABGA381).")
-@click.option("--where", help="Extra SQL condition on the points table, e.g. \"luts < 1000\".")
+@_where_option
+@_current_only_option
+@_bram_rate_option
 @click.option("--fmax", "fmax", type=click.Choice(FMAX_STATS), default="median",
               show_default=True,
               help="Rows differing only by placer seed become one line with this Fmax and the "
@@ -163,7 +192,8 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
               help="Print the architectural resources each design counted in itself (S-boxes, "
                    "MixColumns units, memory bits, AddRoundKey width: 000 Table I) beside the "
                    "published counts, instead of the metrics table (Markdown).")
-def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with, resources):
+def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rate, fmax,
+           compare_with, resources):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -173,17 +203,24 @@ def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with, re
     A point swept with `flow: fmax_search` shows its converged Fmax (the best achieved by any
     of its routed nextpnr runs), the spread of its runs near that Fmax and a [bimodal] flag.
 
+    Rows are selected by what they measure (architecture, parameters, target, flow options,
+    seed), so results stay visible after the code or the tools change: the newest row of each
+    configuration is shown, a Provenance column marks it stale when the generator sources or
+    tool versions of this checkout differ, and counts older rows (`aesdse db list` shows them).
+    The database is opened read-only.
+
     \b
     Example:
       aesdse report experiments/quickstart.yaml
       aesdse report experiments/quickstart.yaml --format json
       aesdse report --arch iterative --format latex --fmax best
+      aesdse report experiments/unrolled.yaml --where "round_units = 2 AND sbox = 'lut'"
       aesdse report experiments/compact.yaml --compare published
       aesdse report experiments/compact.yaml --resources
+      aesdse report experiments/compact.yaml --current-only
     """
-    if not db_path.exists():
-        raise click.ClickException(f"{db_path}: no results database; run `aesdse sweep` first")
-    title, rows = _select(experiment, db_path, arch, target, where)
+    sel = _select(experiment, db_path, arch, target, where, current_only)
+    title, rows = sel.title, sel.rows
     if resources:
         from .published import load_papers
         from .report.resources import resources_markdown
@@ -196,46 +233,40 @@ def report(experiment, db_path, fmt, arch, target, where, fmax, compare_with, re
             papers = load_papers()
         except (PublishedDataError, FileNotFoundError) as e:
             raise click.ClickException(str(e)) from None
-        text = render_compare(compare(rows, papers, fmax), fmt,
+        text = render_compare(compare(rows, papers, fmax, rate=bram_rate), fmt,
                               title=f"{title}: measured vs published" if title else None)
     else:
         runs = None
         if any((r.flow or {}).get("fmax_search") for r in rows):
-            with Store(db_path) as store:
+            with _open_readonly(db_path) as store:
                 runs = store.pnr_runs([r.key for r in rows])
-        text = render(rows, fmt, title=title, fmax=fmax, runs=runs)
+        text = render(rows, fmt, title=title, fmax=fmax, runs=runs,
+                      provenance={r.key: sel.provenance(r) for r in rows})
     click.echo(text, nl=False)
 
 
-def _select(experiment, db_path, arch, target, where):
-    """The stored rows of EXPERIMENT (all if None) that pass the filters, and a title."""
-    keys, title = None, None
-    if experiment:
-        exp = _experiment(experiment)
-        versions = tool_versions()
-        keys = [p.key(versions) for p in exp.points]
-        title = exp.name
-    conditions, args = [], []
-    if arch:
-        conditions.append("arch = ?")
-        args.append(arch)
-    if target:
-        # A label is DEVICE-SPEEDPACKAGE (experiment.Target.label): a device name matches all.
-        conditions.append("(target = ? OR target LIKE ?)")
-        args += [target, f"{target}-%"]
-    if where:
-        conditions.append(where)
+def _open_readonly(db_path):
     try:
-        with Store(db_path) as store:
-            rows = store.rows(keys, where=" AND ".join(conditions) or None, params=tuple(args))
-    except Exception as e:
-        if type(e).__name__ == "OperationalError":
-            raise click.ClickException(f"--where: {e}") from None
-        raise
-    if keys is not None and not (arch or target or where) and len(rows) < len(keys):
-        click.echo(f"{len(keys) - len(rows)} of {len(keys)} points of {title} are not in "
-                   f"{db_path} yet: run `aesdse sweep {experiment}`", err=True)
-    return title, rows
+        return Store(db_path, readonly=True)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _select(experiment, db_path, arch, target, where, current_only=False):
+    """The stored rows of EXPERIMENT (all if None) that pass the filters
+    (:func:`aesdse.report.select.select_rows`); says on stderr how many points are missing."""
+    from .report.select import select_rows
+    exp = _experiment(experiment) if experiment else None
+    with _open_readonly(db_path) as store:
+        try:
+            sel = select_rows(store, exp, arch=arch, target=target, where=where,
+                              current_only=current_only)
+        except StoreError as e:
+            raise click.ClickException(str(e)) from None
+    if exp is not None and sel.missing and not (arch or target or where):
+        click.echo(f"{sel.missing} of {sel.total} points of {sel.title} are not in {db_path} "
+                   f"yet: run `aesdse sweep {experiment}`", err=True)
+    return sel
 
 
 @main.command()
@@ -247,8 +278,8 @@ def _select(experiment, db_path, arch, target, where):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file; .png, .svg or .pdf picks the format.")
 @click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
-              help="Area measure (pareto, bars): LUT4, ECP5 slices, or slice-equivalents with "
-                   "block RAM at 72 slices per DP16KD.")
+              help="Area measure (pareto, bars): LUT4, logic slices, or slice-equivalents with "
+                   "block RAM converted at --bram-slices-per-kbit.")
 @click.option("--x", "x_param", metavar="PARAM",
               help="sweep: the parameter on the x axis (an architecture parameter, freq_mhz, "
                    "seed or flow.OPTION).")
@@ -260,10 +291,12 @@ def _select(experiment, db_path, arch, target, where):
                    "area (other devices; marked as such).")
 @click.option("--arch", help="Only this architecture.")
 @click.option("--target", help="Only this target (device or full label).")
-@click.option("--where", help="Extra SQL condition on the points table.")
+@_where_option
+@_current_only_option
+@_bram_rate_option
 @click.option("--title", help="Figure title.")
 def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published, arch, target,
-         where, title):
+         where, current_only, bram_rate, title):
     """Draw a figure of EXPERIMENT's design points (or of the whole database).
 
     Figures are sized for one paper column (3.5 in, 7 pt text) and deterministic: the same
@@ -278,9 +311,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
       aesdse plot --kind bars --area slices -o bars.png
     """
     from .report.plot import PlotError, plot as draw
-    if not db_path.exists():
-        raise click.ClickException(f"{db_path}: no results database; run `aesdse sweep` first")
-    _, rows = _select(experiment, db_path, arch, target, where)
+    rows = _select(experiment, db_path, arch, target, where, current_only).rows
     papers = None
     if published:
         from .published import PublishedDataError, load_papers
@@ -290,7 +321,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
             raise click.ClickException(str(e)) from None
     try:
         path = draw(rows, kind, output, area=area, x=x_param, y=y_metrics, published=papers,
-                    title=title)
+                    title=title, rate=bram_rate)
     except PlotError as e:
         raise click.ClickException(str(e)) from None
     click.echo(str(path))
@@ -336,7 +367,7 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     except ReproduceError as e:
         click.echo(f"Error: {e}", err=True)
         sys.exit(2)
-    except (ExperimentError, ToolNotFound) as e:
+    except (ExperimentError, ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(result.table, nl=False)
     click.echo("")
@@ -397,6 +428,193 @@ def generate_cmd(arch, params, output, target):
     except (ExperimentError, GenerateError, ToolNotFound) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"{verilog}\n{verilog.with_suffix('.json')}")
+
+
+@main.group("db")
+def db_group():
+    """Inspect and maintain the results database: rows by configuration, their provenance,
+    older rows, pruning.
+
+    Every sweep of a configuration whose code or tools changed adds a row and keeps the old one;
+    reports show the newest. These commands show and clean up the others.
+    """
+
+
+def _row_line(row, stale, newest: bool) -> str:
+    from .progress import label_of
+    from .report.table import number
+    numbers = (f"{number(row.luts, 'int')} LUT4, {number(row.fmax_mhz, 'fmax')} MHz, "
+               f"{number(row.cycles_per_block, 'g')} cyc/blk, "
+               f"{number(row.throughput_mbps, 'int')} Mbit/s" if row.status == "ok" else
+               (row.reason or "").splitlines()[0][:60] if row.reason else "")
+    mark = "newest" if newest else "older"
+    state = "stale: " + ", ".join(stale) if stale else "current"
+    return (f"{row.key}  {row.created_at or '-':20}  {mark:6}  {row.status:19}  "
+            f"{label_of(row)} {row.target}: {numbers} [{state}]")
+
+
+def _db_rows(db_path, experiment):
+    """(rows of the experiment or all, oldest first, grouped by configuration; current tools)."""
+    exp = _experiment(experiment) if experiment else None
+    with _open_readonly(db_path) as store:
+        rows = store.rows_by_config({p.config_key() for p in exp.points}) if exp \
+            else store.rows()
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(row.config_key, []).append(row)
+    return groups, tool_versions()
+
+
+@db_group.command("list")
+@click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
+@_db_option
+@click.option("--all", "show_all", is_flag=True,
+              help="Every row; default: only configurations with older or stale rows.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_list(experiment, db_path, show_all, as_json):
+    """List stored rows by configuration, newest first, with their provenance.
+
+    A configuration is what a row measures (architecture, parameters, target, flow options,
+    seed). A row is stale when the generator sources or tool versions of this checkout differ
+    from those that made it.
+
+    \b
+    Example:
+      aesdse db list
+      aesdse db list experiments/compact.yaml --all
+      aesdse db list --json
+    """
+    from .provenance import stale_reasons
+    groups, tools = _db_rows(db_path, experiment)
+    out, lines = [], []
+    for config, rows in groups.items():
+        stale = {r.key: stale_reasons(r.generator, r.tool_versions, r.arch, tools) for r in rows}
+        if not show_all and len(rows) == 1 and not stale[rows[0].key]:
+            continue
+        for n, row in enumerate(reversed(rows)):
+            out.append({"config_key": config, "key": row.key, "created_at": row.created_at,
+                        "newest": n == 0, "status": row.status, "arch": row.arch,
+                        "params": row.params, "target": row.target, "seed": row.seed,
+                        "freq_mhz": row.freq_mhz, "stale": stale[row.key],
+                        "generator": row.generator, "tool_versions": row.tool_versions,
+                        "luts": row.luts, "fmax_mhz": row.fmax_mhz,
+                        "throughput_mbps": row.throughput_mbps})
+            lines.append(_row_line(row, stale[row.key], n == 0))
+        lines.append("")
+    if as_json:
+        click.echo(json.dumps(out, indent=2))
+        return
+    total = sum(len(r) for r in groups.values())
+    click.echo(f"{len(groups)} configurations, {total} rows"
+               + ("" if show_all else "; showing those with older or stale rows (--all: every "
+                                      "row)"))
+    for line in lines:
+        click.echo(line)
+
+
+@db_group.command("compare")
+@click.argument("key")
+@_db_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_compare(key, db_path, as_json):
+    """Every row of the configuration of row KEY (a key or a unique prefix), side by side: what
+    changed between the code or tool versions that made them.
+
+    \b
+    Example:
+      aesdse db compare 3f2a9c
+    """
+    from .provenance import stale_reasons
+    with _open_readonly(db_path) as store:
+        matches = [k for k in store.keys() if k.startswith(key)]
+        if len(matches) != 1:
+            raise click.ClickException(
+                f"{key!r} matches {len(matches)} rows" + (f": {', '.join(sorted(matches)[:5])}"
+                                                           if matches else "")
+                + "; give a longer key (see `aesdse db list --all`)")
+        row = store.get(matches[0])
+        rows = store.rows_by_config([row.config_key])
+    tools = tool_versions()
+    fields = ("created_at", "status", "luts", "ffs", "brams", "fmax_mhz", "latency_cycles",
+              "cycles_per_block", "throughput_mbps", "generator", "tool_versions", "key")
+    records = [{f: getattr(r, f) for f in fields} | {
+        "stale": stale_reasons(r.generator, r.tool_versions, r.arch, tools)} for r in rows]
+    if as_json:
+        click.echo(json.dumps(records, indent=2))
+        return
+    from .progress import label_of
+    click.echo(f"{label_of(row)} {row.target}: {len(rows)} rows, oldest first")
+    click.echo("| " + " | ".join(fields[:-1]) + " | stale |")
+    click.echo("|" + "---|" * len(fields))
+    for r in records:
+        cells = [json.dumps(r[f], sort_keys=True) if isinstance(r[f], dict) else
+                 "-" if r[f] is None else f"{r[f]:.1f}" if isinstance(r[f], float) else str(r[f])
+                 for f in fields[:-1]]
+        click.echo("| " + " | ".join(cells) + " | " + (", ".join(r["stale"]) or "current")
+                   + " |")
+
+
+@db_group.command("prune")
+@click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
+@_db_option
+@click.option("--keep", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
+              help="Rows kept per configuration (the newest).")
+@click.option("--stale", "stale_too", is_flag=True,
+              help="Also delete kept rows that are stale (a sweep makes current ones again).")
+@click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
+    """Delete older rows of each configuration (of EXPERIMENT, or of the whole database) and
+    their artifact directories, keeping the newest.
+
+    \b
+    Example:
+      aesdse db prune --dry-run
+      aesdse db prune experiments/compact.yaml --keep 2
+    """
+    from .provenance import stale_reasons
+    groups, tools = _db_rows(db_path, experiment)
+    doomed = []
+    for rows in groups.values():
+        doomed += rows[:-keep]
+        if stale_too:
+            doomed += [r for r in rows[-keep:]
+                       if stale_reasons(r.generator, r.tool_versions, r.arch, tools)]
+    removed = 0
+    if not dry_run and doomed:
+        with Store(db_path) as store:
+            removed = store.delete(r.key for r in doomed)
+        for row in doomed:
+            if row.artifacts and Path(row.artifacts).name == row.key:
+                shutil.rmtree(row.artifacts, ignore_errors=True)
+    if as_json:
+        click.echo(json.dumps({"dry_run": dry_run, "rows": [r.key for r in doomed],
+                               "removed": removed}))
+        return
+    for row in doomed:
+        click.echo(f"{'would delete' if dry_run else 'deleted'} {_row_line(row, [], False)}")
+    click.echo(f"{len(doomed)} rows {'would be ' if dry_run else ''}deleted")
+
+
+@db_group.command("upgrade")
+@_db_option
+def db_upgrade(db_path):
+    """Upgrade an older results database to this aesdse's schema, in place (its results are
+    kept). Sweeps do this by themselves; reports open the database read-only and ask for it.
+
+    \b
+    Example:
+      aesdse db upgrade --db results/old.sqlite
+    """
+    from .store import SCHEMA_VERSION
+    if not db_path.is_file():
+        raise click.ClickException(f"{db_path}: no results database")
+    try:
+        with Store(db_path) as store:
+            count = len(store.keys())
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"{db_path}: schema version {SCHEMA_VERSION}, {count} rows")
 
 
 @main.group("list")

@@ -1,13 +1,13 @@
 """Where the design points of a sweep run: in this process, in local worker processes, or on
 Dask workers (a LocalCluster, or a cluster behind a scheduler address).
 
-Every executor runs :func:`aesdse.sweep.run_point` and hands the rows back to the sweep, which
+Every executor runs :func:`aesdse.point.run_point` and hands the rows back to the sweep, which
 alone writes the database. Workers report the stage each point enters (for the progress display)
 through a queue (processes) or Dask's event log (``Worker.log_event``).
 
 A remote Dask worker does not share the client's file system: it runs the point in a temporary
 directory with its own staged cache and sends the artifacts back as an archive
-(:func:`aesdse.sweep.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
+(:func:`aesdse.point.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
 """
 
 import logging
@@ -18,6 +18,9 @@ import signal
 import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+
+from .flow.tools import kill_tool_processes, tool_versions
+from .point import run_point, run_point_packed
 
 __all__ = ["EXECUTORS", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]
 
@@ -86,7 +89,6 @@ class InlineExecutor(_Executor):
         self._queue.append((key, point, experiment, versions, pnr_jobs))
 
     def poll(self, timeout):
-        from .sweep import run_point
         if not self._queue:
             return []
         key, point, experiment, versions, pnr_jobs = self._queue.pop(0)
@@ -136,7 +138,6 @@ def _init_worker(events, parent: int):
 
 def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_jobs=1):
     global _IN_TASK
-    from .sweep import run_point
 
     def on_stage(stage):
         try:
@@ -226,7 +227,6 @@ class ProcessExecutor(_Executor):
 
 
 def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, pnr_jobs=1):
-    from .sweep import run_point, run_point_packed
 
     def on_stage(stage):
         try:
@@ -239,33 +239,6 @@ def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, p
                                 pnr_jobs=pnr_jobs)
     return run_point(point, experiment, results_dir, versions, key, on_stage,
                      use_cache=use_cache, pnr_jobs=pnr_jobs)
-
-
-def _kill_tool_children() -> int:
-    """Kill the tools this worker process started (children that lead their own session, as
-    :func:`aesdse.flow.tools.run_tool` starts them): cancelling a Dask task does not stop the
-    thread running it, and closing a worker would leave the tool running. Linux (/proc) only."""
-    me, killed = os.getpid(), 0
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return 0
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ppid, session = int(fields[1]), int(fields[3])
-        if ppid == me and session == int(entry):
-            try:
-                os.killpg(int(entry), signal.SIGKILL)
-                killed += 1
-            except OSError:
-                pass
-    return killed
 
 
 class DaskExecutor(_Executor):
@@ -314,7 +287,6 @@ class DaskExecutor(_Executor):
         return self._search_width
 
     def worker_versions(self) -> dict:
-        from .flow.tools import tool_versions
         return self.client.run(tool_versions) if self.remote else {}
 
     def submit(self, key, point, experiment, versions, pnr_jobs=1):
@@ -353,7 +325,7 @@ class DaskExecutor(_Executor):
             if self._futures:
                 self.client.cancel(list(self._futures))
                 if abort:
-                    self.client.run(_kill_tool_children)
+                    self.client.run(kill_tool_processes)
             self.client.unsubscribe_topic(_STAGE_TOPIC)
         finally:
             self.client.close()

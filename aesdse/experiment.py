@@ -53,6 +53,7 @@ import yaml
 
 import archs
 
+from .devices import DEVICES, PACKAGES, SPEEDS, family_of
 from .fmax_search import SearchSettings
 from .verify import VerifyOptions
 
@@ -62,18 +63,6 @@ __all__ = ["ExperimentError", "Target", "FlowOptions", "DesignPoint", "Experimen
 
 class ExperimentError(ValueError):
     """An experiment file is invalid; the message names file, line and the allowed values."""
-
-
-#: ECP5 devices nextpnr-ecp5 knows, with the flag that selects each.
-DEVICES = {
-    "LFE5U-12F": "--12k", "LFE5U-25F": "--25k", "LFE5U-45F": "--45k", "LFE5U-85F": "--85k",
-    "LFE5UM-25F": "--um-25k", "LFE5UM-45F": "--um-45k", "LFE5UM-85F": "--um-85k",
-    "LFE5UM5G-25F": "--um5g-25k", "LFE5UM5G-45F": "--um5g-45k", "LFE5UM5G-85F": "--um5g-85k",
-}
-#: ECP5 packages.
-PACKAGES = ("CABGA381", "CABGA256", "CABGA554", "CABGA756", "CSFBGA285")
-#: ECP5 speed grades.
-SPEEDS = (6, 7, 8)
 
 
 @dataclass(frozen=True)
@@ -96,7 +85,7 @@ class Target:
     @property
     def family(self) -> str:
         """Device family, as the architectures' ``target`` argument: ``"ecp5"``."""
-        return "ecp5"
+        return family_of(self.device)
 
     @property
     def label(self) -> str:
@@ -152,7 +141,8 @@ class DesignPoint:
     """One point of the design space: what to build, for which device, with which flow.
 
     ``params`` is a tuple of (name, value) pairs sorted by name, so points hash and compare by
-    value. :attr:`key` is the stable identity used by the results database.
+    value. :meth:`key` is the identity used by the results database, :meth:`config_key` what a
+    report selects by.
     """
     arch: str
     params: tuple
@@ -176,23 +166,31 @@ class DesignPoint:
         name = "_".join(parts).lower()
         return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
-    def identity(self, tool_versions: dict | None = None) -> dict:
-        """Everything that determines this point's result, as plain data."""
+    def config_key(self) -> str:
+        """What this point measures, as a key (:func:`aesdse.store.config_key`): architecture,
+        parameters, target and flow options with the seed, not the code or the tools that
+        measure it. Reports select stored rows by it."""
+        from .store import config_key
+        return config_key(self.arch, self.params_dict, self.target.label, self.flow.as_dict())
+
+    def provenance(self, tool_versions: dict | None = None) -> dict:
+        """What measures this point: the generator fingerprint of its family
+        (:mod:`aesdse.provenance`), the verification options, the tool identifiers and the
+        aesdse version."""
         from . import __version__
-        from .cache import code_fingerprint
-        return {
-            "arch": self.arch, "params": self.params_dict, "target": asdict(self.target),
-            "flow": self.flow.as_dict(), "verify": asdict(self.verify),
-            "tools": tool_versions or {}, "aesdse": __version__,
-            # An edited architecture is a different design: its old numbers must not be reused.
-            "code": code_fingerprint(),
-        }
+        from .provenance import generator_fingerprint
+        return {"generator": generator_fingerprint(self.arch), "verify": asdict(self.verify),
+                "tools": tool_versions or {}, "aesdse": __version__}
 
     def key(self, tool_versions: dict | None = None) -> str:
-        """Stable hash of architecture, parameters, target, flow and verification options, tool
-        versions, the aesdse version and the generator/verifier source code: two points with
-        the same key give the same result."""
-        blob = json.dumps(self.identity(tool_versions), sort_keys=True)
+        """The point's key in the results database: its configuration and its provenance. Two
+        points with the same key give the same result; a changed generator or tool gives a new
+        key (the old row stays, marked stale in reports)."""
+        from .store import CONFIG_IGNORED_FLOW
+        flow = {k: v for k, v in self.flow.as_dict().items() if k not in CONFIG_IGNORED_FLOW}
+        identity = {"arch": self.arch, "params": self.params_dict, "target": asdict(self.target),
+                    "flow": flow, **self.provenance(tool_versions)}
+        blob = json.dumps(identity, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 

@@ -2,14 +2,21 @@
 
 Inputs are only measured values: cell counts and achieved Fmax from nextpnr's report after
 routing, and cycles per block from the simulation of the verify stage. Nothing here is typed in
-per architecture.
+per architecture; device facts come from :mod:`aesdse.devices`.
 
 Formulas
 --------
 ``slices``
-    ECP5 slice = 2 LUT4 + 2 FF (Lattice FPGA-DS-02012, section 2.2.1 "Slice"), so
-    ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect.
-    Block RAM is *not* folded in; it is reported separately (``brams``).
+    ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
+    ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
+    (:func:`aesdse.devices.slices`). Block RAM is *not* folded in; it is reported separately
+    (``brams``).
+``fmax_mhz``
+    The usable system clock. nextpnr reports an Fmax per clock, register to register; a core
+    with clock domains besides ``sync`` states each one's frequency as a multiple of the system
+    clock (``clock_multipliers``, e.g. block RAM at twice the system clock), so the system clock
+    can be at most ``Fmax(domain) / multiple`` for every domain. Each clock is first capped at the
+    data-sheet limits of its speed grade (:func:`aesdse.devices.cap_fmax`).
 ``throughput_mbps``
     ``block_bits x fmax_mhz / cycles_per_block``, where ``cycles_per_block`` is the measured
     steady-state spacing of output blocks (it already counts every block in flight).
@@ -18,44 +25,17 @@ Formulas
 
 Fmax caps
 ---------
-nextpnr's Fmax is register to register and knows nothing of the data-sheet limits of the clock
-network or of block RAM: with a DP16KD output register instantiated by hand it reported
-480-630 MHz (shared/NOTES.md). The reported Fmax is therefore capped at the device maxima below,
-and a capped row says so (``fmax_capped``; the uncapped value is kept as ``fmax_raw_mhz``).
+nextpnr's Fmax knows nothing of the data-sheet limits of the clock network or of block RAM: with
+a DP16KD output register instantiated by hand it reported 480-630 MHz (shared/NOTES.md). A capped
+row says so (``fmax_capped``); the uncapped value is kept as ``fmax_raw_mhz`` and every clock's
+raw value in ``fmax_by_clock``.
 """
 
-import math
 from dataclasses import dataclass
 
-__all__ = ["DeviceLimits", "ECP5_LIMITS", "Metrics", "compute_metrics", "slices_ecp5"]
+from .devices import SpeedLimits, cap_fmax, slices as slice_count
 
-
-@dataclass(frozen=True)
-class DeviceLimits:
-    """Data-sheet frequency limits of a device family.
-
-    Attributes
-    ----------
-    clock_mhz : float
-        Highest clock the device can distribute to fabric registers.
-    bram_mhz : float
-        Highest clock of a block RAM.
-    source : str
-        Where the numbers come from.
-    """
-    clock_mhz: float
-    bram_mhz: float
-    source: str
-
-
-#: ECP5 limits. The clock limit is the sysCLOCK PLL output maximum (400 MHz, FPGA-DS-02012
-#: "sysCLOCK PLL Timing", f_OUT 3.125-400 MHz): no on-chip clock above it can be generated. The
-#: block RAM limit is the EBR figure of the data sheet's "Register-to-Register Performance" table
-#: for the -8 grade (272 MHz, EBR with output registers). Both apply to every speed grade here,
-#: which is generous for -6 and -7.
-ECP5_LIMITS = DeviceLimits(
-    clock_mhz=400.0, bram_mhz=272.0,
-    source="Lattice FPGA-DS-02012: sysCLOCK PLL f_OUT max 400 MHz; EBR 272 MHz (-8)")
+__all__ = ["Metrics", "compute_metrics", "clock_domain_of"]
 
 
 @dataclass(frozen=True)
@@ -75,17 +55,35 @@ class Metrics:
     throughput_mbps: float
     mbps_per_lut: float | None
     mbps_per_slice: float | None
+    fmax_by_clock: dict
 
 
-def slices_ecp5(luts: int, ffs: int) -> int:
-    """ECP5 slices for ``luts`` LUT4 and ``ffs`` flip-flops (2 of each per slice)."""
-    return max(math.ceil(luts / 2), math.ceil(ffs / 2))
+def clock_domain_of(clock: str, domains) -> str:
+    """The clock domain a clock of nextpnr's report belongs to: Amaranth names the clock port
+    of domain ``d`` ``d_clk`` (``clk`` for ``sync``); nextpnr may prefix the net (``$glbnet$``).
+    A clock of no known domain counts as ``sync``."""
+    name = clock.rsplit("$", 1)[-1]
+    for domain in domains:
+        if name == (f"{domain}_clk" if domain != "sync" else "clk"):
+            return domain
+    return "sync"
 
 
 def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: float,
-                    latency_cycles: int, *, carries: int = 0, block_bits: int = 128,
-                    limits: DeviceLimits = ECP5_LIMITS) -> Metrics:
+                    latency_cycles: int, *, limits: SpeedLimits, carries: int = 0,
+                    block_bits: int = 128, clock_multipliers: dict | None = None) -> Metrics:
     """Derive the metrics of a point from nextpnr's report and the simulation's cycle counts.
+
+    Parameters
+    ----------
+    utilization : dict
+        nextpnr cell type -> cells used.
+    fmax_by_clock : dict
+        Clock name -> achieved MHz, as nextpnr reported it.
+    limits : SpeedLimits
+        Data-sheet limits of the target's speed grade.
+    clock_multipliers : dict, optional
+        Clock domains besides ``sync`` -> their frequency as a multiple of the system clock.
 
     Raises
     ------
@@ -96,22 +94,28 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
         raise ValueError("No clock in the place-and-route report")
     if not cycles_per_block or cycles_per_block <= 0:
         raise ValueError(f"Cycles per block must be positive, not {cycles_per_block!r}")
+    multipliers = {"sync": 1, **(clock_multipliers or {})}
     luts = utilization.get("TRELLIS_COMB", 0)
     ffs = utilization.get("TRELLIS_FF", 0)
     brams = utilization.get("DP16KD", 0)
     dsps = utilization.get("MULT18X18D", 0) + utilization.get("ALU54B", 0)
-    raw = min(fmax_by_clock.values())  # the slowest clock limits a single-clock core
-    fmax, capped = raw, None
-    if fmax > limits.clock_mhz:
-        fmax, capped = limits.clock_mhz, f"clock network maximum {limits.clock_mhz:g} MHz"
-    if brams and fmax > limits.bram_mhz:
-        fmax, capped = limits.bram_mhz, f"block RAM maximum {limits.bram_mhz:g} MHz"
-    slices = slices_ecp5(luts, ffs)
+    # The system clock each clock allows, raw and capped; the lowest one limits the core.
+    allowed = []
+    for clock, mhz in fmax_by_clock.items():
+        multiple = multipliers[clock_domain_of(clock, multipliers)]
+        capped, reason = cap_fmax(mhz, limits, uses_bram=bool(brams))
+        allowed.append((capped / multiple, mhz / multiple, reason, clock, multiple))
+    fmax, raw, reason, clock, multiple = min(allowed)
+    if reason and len(fmax_by_clock) > 1:
+        reason = f"{clock}: {reason}" + (f", / {multiple} for the system clock"
+                                         if multiple != 1 else "")
+    n_slices = slice_count(luts, ffs)
     throughput = block_bits * fmax / cycles_per_block
     return Metrics(
-        luts=luts, ffs=ffs, brams=brams, carries=carries, dsps=dsps, slices=slices,
-        fmax_raw_mhz=raw, fmax_mhz=fmax, fmax_capped=capped,
+        luts=luts, ffs=ffs, brams=brams, carries=carries, dsps=dsps, slices=n_slices,
+        fmax_raw_mhz=min(r for _, r, _, _, _ in allowed), fmax_mhz=fmax, fmax_capped=reason,
         cycles_per_block=cycles_per_block, latency_cycles=latency_cycles,
         throughput_mbps=throughput,
         mbps_per_lut=throughput / luts if luts else None,
-        mbps_per_slice=throughput / slices if slices else None)
+        mbps_per_slice=throughput / n_slices if n_slices else None,
+        fmax_by_clock=dict(fmax_by_clock))

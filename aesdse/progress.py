@@ -78,6 +78,7 @@ class Progress:
         """A point found in the database when its turn came (another sweep finished it)."""
         with self._lock:
             self._finished.add(row.key)
+            self.running.pop(row.key, None)
             self.cached += 1
             self.failed += row.status != "ok"
         if self.echo is not None:

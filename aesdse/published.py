@@ -5,8 +5,8 @@ the extracted text in ``/work/shared/seeds/`` with every number as printed (``nu
 where a cell is missing or garbled). This module loads and validates them into frozen dataclasses
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
-(:func:`consistency_check`), and converts areas of different device families into slice
-equivalents (:func:`slice_equivalents`).
+(:func:`consistency_check`), and gives each row's area in the conventions of
+:mod:`aesdse.devices` (:meth:`PublishedRow.area`).
 
 File format
 -----------
@@ -31,21 +31,9 @@ check: ``block_bits``, ``cycles_per_block``, ``cycles_per_block_is_minimum``, ``
 
 Area normalisation
 ------------------
-Areas from different device families are only compared through :func:`slice_equivalents`, whose
-conventions are explicit, per family, in :data:`SLICE_CONVENTIONS`:
-
-* Logic: when a slice count is given (Xilinx tools report one) it is used as is. Otherwise the
-  slices are estimated from LUT and flip-flop counts with perfect packing,
-  ``max(ceil(LUTs / LUTs per slice), ceil(FFs / FFs per slice))``: a lower bound on what a placer
-  would use. ECP5 slice = 2 LUT4 + 2 FF; Spartan-3 (and Virtex-II, Virtex-4, Virtex/E, Spartan-II)
-  slice = 2 LUT4 + 2 FF; Virtex-5 slice = 4 LUT6 + 4 FF; Virtex-6/7 slice = 4 LUT6 + 8 FF. LUT
-  counts must be in the family's own LUT size; LUT4 and LUT6 are never converted into each other.
-* Block RAM: Kundi & Aziz (seed 001, Sec. 4) count "a 32 Kb BRAM ... equivalent to 128 slices
-  while 16 Kb BRAM to 64 slices", i.e. 4 slices per Kbit; we scale every block RAM by its size in
-  Kbit at that rate. Xilinx 36 Kb blocks count as 32 Kb and 18 Kb blocks as 16 Kb (001 counts data
-  bits, not parity). The ECP5 DP16KD counts as 18 Kbit = 72 slice-equivalents (its full 18 Kbit,
-  parity included, as the aesdse convention chose; counting only 16 Kbit of data as 001 does for
-  Xilinx would give 64).
+Areas from different device families are only compared in slice-equivalents, through
+:func:`aesdse.devices.area` and the explicit per-family conventions of
+:data:`aesdse.devices.SLICE_CONVENTIONS` (block RAM at a stated, overridable rate per Kbit).
 """
 
 from __future__ import annotations
@@ -58,11 +46,11 @@ from typing import Any, Iterator, Mapping, NoReturn, Sequence
 
 import yaml
 
+from .devices import SLICE_CONVENTIONS, area
+
 __all__ = [
     "PublishedDataError", "Architecture", "Column", "PublishedRow", "PublishedTable", "Paper",
     "PUBLISHED_DIR", "load_paper", "load_papers", "find_paper", "consistency_check", "check_all",
-    "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "bram_slice_equivalents",
-    "slice_equivalents",
 ]
 
 #: Default directory of the published-results files: ``experiments/published`` in the repository
@@ -221,21 +209,22 @@ class PublishedRow:
                 return value * scale
         return None
 
-    def slice_equivalents(self) -> float | None:
-        """The row's area under :func:`slice_equivalents`, from its ``slices`` (else ``luts`` and
-        ``ffs``), ``brams`` and printed ``bram_kbits`` columns, for its ``device_family``.
+    def area(self, measure: str = "slice-eq", rate: float | None = None) -> float | None:
+        """The row's area in ``measure`` (:func:`aesdse.devices.area`), from its ``slices``
+        (else ``luts`` and ``ffs``), ``brams`` and printed ``bram_kbits`` columns, for its
+        ``device_family``; block RAM at ``rate`` slice-equivalents per Kbit.
 
         ``None`` for an ASIC or unknown family, or when the logic area is not given (a block RAM
         count alone would understate the area).
         """
-        if self.device_family not in SLICE_CONVENTIONS:
-            return None
-        slices, luts, ffs = self.number("slices"), self.number("luts"), self.number("ffs")
-        if slices is None and luts is None and ffs is None:
-            return None
-        return slice_equivalents(luts=luts, ffs=ffs, slices=slices, brams=self.number("brams"),
-                                 device_family=self.device_family,
-                                 bram_kbits=self.number("bram_kbits"))
+        def num(key):
+            value = self.values.get(key)
+            return float(value) if isinstance(value, (int, float)) \
+                and not isinstance(value, bool) else None
+        slices = num("slices")
+        return area(measure, device_family=self.device_family, slices=slices,
+                    luts=num("luts"), ffs=None if slices is not None else num("ffs"),
+                    brams=num("brams"), bram_kbits=num("bram_kbits"), rate=rate)
 
     def implied_cycles_per_block(self, block_bits: int = 128) -> float | None:
         """Cycles per block implied by the printed numbers alone: ``block_bits x clock /
@@ -728,171 +717,3 @@ def check_all(papers: Sequence[Paper] | None = None, tolerance: float = 0.02) ->
     papers = load_papers() if papers is None else papers
     return [flag for paper in papers for row in paper.rows()
             for flag in consistency_check(row, tolerance)]
-
-
-# --- area normalisation -------------------------------------------------------------------------
-
-#: Slice-equivalents per Kbit of block RAM. Kundi & Aziz (seed 001, Sec. 4): "For the calculation
-#: of TPS, a 32 Kb BRAM is taken equivalent to 128 slices while 16 Kb BRAM to 64 slices".
-SLICES_PER_BRAM_KBIT = 4
-
-
-@dataclass(frozen=True)
-class SliceConvention:
-    """How one device family's resources convert into slice equivalents.
-
-    Attributes
-    ----------
-    family : str
-        Key in :data:`SLICE_CONVENTIONS`.
-    description : str
-        The family and its slice, in words.
-    lut_inputs : int
-        LUT size of the family (4 or 6); LUT counts given to :func:`slice_equivalents` must be
-        in this size.
-    luts_per_slice, ffs_per_slice : int
-        LUTs and flip-flops in one slice.
-    bram_kbits : float
-        Size in Kbit counted for one block RAM (data bits, see the module docstring).
-    bram_name : str
-        The block RAM primitive.
-    source : str
-        Where the numbers come from.
-    """
-    family: str
-    description: str
-    lut_inputs: int
-    luts_per_slice: int
-    ffs_per_slice: int
-    bram_kbits: float
-    bram_name: str
-    source: str
-
-    @property
-    def bram_slices(self) -> float:
-        """Slice equivalents of one block RAM: ``bram_kbits x`` :data:`SLICES_PER_BRAM_KBIT`."""
-        return self.bram_kbits * SLICES_PER_BRAM_KBIT
-
-
-def _xilinx_lut4(family: str, name: str, bram_kbits: float, bram_name: str,
-                 guide: str) -> SliceConvention:
-    return SliceConvention(family, f"{name}: slice = 2 LUT4 + 2 FF", 4, 2, 2, bram_kbits,
-                           bram_name, guide)
-
-
-#: Slice conventions by device family. Each constant's source is in its ``source`` field.
-SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
-    # Lattice ECP5 data sheet (FPGA-DS-02012), "PFU Blocks": a slice holds two LUT4 and two
-    # registers. DP16KD is an 18 Kbit block; 18 x 4 = 72 slice-equivalents (aesdse convention,
-    # full 18 Kbit; 16 Kbit of data bits would give 64).
-    SliceConvention("ecp5", "Lattice ECP5: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "DP16KD",
-                    "Lattice FPGA-DS-02012 (slice); 001 Sec. 4 rate of 4 slices per Kbit"),
-    # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
-    # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
-    _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",
-                 "Xilinx UG331 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
-    # Xilinx UG002 (Virtex-II), UG012 (Virtex-II Pro), UG070 (Virtex-4): same slice as Spartan-3,
-    # 18 Kbit block RAM (16 Kbit data).
-    _xilinx_lut4("virtex2", "Xilinx Virtex-II", 16, "RAMB16",
-                 "Xilinx UG002 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
-    _xilinx_lut4("virtex2pro", "Xilinx Virtex-II Pro", 16, "RAMB16",
-                 "Xilinx UG012 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
-    _xilinx_lut4("virtex4", "Xilinx Virtex-4", 16, "RAMB16",
-                 "Xilinx UG070 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
-    # Xilinx DS003 (Virtex-E), DS001 (Spartan-II), DS003/DS028 (Virtex): 2 LUT4 + 2 FF per slice,
-    # 4 Kbit block SelectRAM.
-    _xilinx_lut4("virtex", "Xilinx Virtex", 4, "RAMB4",
-                 "Xilinx DS003 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
-    _xilinx_lut4("virtexe", "Xilinx Virtex-E", 4, "RAMB4",
-                 "Xilinx DS022 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
-    _xilinx_lut4("spartan2", "Xilinx Spartan-II", 4, "RAMB4",
-                 "Xilinx DS001 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
-    # Xilinx UG190 (Virtex-5 User Guide), CLB: each slice has four LUT6 and four storage elements;
-    # 36 Kbit block RAM of which 32 Kbit data = 128 slices (001 Sec. 4).
-    SliceConvention("virtex5", "Xilinx Virtex-5: slice = 4 LUT6 + 4 FF", 6, 4, 4, 32, "RAMB36",
-                    "Xilinx UG190 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
-    # Xilinx UG364 (Virtex-6 CLB), UG474 (7 Series CLB): four LUT6 and eight storage elements per
-    # slice; 36 Kbit block RAM = 128 slices as for Virtex-5.
-    SliceConvention("virtex6", "Xilinx Virtex-6: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
-                    "Xilinx UG364 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
-    SliceConvention("virtex7", "Xilinx 7 Series: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
-                    "Xilinx UG474 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
-)}
-
-
-def _convention(device_family: str) -> SliceConvention:
-    try:
-        return SLICE_CONVENTIONS[device_family]
-    except KeyError:
-        raise ValueError(f"Device family must be one of {', '.join(sorted(SLICE_CONVENTIONS))}, "
-                         f"not {device_family!r}") from None
-
-
-def bram_slice_equivalents(brams: float, *, device_family: str,
-                           bram_kbits: float | None = None) -> float:
-    """Slice equivalents of ``brams`` block RAMs: ``brams x Kbit per block x``
-    :data:`SLICES_PER_BRAM_KBIT` (001's convention); ``bram_kbits`` overrides the family's
-    block size (e.g. when a paper prints its own)."""
-    convention = _convention(device_family)
-    kbits = convention.bram_kbits if bram_kbits is None else bram_kbits
-    if brams < 0 or kbits <= 0:
-        raise ValueError(f"Block RAM count must be non-negative and size positive, not "
-                         f"{brams!r} x {kbits!r} Kbit")
-    return brams * kbits * SLICES_PER_BRAM_KBIT
-
-
-def slice_equivalents(luts: int | None = None, ffs: int | None = None,
-                      slices: float | None = None, brams: float | None = None, *,
-                      device_family: str, bram_kbits: float | None = None) -> float:
-    """Area in slice equivalents under the explicit conventions of :data:`SLICE_CONVENTIONS`.
-
-    Logic counts ``slices`` when given (the tool's own count); otherwise
-    ``max(ceil(luts / LUTs per slice), ceil(ffs / FFs per slice))`` for the family (perfect
-    packing, a lower bound). Block RAM adds :func:`bram_slice_equivalents`.
-
-    Parameters
-    ----------
-    luts : int, optional
-        LUTs of the family's own size (LUT4 for ECP5 and Spartan-3, LUT6 for Virtex-5).
-    ffs : int, optional
-        Flip-flops.
-    slices : float, optional
-        Slices as reported; takes precedence over ``luts`` and ``ffs``.
-    brams : float, optional
-        Block RAMs of the family's primitive (e.g. DP16KD, RAMB36).
-    device_family : str
-        Key of :data:`SLICE_CONVENTIONS`; required, so no conversion is ever implicit.
-    bram_kbits : float, optional
-        Block RAM size in Kbit, overriding the family's.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
-        For an unknown family, negative counts, or no area at all.
-
-    Examples
-    --------
-    >>> slice_equivalents(luts=301, ffs=120, device_family="ecp5")
-    151.0
-    >>> slice_equivalents(slices=193, brams=4, device_family="virtex7")  # 001, Virtex-7 row
-    705.0
-    """
-    convention = _convention(device_family)
-    counts = {"luts": luts, "ffs": ffs, "slices": slices, "brams": brams}
-    for name, count in counts.items():
-        if count is not None and (isinstance(count, bool) or count < 0):
-            raise ValueError(f"{name} must be a non-negative number, not {count!r}")
-    if all(count is None for count in counts.values()):
-        raise ValueError("Give at least one of luts, ffs, slices, brams")
-    if slices is not None:
-        logic = float(slices)
-    else:
-        logic = float(max(math.ceil((luts or 0) / convention.luts_per_slice),
-                          math.ceil((ffs or 0) / convention.ffs_per_slice)))
-    memory = 0.0 if brams is None else bram_slice_equivalents(
-        brams, device_family=device_family, bram_kbits=bram_kbits)
-    return logic + memory

@@ -17,11 +17,11 @@ from pathlib import Path
 import archs
 
 from .experiment import load_experiment
-from .flow.tools import tool_versions
 from .published import Paper, find_paper
 from .report.compare import compare, render_compare
 from .report.plot import PlotError, bars_figure, pareto_figure, save
 from .report.resources import resources_markdown
+from .report.select import select_rows
 from .report.table import render
 from .store import Store
 
@@ -153,16 +153,18 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     result = Reproduction(paper, path)
     out = Path(out_dir) if out_dir is not None else \
         Path(results_dir) / "reproduce" / f"{paper.key}_{paper.name}"
-    versions = tool_versions()
-    keys = [p.key(versions) for p in exp.points]
-    with Store(db_path) as store:
-        pending = set(keys) - store.keys()
-        if pending and run_sweep:
-            from .sweep import sweep
-            summary = sweep(exp, store, results_dir, jobs=jobs, echo=echo)
-            result.swept = summary.done
-        rows = store.rows(keys)
-    result.missing = len(set(keys) - {r.key for r in rows})
+    if run_sweep:
+        from .sweep import sweep
+        with Store(db_path) as store:
+            result.swept = sweep(exp, store, results_dir, jobs=jobs, echo=echo).done
+    elif not Path(db_path).is_file():
+        raise ReproduceError(f"{db_path}: no results database; run `aesdse reproduce "
+                             f"{paper.key}` without --no-sweep, or give --db")
+    # Rows by what they measure: results made by older code or tools are shown, marked stale.
+    with Store(db_path, readonly=True) as store:
+        selection = select_rows(store, exp)
+    rows = selection.rows
+    result.missing = selection.missing
     result.failed = sum(r.status != "ok" for r in rows)
     title = f"{paper.key} {paper.name}: measured ({exp.name}) vs published"
     result.table = render_compare(compare(rows, [paper], fmax, all_papers=True), "markdown",
@@ -172,7 +174,9 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
         result.table += "\n" + resources_markdown(rows, [paper], title=exp.name)
     out.mkdir(parents=True, exist_ok=True)
     written = [(out / "compare.md", result.table),
-               (out / "table.md", render(rows, "markdown", title=exp.name, fmax=fmax))]
+               (out / "table.md", render(rows, "markdown", title=exp.name, fmax=fmax,
+                                         provenance={r.key: selection.provenance(r)
+                                                     for r in rows}))]
     for file, text in written:
         file.write_text(text)
         result.files.append(file)

@@ -1,7 +1,27 @@
 """Store stage: the SQLite results database.
 
-One row per design point, keyed by the point's stable key (:meth:`DesignPoint.key`). A sweep
-skips every key already stored, so re-running it does no work; ``--force`` replaces rows.
+One row per design point run, keyed by the point's key (:meth:`DesignPoint.key`: what was
+measured *and* what measured it). A sweep skips every key already stored, so re-running it does no
+work; ``--force`` replaces rows.
+
+Results survive code changes
+----------------------------
+Every row also carries its *configuration key* (:func:`config_key`: architecture, parameters,
+target and flow options, seed included; nothing about code or tool versions) and its provenance
+(``generator``: the fingerprint of the sources that generated and verified it,
+:mod:`aesdse.provenance`; ``tool_versions``; ``verify``: the verification options). When the
+code or a tool changes, a point's key changes: the sweep runs it again and the old row stays.
+Reports select rows by configuration (:meth:`Store.rows_by_config`), show the newest row of each
+and say how many older ones exist and whether the newest is stale; ``aesdse db`` lists, compares
+and prunes them.
+
+Concurrent sweeps
+-----------------
+A sweep *claims* a point before running it (:meth:`Store.claim`, table ``claims``): a second
+sweep on the same database leaves a point claimed by a live sweep alone and takes its row when it
+is stored, so two sweeps started together never run the same flow twice. A claim of a process
+that died (same host, pid gone) or that stopped renewing it (other hosts, :data:`CLAIM_STALE_S`)
+is taken over.
 
 Rows are written in one transaction each, after every artifact of the point is in place, so a
 killed sweep never leaves a half-written row. The database runs in WAL mode with a busy timeout,
@@ -11,13 +31,17 @@ The schema is versioned with ``PRAGMA user_version``; :data:`MIGRATIONS` upgrade
 place, keeping its results.
 """
 
+import hashlib
 import json
+import os
+import socket
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-__all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION"]
+__all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
+           "config_key", "CONFIG_IGNORED_FLOW", "CLAIM_STALE_S", "WhereError"]
 
 #: Point statuses. Only ``ok`` rows carry area and speed numbers.
 STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow")
@@ -72,7 +96,61 @@ MIGRATIONS = [
     );
     """,
 ]
+
+
+def _fill_config_keys(db) -> None:
+    """Migration 3: the configuration key of every existing row, from its stored columns."""
+    rows = db.execute("SELECT key, arch, params, target, flow FROM points").fetchall()
+    db.executemany("UPDATE points SET config_key = ? WHERE key = ?", [
+        (config_key(arch, json.loads(params), target, json.loads(flow)), key)
+        for key, arch, params, target, flow in rows])
+
+
+MIGRATIONS += [
+    # 3: results that survive code changes (configuration key, generator fingerprint,
+    # verification options), per-clock Fmax, verification details, and claims of running points.
+    """
+    ALTER TABLE points ADD COLUMN config_key TEXT;     -- config_key(): what was measured
+    ALTER TABLE points ADD COLUMN generator TEXT;      -- aesdse.provenance.generator_fingerprint
+    ALTER TABLE points ADD COLUMN verify TEXT;         -- JSON VerifyOptions
+    ALTER TABLE points ADD COLUMN fmax_by_clock TEXT;  -- JSON clock -> MHz from nextpnr, uncapped
+    ALTER TABLE points ADD COLUMN details TEXT;        -- JSON Verification.details (timing)
+    CREATE INDEX points_config ON points (config_key);
+    CREATE TABLE claims (
+        key TEXT PRIMARY KEY,            -- points.key being run
+        owner TEXT NOT NULL,             -- <pid>@<host> of the sweep running it
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        heartbeat REAL NOT NULL          -- time.time() of the last renewal
+    );
+    """,
+    _fill_config_keys,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: Flow options that do not change what a point measures (limits on the tools' run time).
+CONFIG_IGNORED_FLOW = ("synth_timeout_s", "pnr_timeout_s")
+
+#: Seconds after which a claim that was not renewed is taken to belong to a dead sweep.
+CLAIM_STALE_S = 600.0
+
+
+def config_key(arch: str, params: dict, target: str, flow: dict) -> str:
+    """What a row measures, as a key: architecture, parameters, target label and flow options
+    (seed and target frequency included, tool time limits excluded). Computable both from a
+    design point and from a stored row, so old rows get one too."""
+    flow = {k: v for k, v in (flow or {}).items() if k not in CONFIG_IGNORED_FLOW}
+    blob = json.dumps({"arch": arch, "params": params, "target": target, "flow": flow},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+class StoreError(Exception):
+    """The database cannot be opened or read (missing, not SQLite, newer schema)."""
+
+
+class WhereError(StoreError):
+    """A ``--where`` condition is not a valid read-only condition on the points."""
 
 
 @dataclass
@@ -113,8 +191,15 @@ class Row:
     created_at: str | None = None
     cache_hits: str | None = None
     wall_seconds: float | None = None
+    config_key: str | None = None
+    generator: str | None = None
+    verify: dict | None = None
+    fmax_by_clock: dict | None = None
+    details: dict | None = None
 
     def __post_init__(self):
+        if self.config_key is None:
+            self.config_key = config_key(self.arch, self.params, self.target, self.flow)
         if self.status not in STATUSES:
             raise ValueError(f"Status must be one of {', '.join(STATUSES)}, not {self.status!r}")
         if self.status != "ok" and any(getattr(self, n) is not None for n in _NUMBERS):
@@ -139,38 +224,79 @@ class PnrRun:
 
 
 _NUMBERS = ("luts", "ffs", "brams", "slices", "fmax_mhz", "throughput_mbps")
-_JSON = ("params", "flow", "tool_versions", "manifest")
+_JSON = ("params", "flow", "tool_versions", "manifest", "verify", "fmax_by_clock", "details")
 
 
 class Store:
-    """The results database at ``path`` (created, or migrated, on open)."""
+    """The results database at ``path`` (created, or migrated, on open).
 
-    def __init__(self, path):
+    Parameters
+    ----------
+    readonly : bool
+        Open an existing database for reading only (reports): nothing is created, migrated or
+        written, and a file that is not a current aesdse database is a :class:`StoreError`.
+    """
+
+    def __init__(self, path, *, readonly: bool = False):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self.readonly = readonly
+        if readonly:
+            if not self.path.is_file():
+                raise StoreError(f"{self.path}: no results database; run `aesdse sweep` first")
+            uri = f"file:{self.path.resolve().as_posix()}?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA busy_timeout = 60000")
-        # Switching to WAL takes an exclusive lock and SQLite does not wait for it (the busy
-        # timeout does not apply): two sweeps opening a new database at once got "database is
-        # locked". Retry for a while instead.
-        for attempt in range(200):
-            try:
-                self._db.execute("PRAGMA journal_mode = WAL")
-                break
-            except sqlite3.OperationalError as e:
-                if "locked" not in str(e) or attempt == 199:
-                    raise
-                time.sleep(0.05)
-        self._migrate()
+        try:
+            self._db.execute("PRAGMA busy_timeout = 60000")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if readonly:
+                self._check_readonly(version)
+                return
+            # Switching to WAL takes an exclusive lock and SQLite does not wait for it (the busy
+            # timeout does not apply): two sweeps opening a new database at once got "database
+            # is locked". Retry for a while instead.
+            for attempt in range(200):
+                try:
+                    self._db.execute("PRAGMA journal_mode = WAL")
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) or attempt == 199:
+                        raise
+                    time.sleep(0.05)
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise StoreError(f"{self.path}: not an aesdse results database ({e})") from None
+        except StoreError:
+            self._db.close()
+            raise
+
+    def _check_readonly(self, version):
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema version {version}, newer than this aesdse "
+                             f"({SCHEMA_VERSION}): upgrade aesdse")
+        tables = {r[0] for r in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "points" not in tables:
+            raise StoreError(f"{self.path}: not an aesdse results database (no points table)")
+        if version < SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has schema version {version}, older than this aesdse "
+                             f"({SCHEMA_VERSION}): run `aesdse db upgrade --db {self.path}` (or "
+                             f"any sweep on it) to upgrade it in place")
 
     def _migrate(self):
         with self._transaction():
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path} has schema version {version}, newer than this "
-                                   f"aesdse ({SCHEMA_VERSION}): upgrade aesdse")
+                raise StoreError(f"{self.path} has schema version {version}, newer than this "
+                                 f"aesdse ({SCHEMA_VERSION}): upgrade aesdse")
             for n in range(version, SCHEMA_VERSION):
+                if callable(MIGRATIONS[n]):
+                    MIGRATIONS[n](self._db)
+                    continue
                 # Comments are dropped first: ALTER TABLE copies a column definition verbatim
                 # into the stored schema, where a trailing "--" comment would swallow the ")".
                 script = "\n".join(line.split("--")[0] for line in MIGRATIONS[n].splitlines())
@@ -199,13 +325,15 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
-    def put(self, row: Row, runs=None) -> None:
+    def put(self, row: Row, runs=None, *, owner: str | None = None) -> None:
         """Insert or replace one row, atomically; with ``runs`` (a list of :class:`PnrRun`),
-        replace the point's Fmax-search runs in the same transaction."""
+        replace the point's Fmax-search runs in the same transaction; with ``owner``, drop its
+        claim of the point in that transaction too."""
         values = row.as_dict()
         values.pop("created_at")
         for name in _JSON:
-            values[name] = json.dumps(values[name], sort_keys=True)
+            if values[name] is not None:
+                values[name] = json.dumps(values[name], sort_keys=True)
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction():
@@ -218,6 +346,9 @@ class Store:
                     "?, ?)",
                     [(row.key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok),
                       r.seconds, r.report_path, r.reason) for r in runs])
+            if owner is not None:
+                self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
+                                 (row.key, owner))
 
     def pnr_runs(self, keys=None) -> dict:
         """Point key -> its Fmax-search runs (:class:`PnrRun`, in batch and target order), for
@@ -235,11 +366,88 @@ class Store:
                 out.setdefault(values["point_key"], []).append(PnrRun(**values))
         return out
 
+    def rows(self, keys=None, *, where: str | None = None, params: tuple = ()) -> list[Row]:
+        """Rows, optionally only those with the given keys and/or an SQL ``where`` clause written
+        by aesdse itself (user conditions go through :meth:`select_keys`), oldest first."""
+        return self._select("key", keys, where, params)
+
+    def rows_by_config(self, config_keys) -> list[Row]:
+        """Every row (any provenance) of the given configuration keys, oldest first."""
+        return self._select("config_key", config_keys)
+
+    def _select(self, column, values=None, where=None, params=()) -> list[Row]:
+        sql = "SELECT * FROM points"
+        base = [f"({where})"] if where else []
+        if values is None:
+            chunks = [None]
+        else:
+            values = sorted(set(values))
+            if not values:
+                return []
+            # SQLite limits the variables of one statement.
+            chunks = [values[i:i + 500] for i in range(0, len(values), 500)]
+        out = []
+        for chunk in chunks:
+            clauses, args = list(base), list(params)
+            if chunk is not None:
+                clauses.append(f"{column} IN ({', '.join('?' * len(chunk))})")
+                args += chunk
+            query = sql + (" WHERE " + " AND ".join(clauses) if clauses else "")
+            out += [(r["created_at"] or "", r["rowid"], self._row(r))
+                    for r in self._db.execute(query.replace("SELECT *", "SELECT rowid, *", 1),
+                                              args)]
+        return [row for _, _, row in sorted(out, key=lambda item: item[:2])]
+
     def _row(self, r: sqlite3.Row) -> Row:
-        values = dict(r)
+        values = {k: r[k] for k in r.keys() if k != "rowid"}
         for name in _JSON:
             values[name] = json.loads(values[name]) if values[name] is not None else None
         return Row(**values)
+
+    def columns(self) -> dict[str, str]:
+        """Names usable in a :meth:`select_keys` condition -> what each is."""
+        names = {r[1]: "column" for r in self._db.execute("PRAGMA table_info(points)")}
+        for (name,) in self._db.execute(
+                "SELECT DISTINCT j.key FROM points, json_each(points.params) AS j"):
+            names.setdefault(name, "parameter")
+        for (name,) in self._db.execute(
+                "SELECT DISTINCT j.key FROM points, json_each(points.flow) AS j"):
+            names.setdefault(f"flow_{name}", "flow option")
+        return names
+
+    def select_keys(self, condition: str) -> set[str]:
+        """Keys of the rows that satisfy a user's SQL ``condition``.
+
+        The condition sees every column of the ``points`` table, every architecture parameter
+        by its name (``round_units = 2 AND sbox = 'composite'``; a parameter named like a column
+        is reached as ``json_extract(params, '$.name')``) and every flow option as
+        ``flow_<option>`` (``flow_nowidelut = 1``). It is evaluated on its own, in a query that
+        may only read (an SQLite authorizer refuses anything else), and must be one expression:
+        unbalanced parentheses, ``;`` and comments are refused, so it cannot reach outside its
+        own parentheses.
+
+        Raises
+        ------
+        WhereError
+            With SQLite's message and the names that can be used.
+        """
+        _check_condition(condition)
+        names = self.columns()
+        extra = [f"json_extract(params, '$.\"{n}\"') AS \"{n}\""
+                 for n, kind in names.items() if kind == "parameter"]
+        extra += [f"json_extract(flow, '$.\"{n[5:]}\"') AS \"{n}\""
+                  for n, kind in names.items() if kind == "flow option"]
+        view = "SELECT points.*" + "".join(f", {e}" for e in extra) + " FROM points"
+        sql = f"SELECT key FROM ({view}) AS points WHERE ({condition})"
+        self._db.set_authorizer(_read_only_authorizer)
+        try:
+            return {r[0] for r in self._db.execute(sql)}
+        except sqlite3.Error as e:
+            known = ", ".join(sorted(names))
+            raise WhereError(f"--where {_clip(condition)!r}: {e}; names you can use: "
+                             f"{known}") from None
+        finally:
+            self._db.set_authorizer(None)
 
     def get(self, key: str) -> Row | None:
         r = self._db.execute("SELECT * FROM points WHERE key = ?", (key,)).fetchone()
@@ -248,22 +456,116 @@ class Store:
     def keys(self) -> set[str]:
         return {r[0] for r in self._db.execute("SELECT key FROM points")}
 
-    def rows(self, keys=None, *, where: str | None = None, params: tuple = ()) -> list[Row]:
-        """Rows, optionally only those with the given keys and/or an SQL ``where`` clause."""
-        sql = "SELECT * FROM points"
-        clauses, args = [], list(params)
-        if where:
-            clauses.append(f"({where})")
-        if keys is not None:
-            keys = list(keys)
-            if not keys:
-                return []
-            clauses.append(f"key IN ({', '.join('?' * len(keys))})")
-            args += keys
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
-        sql += " ORDER BY created_at, key"
-        return [self._row(r) for r in self._db.execute(sql, args)]
+    def delete(self, keys) -> int:
+        """Delete rows (and their Fmax-search runs); returns how many rows went."""
+        keys = sorted(set(keys))
+        removed = 0
+        with self._transaction():
+            for i in range(0, len(keys), 500):
+                chunk = keys[i:i + 500]
+                marks = ", ".join("?" * len(chunk))
+                removed += self._db.execute(f"DELETE FROM points WHERE key IN ({marks})",
+                                            chunk).rowcount
+                self._db.execute(f"DELETE FROM pnr_runs WHERE point_key IN ({marks})", chunk)
+        return removed
+
+    # --- claims of running points -----------------------------------------------------------
+
+    def claim(self, key: str, owner: str) -> bool:
+        """Claim ``key`` for ``owner`` (``<pid>@<host>``) unless a live sweep holds it; True
+        when ``owner`` holds it now."""
+        pid, _, host = owner.partition("@")
+        with self._transaction():
+            held = self._db.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key = ?",
+                                    (key,)).fetchone()
+            if held is not None and held["owner"] != owner and _claim_alive(held):
+                return False
+            self._db.execute("INSERT OR REPLACE INTO claims (key, owner, host, pid, heartbeat) "
+                             "VALUES (?, ?, ?, ?, ?)", (key, owner, host, int(pid), time.time()))
+        return True
+
+    def claimed_by_others(self, keys, owner: str) -> dict[str, str]:
+        """Key -> owner, for the ``keys`` that a live sweep other than ``owner`` is running."""
+        out = {}
+        keys = list(keys)
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            for held in self._db.execute(
+                    f"SELECT key, owner, host, pid, heartbeat FROM claims WHERE key IN "
+                    f"({', '.join('?' * len(chunk))})", chunk):
+                if held["owner"] != owner and _claim_alive(held):
+                    out[held["key"]] = held["owner"]
+        return out
+
+    def renew_claims(self, owner: str) -> None:
+        """Tell other sweeps that ``owner`` is still running its claimed points."""
+        with self._transaction():
+            self._db.execute("UPDATE claims SET heartbeat = ? WHERE owner = ?",
+                             (time.time(), owner))
+
+    def release(self, owner: str, keys=None) -> None:
+        """Drop ``owner``'s claims (only on ``keys`` if given)."""
+        with self._transaction():
+            if keys is None:
+                self._db.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+            else:
+                self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
+                                     [(k, owner) for k in keys])
 
     def integrity_check(self) -> str:
         return self._db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _claim_alive(held) -> bool:
+    if held["host"] == socket.gethostname():
+        try:
+            os.kill(int(held["pid"]), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return time.time() - held["heartbeat"] < CLAIM_STALE_S
+
+
+_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+
+
+def _read_only_authorizer(action, *args):
+    # SQLITE_RECURSIVE (33) comes with CTEs; everything that is not reading is refused.
+    return sqlite3.SQLITE_OK if action in _READ_ACTIONS or action == 33 else sqlite3.SQLITE_DENY
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _check_condition(condition: str) -> None:
+    """Refuse a condition that could reach outside its parentheses: unbalanced parentheses,
+    statement separators or comments outside string literals."""
+    depth, quote = 0, None
+    i = 0
+    while i < len(condition):
+        c = condition[i]
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                raise WhereError(f"--where {_clip(condition)!r}: unbalanced ')'")
+        elif c == ";":
+            raise WhereError(f"--where {_clip(condition)!r}: one condition only, no ';'")
+        elif condition.startswith("--", i) or condition.startswith("/*", i):
+            raise WhereError(f"--where {_clip(condition)!r}: comments are not allowed")
+        i += 1
+    if quote:
+        raise WhereError(f"--where {_clip(condition)!r}: unterminated string")
+    if depth:
+        raise WhereError(f"--where {_clip(condition)!r}: unbalanced '('")
+    if not condition.strip():
+        raise WhereError("--where: empty condition")

@@ -56,6 +56,8 @@ class Family:
         One-line description with the paper it follows.
     key_sizes, directions, modes : tuple
         What the core supports, for the manifest.
+    module : str or None
+        The module defining the family, for its generator fingerprint.
     """
     name: str
     build: Callable[..., Any]
@@ -69,6 +71,10 @@ class Family:
     directions: tuple = ("encrypt",)
     modes: tuple = ("ecb",)
     hidden: tuple = field(default=())
+    #: The module that defines the family (e.g. ``"archs.compact"``): its sources and those it
+    #: imports make the family's generator fingerprint (:mod:`aesdse.provenance`), so editing one
+    #: family does not invalidate the results of the others. None: every module of ``archs``.
+    module: str | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -112,7 +118,7 @@ _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
 #: Family name -> :class:`Family`.
 FAMILIES = {
     "iterative": Family(
-        name="iterative", build=_iterative, kind="cipher",
+        name="iterative", module="archs.iterative", build=_iterative, kind="cipher",
         doc="AES-128 encryption, 128-bit datapath, one round per step, on-the-fly key expansion",
         params=(
             _SBOX_PARAM,
@@ -120,7 +126,7 @@ FAMILIES = {
                   "pipeline registers inside each S-box (logic families only)"),
         )),
     "compact": Family(
-        name="compact", build=_compact, kind="cipher", modes=("ecb", "ctr"),
+        name="compact", module="archs.compact", build=_compact, kind="cipher", modes=("ecb", "ctr"),
         doc="compact AES-128, 8/32/64-bit folded datapath, ShiftRows by addressing a state "
             "memory, on-the-fly key schedule, ECB or CTR stream cipher (seed 000)",
         params=(
@@ -135,7 +141,7 @@ FAMILIES = {
                   "(same datapath, tested in tests/test_archs_compact.py)"),
         )),
     "sbox": Family(
-        name="sbox", build=_sbox, kind="sbox", block_bits=8,
+        name="sbox", module="archs.sbox_standalone", build=_sbox, kind="sbox", block_bits=8,
         doc="one S-box between input and output registers, for S-box sweeps (seed 002 Fig. 3/4)",
         directions=("encrypt", "decrypt"), modes=(),
         params=(
@@ -146,7 +152,7 @@ FAMILIES = {
                   "SubBytes or InvSubBytes"),
         )),
     "unrolled": Family(
-        name="unrolled", build=_unrolled, kind="cipher",
+        name="unrolled", module="archs.unrolled", build=_unrolled, kind="cipher",
         doc="AES encryption with 1..Nr round units, looped (seed 004) or fully pipelined "
             "(seed 002), inner-round S-box pipelining, interleaved blocks in every stage",
         params=(

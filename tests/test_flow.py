@@ -12,7 +12,7 @@ from aesdse.flow.nextpnr import place_and_route
 from aesdse.flow.tools import tool_versions
 from aesdse.flow.yosys import SynthOptions, synthesize
 from aesdse.experiment import FlowOptions, Target
-from aesdse.sweep import run_point
+from aesdse.point import run_point
 
 pytestmark = pytest.mark.flow
 
@@ -44,3 +44,117 @@ def test_reduced_round_unrolled_core_places_and_routes(tmp_path):
     assert pnr.ok, pnr.reason
     assert pnr.utilization["TRELLIS_COMB"] > 1000
     assert pnr.fmax_mhz["clk"] > 30
+
+
+# --- the sweep engine against the real tools (issue 13) ----------------------------------------
+
+SMALL_SBOX_EXPERIMENT = """\
+name: small-sbox
+architectures:
+  - arch: sbox
+    params: {sbox: [lut, composite, tower], sbox_stages: 0, direction: encrypt}
+targets:
+  - {device: LFE5U-25F, package: CABGA256, speed: 6}
+flow: {freq_mhz: 100, nowidelut: true}
+verify: {random_vectors: 4}
+"""
+
+
+def _marked_processes(marker: str) -> list:
+    """Live processes (not this one) whose environment holds ``marker``."""
+    import os
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker.encode() in env and state != "Z":
+            found.append((int(entry), cmdline[-160:]))
+    return found
+
+
+def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
+    # Issue 13 with the real YoWASP Yosys and nextpnr: `kill -9` of a --jobs 1 sweep while a tool
+    # runs leaves no tool process; the next sweep finishes the rest without redoing the stored
+    # points; a corrupted stage-cache entry is detected, not used, and replaced.
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from aesdse.experiment import load_experiment
+    from aesdse.store import Store
+    from aesdse.sweep import sweep
+
+    exp_path = tmp_path / "small.yaml"
+    exp_path.write_text(SMALL_SBOX_EXPERIMENT)
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    marker = f"AESDSE_TEST_MARKER_{uuid.uuid4().hex}"
+    env = dict(os.environ, AESDSE_TEST_MARKER=marker)
+    with open(tmp_path / "killed.log", "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "aesdse", "sweep", str(exp_path),
+                                 "--db", str(db), "--results-dir", str(results), "--jobs", "1",
+                                 "--quiet"], env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            # Wait for a point to be stored and the next point's tool to be running, so the kill
+            # lands mid-sweep with a real tool as the sweep's child.
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                assert proc.poll() is None, (tmp_path / "killed.log").read_text()
+                stored = 0
+                if db.exists():
+                    with Store(db, readonly=True) as store:
+                        stored = len(store.rows())
+                tools_running = [p for p in _marked_processes(marker)
+                                 if p[0] != proc.pid and "yowasp" in p[1]]
+                if stored >= 1 and tools_running:
+                    break
+                time.sleep(0.05)
+            else:
+                pytest.fail("no tool ran after the first stored point")
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        finally:
+            proc.kill()
+    left = _marked_processes(marker)
+    for _ in range(100):
+        if not left:
+            break
+        time.sleep(0.1)
+        left = _marked_processes(marker)
+    assert left == [], f"tools outlived the killed sweep: {left}"
+
+    exp = load_experiment(exp_path)
+    with Store(db) as store:
+        before = {r.key for r in store.rows()}
+        assert 1 <= len(before) < 3
+        resumed = sweep(exp, store, results, jobs=1, echo=None)
+        assert resumed.done == 3 - len(before) and resumed.failed == []
+        rows = store.rows()
+        assert len(rows) == 3 and before < {r.key for r in rows}
+        assert all(r.status == "ok" and r.luts > 0 and r.fmax_mhz > 0 for r in rows)
+
+        # Corrupt the routed result of one point in the stage cache: forced again, that point's
+        # place and route runs again instead of using the entry, and the entry is replaced.
+        pnr_entries = sorted((results / "cache" / "pnr").iterdir())
+        assert len(pnr_entries) == 3
+        report = next(p for p in pnr_entries[0].iterdir() if p.name.endswith(".json")
+                      and p.name != "meta.json")
+        report.chmod(0o644)
+        report.write_bytes(b'{"fmax": {"clk": 999.0}}')
+        forced = sweep(exp, store, results, jobs=1, force=True, echo=None)
+    assert forced.done == 3 and forced.stage_hits["pnr"] == 2
+    assert any("corrupted stage cache entries were not used and were replaced" in w
+               for w in forced.warnings)
+    assert b"999.0" not in report.read_bytes()
+    assert json.loads(report.read_text())  # a real report again

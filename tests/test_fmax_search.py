@@ -205,10 +205,12 @@ def test_yaml_fmax_search_options():
                                  "    patience: 4\n    budget_s: 60\n    seeds: 2"))
     (point,) = exp.points
     assert point.flow.fmax_search == SearchSettings(80.0, 300.0, 3, 4, 60.0, 2)
-    assert point.identity()["flow"]["fmax_search"]["seeds"] == 2
+    assert point.flow.as_dict()["fmax_search"]["seeds"] == 2
     plain = parse_experiment("name: p\narchitectures:\n  - arch: iterative\n").points[0]
     # Points without a search keep the flow (and so the key) they had before the option existed.
-    assert "fmax_search" not in plain.identity()["flow"]
+    assert "fmax_search" not in plain.flow.as_dict()
+    # The search settings are part of what the point measures: they change its config key.
+    assert point.config_key() != parse_experiment(_yaml("    seeds: 3")).points[0].config_key()
     assert parse_experiment(_yaml("    {}").replace("fmax_search:\n    {}",
                                                     "fmax_search: true")).points[0] \
         .flow.fmax_search == SearchSettings()

@@ -1,47 +1,72 @@
-"""Derived metrics: the formulas, the data-sheet caps, and refusal of impossible inputs."""
+"""Derived metrics: the formulas, the data-sheet caps per speed grade, several clocks, and refusal
+of impossible inputs."""
 
 import pytest
 
-from aesdse.metrics import ECP5_LIMITS, compute_metrics, slices_ecp5
+from aesdse.devices import row_area, slices, speed_limits
+from aesdse.metrics import clock_domain_of, compute_metrics
+from aesdse.store import Row
+
+S8 = speed_limits("LFE5U-85F", 8)
 
 
 def test_throughput_and_slices_from_measured_values():
     m = compute_metrics({"TRELLIS_COMB": 4000, "TRELLIS_FF": 526, "DP16KD": 0}, {"clk": 117.0},
-                        cycles_per_block=10, latency_cycles=11)
+                        cycles_per_block=10, latency_cycles=11, limits=S8)
     assert m.luts == 4000 and m.ffs == 526 and m.brams == 0
     assert m.slices == 2000
-    assert m.fmax_mhz == 117.0 and m.fmax_capped is None
+    assert m.fmax_mhz == 117.0 and m.fmax_capped is None and m.fmax_by_clock == {"clk": 117.0}
     assert m.throughput_mbps == pytest.approx(128 * 117.0 / 10)
     assert m.mbps_per_lut == pytest.approx(m.throughput_mbps / 4000)
     assert m.mbps_per_slice == pytest.approx(m.throughput_mbps / 2000)
 
 
-def test_slices_take_the_larger_of_luts_and_ffs():
-    assert slices_ecp5(10, 3) == 5
-    assert slices_ecp5(3, 10) == 5
-    assert slices_ecp5(3, 4) == 2
-
-
-def test_fmax_is_capped_at_the_clock_network_limit():
-    m = compute_metrics({"TRELLIS_COMB": 10, "TRELLIS_FF": 10}, {"clk": 612.0}, 1, 3)
-    assert m.fmax_raw_mhz == 612.0
-    assert m.fmax_mhz == ECP5_LIMITS.clock_mhz
-    assert m.fmax_capped.startswith("clock network maximum")
-    assert m.throughput_mbps == pytest.approx(128 * ECP5_LIMITS.clock_mhz)
+def test_fmax_is_capped_at_the_clock_network_limit_of_the_speed_grade():
+    m = compute_metrics({"TRELLIS_COMB": 10, "TRELLIS_FF": 10}, {"clk": 612.0}, 1, 3, limits=S8)
+    assert m.fmax_raw_mhz == 612.0 and m.fmax_mhz == 370.0
+    assert m.fmax_capped == "clock network maximum 370 MHz"
+    assert m.throughput_mbps == pytest.approx(128 * 370.0)
+    slow = compute_metrics({"TRELLIS_COMB": 10}, {"clk": 300.0}, 1, 3,
+                           limits=speed_limits("LFE5U-85F", 6))
+    assert slow.fmax_mhz == 257.0
 
 
 def test_fmax_is_capped_at_the_block_ram_limit_only_with_block_ram():
     with_bram = compute_metrics({"TRELLIS_COMB": 10, "TRELLIS_FF": 10, "DP16KD": 2},
-                                {"clk": 350.0}, 1, 3)
-    assert with_bram.fmax_mhz == ECP5_LIMITS.bram_mhz
-    assert with_bram.fmax_capped.startswith("block RAM maximum")
-    without = compute_metrics({"TRELLIS_COMB": 10, "TRELLIS_FF": 10}, {"clk": 350.0}, 1, 3)
+                                {"clk": 350.0}, 1, 3, limits=S8)
+    assert with_bram.fmax_mhz == 272.0
+    assert with_bram.fmax_capped == "block RAM maximum 272 MHz"
+    without = compute_metrics({"TRELLIS_COMB": 10, "TRELLIS_FF": 10}, {"clk": 350.0}, 1, 3,
+                              limits=S8)
     assert without.fmax_mhz == 350.0 and without.fmax_capped is None
 
 
 def test_slowest_clock_limits():
-    m = compute_metrics({"TRELLIS_COMB": 10}, {"a": 200.0, "b": 150.0}, 2, 3)
+    m = compute_metrics({"TRELLIS_COMB": 10}, {"a": 200.0, "b": 150.0}, 2, 3, limits=S8)
     assert m.fmax_mhz == 150.0
+
+
+def test_a_faster_domain_limits_the_system_clock_by_its_multiple():
+    # Block RAM at twice the system clock (001's Clk2x): the system clock is at most half of it.
+    m = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4}, {"clk": 180.0, "bram_clk": 250.0},
+                        10, 11, limits=S8, clock_multipliers={"bram": 2})
+    assert m.fmax_mhz == 125.0 and m.fmax_capped is None
+    assert m.fmax_by_clock == {"clk": 180.0, "bram_clk": 250.0}
+    # Above the block RAM limit: the 2x clock is capped at 272, the system clock at 136.
+    capped = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4},
+                             {"clk": 180.0, "$glbnet$bram_clk": 300.0}, 10, 11, limits=S8,
+                             clock_multipliers={"bram": 2})
+    assert capped.fmax_mhz == 136.0
+    assert capped.fmax_capped == ("$glbnet$bram_clk: block RAM maximum 272 MHz, / 2 for the "
+                                  "system clock")
+    assert capped.fmax_raw_mhz == 150.0
+
+
+def test_clock_names():
+    assert clock_domain_of("clk", {"sync": 1, "bram": 2}) == "sync"
+    assert clock_domain_of("bram_clk", {"sync": 1, "bram": 2}) == "bram"
+    assert clock_domain_of("$glbnet$bram_clk", {"sync": 1, "bram": 2}) == "bram"
+    assert clock_domain_of("other", {"sync": 1}) == "sync"
 
 
 @pytest.mark.parametrize("fmax, cycles, message", [
@@ -50,12 +75,16 @@ def test_slowest_clock_limits():
 ])
 def test_refuses_impossible_inputs(fmax, cycles, message):
     with pytest.raises(ValueError, match=f"^{message}$"):
-        compute_metrics({"TRELLIS_COMB": 10}, fmax, cycles, 1)
+        compute_metrics({"TRELLIS_COMB": 10}, fmax, cycles, 1, limits=S8)
 
 
-@pytest.mark.parametrize("luts, ffs", [(4000, 526), (3, 10), (7, 7)])
-def test_ecp5_slices_agree_with_the_published_convention(luts, ffs):
-    # The report's slice-equivalents (aesdse.published) and the metrics stage must count ECP5
-    # slices the same way.
-    from aesdse.published import slice_equivalents
-    assert slice_equivalents(luts=luts, ffs=ffs, device_family="ecp5") == slices_ecp5(luts, ffs)
+@pytest.mark.parametrize("luts, ffs, brams", [(4000, 526, 0), (3, 10, 2), (7, 7, 1)])
+def test_metrics_and_reports_count_area_the_same_way(luts, ffs, brams):
+    # The one area function: the metrics' slices, and the reports' slice-equivalents of a row.
+    m = compute_metrics({"TRELLIS_COMB": luts, "TRELLIS_FF": ffs, "DP16KD": brams},
+                        {"clk": 100.0}, 1, 1, limits=S8)
+    row = Row(key="k", experiment="e", arch="iterative", params={}, target="LFE5U-85F-8CABGA381",
+              flow={}, seed=1, freq_mhz=100.0, status="ok", luts=luts, ffs=ffs, brams=brams,
+              slices=m.slices)
+    assert m.slices == slices(luts, ffs) == row_area(row, "slices")
+    assert row_area(row, "slice-eq") == m.slices + 72 * brams

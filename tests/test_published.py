@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from aesdse.published import (
-    PUBLISHED_DIR, SLICE_CONVENTIONS, Architecture, PublishedDataError, PublishedRow,
-    bram_slice_equivalents, check_all, consistency_check, find_paper, load_paper, load_papers,
-    slice_equivalents,
+    PUBLISHED_DIR, Architecture, PublishedDataError, PublishedRow, check_all, consistency_check,
+    find_paper, load_paper, load_papers,
 )
 
 FILES = sorted(PUBLISHED_DIR.glob("*.yaml"))
@@ -264,77 +263,3 @@ def test_rows_without_architecture_or_numbers_are_not_checked(papers):
     cited = _paper("004").table("Table 3").row("ref-13")
     assert cited.architecture is None and consistency_check(cited) == []
     assert consistency_check(replace(_row(1.28, 10), values={"clock_mhz": 100.0})) == []
-
-
-# --- area normalisation --------------------------------------------------------------------------
-
-def test_ecp5_slices_from_lut4_and_ff():
-    assert slice_equivalents(luts=301, ffs=120, device_family="ecp5") == 151   # ceil(301/2)
-    assert slice_equivalents(luts=100, ffs=257, device_family="ecp5") == 129   # ceil(257/2)
-    assert slice_equivalents(luts=4, device_family="ecp5") == 2
-
-
-def test_ecp5_dp16kd_is_72_slice_equivalents():
-    assert SLICE_CONVENTIONS["ecp5"].bram_slices == 72
-    assert slice_equivalents(luts=771, ffs=395, brams=21, device_family="ecp5") == 386 + 21 * 72
-
-
-def test_xilinx_slice_definitions():
-    assert slice_equivalents(luts=9, ffs=3, device_family="spartan3") == 5     # 2 LUT4 per slice
-    assert slice_equivalents(luts=9, ffs=3, device_family="virtex5") == 3      # 4 LUT6 per slice
-    assert slice_equivalents(luts=9, ffs=17, device_family="virtex5") == 5     # 4 FF per slice
-    assert slice_equivalents(luts=9, ffs=17, device_family="virtex7") == 3     # 8 FF per slice
-
-
-def test_reported_slices_take_precedence():
-    assert slice_equivalents(luts=1000, slices=521, device_family="virtex5") == 521
-
-
-def test_bram_conventions_of_001():
-    assert bram_slice_equivalents(1, device_family="virtex5") == 128   # 32 Kb = 128 slices
-    assert bram_slice_equivalents(1, device_family="spartan3") == 64   # 16 Kb = 64 slices
-    assert bram_slice_equivalents(2, device_family="virtexe") == 32    # 4 Kb = 16 slices
-    assert bram_slice_equivalents(1, device_family="spartan2", bram_kbits=16) == 64
-
-
-def test_001_tps_reproduces_with_slice_equivalents(papers):
-    # TPS = throughput / (slices + BRAM slice-equivalents), with the BRAM size 001 prints.
-    checked = 0
-    for row in _paper("001").table("Table 2").rows:
-        if row.number("slices") is None:
-            continue
-        area = slice_equivalents(slices=row.number("slices"), brams=row.number("brams"),
-                                 device_family=row.device_family,
-                                 bram_kbits=row.number("bram_kbits"))
-        assert row.number("throughput_mbps") / area == pytest.approx(row.number("tps"), rel=1e-3)
-        checked += 1
-    assert checked == 7
-
-
-def test_row_slice_equivalents(papers):
-    table = _paper("002").table("Table 1")
-    assert table.row("4-stages-bram").slice_equivalents() == 5177 + 84 * 64   # Virtex-II Pro
-    assert _paper("001").table("Table 2").row("mcloone").slice_equivalents() is None
-    assert _paper("003").table("Table II").row("ours-128").slice_equivalents() is None
-
-
-@pytest.mark.parametrize("kwargs, message", [
-    ({"luts": 10, "device_family": "ice40"}, r"^Device family must be one of .*not 'ice40'$"),
-    ({"device_family": "ecp5"}, r"^Give at least one of luts, ffs, slices, brams$"),
-    ({"luts": -1, "device_family": "ecp5"}, r"^luts must be a non-negative number, not -1$"),
-])
-def test_slice_equivalents_errors(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        slice_equivalents(**kwargs)
-
-
-def test_device_family_is_required():
-    with pytest.raises(TypeError):
-        slice_equivalents(luts=10)  # type: ignore[call-arg]
-
-
-def test_every_convention_is_sourced():
-    for family, convention in SLICE_CONVENTIONS.items():
-        assert convention.family == family and convention.source
-        assert convention.lut_inputs in (4, 6)
-        assert math.isclose(convention.bram_slices, 4 * convention.bram_kbits)

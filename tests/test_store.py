@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from aesdse.store import SCHEMA_VERSION, Row, Store
+from aesdse.store import MIGRATIONS, SCHEMA_VERSION, Row, Store, StoreError, WhereError, config_key
 
 
 def _row(key="k1", **fields):
@@ -55,5 +55,87 @@ def test_schema_version_is_recorded_and_newer_files_refused(tmp_path):
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.commit()
     db.close()
-    with pytest.raises(RuntimeError, match="newer than this aesdse"):
+    with pytest.raises(StoreError, match="newer than this aesdse"):
         Store(path)
+
+
+# --- selection by meaning (issue 13) -----------------------------------------------------------
+
+
+def _two_configs(path):
+    store = Store(path)
+    store.put(_row("a", params={"sbox": "composite", "round_units": 2}, luts=900))
+    store.put(_row("b", params={"sbox": "lut", "round_units": 2}, luts=4000))
+    store.put(_row("c", params={"sbox": "composite", "round_units": 1},
+                   flow={"freq_mhz": 100.0, "nowidelut": True}, luts=500))
+    return store
+
+
+def test_where_sees_parameters_and_flow_options_by_name(tmp_path):
+    with _two_configs(tmp_path / "r.sqlite") as store:
+        assert store.select_keys("round_units = 2 AND sbox = 'composite'") == {"a"}
+        assert store.select_keys("sbox = 'composite'") == {"a", "c"}
+        assert store.select_keys("flow_nowidelut = 1") == {"c"}
+        assert store.select_keys("luts < 1000 AND round_units >= 1") == {"a", "c"}
+        with pytest.raises(WhereError, match="no such column: nope; names you can use: .*"
+                                             "flow_nowidelut.*round_units"):
+            store.select_keys("nope = 1")
+
+
+@pytest.mark.parametrize("condition, message", [
+    ("1); DROP TABLE points; --", "unbalanced"),
+    ("1 = 1; DELETE FROM points", "one condition only, no ';'"),
+    ("1 = 1 -- comment", "comments are not allowed"),
+    ("sbox = 'lut", "unterminated string"),
+    ("(1 = 1", "unbalanced"),
+])
+def test_where_cannot_reach_outside_its_expression(tmp_path, condition, message):
+    with _two_configs(tmp_path / "r.sqlite") as store:
+        with pytest.raises(WhereError, match=message):
+            store.select_keys(condition)
+        assert store.keys() == {"a", "b", "c"}
+
+
+def test_where_may_use_subqueries_but_only_read(tmp_path):
+    with _two_configs(tmp_path / "r.sqlite") as store:
+        assert store.select_keys("key IN (SELECT key FROM points WHERE luts > 1000)") == {"b"}
+        with pytest.raises(WhereError, match="not authorized"):
+            store.select_keys("key IN (SELECT name FROM pragma_table_info('points'))")
+        assert store.keys() == {"a", "b", "c"}
+
+
+def test_readonly_store_refuses_writes_and_foreign_files(tmp_path):
+    path = tmp_path / "r.sqlite"
+    _two_configs(path).close()
+    with Store(path, readonly=True) as store:
+        assert len(store.rows()) == 3
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store.put(_row("d"))
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, but plenty of text in it " * 100)
+    with pytest.raises(StoreError, match="not an aesdse results database"):
+        Store(text, readonly=True)
+    with pytest.raises(StoreError, match="no results database"):
+        Store(tmp_path / "missing.sqlite", readonly=True)
+
+
+def test_old_database_is_migrated_and_gets_config_keys(tmp_path):
+    # A database written by schema version 3 (before configuration keys): opened by this aesdse,
+    # it is upgraded in place and every row gets the configuration key a new sweep would give.
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    for step in MIGRATIONS[:3]:  # as aesdse applied them: without the SQL comments
+        db.executescript("\n".join(line.split("--")[0] for line in step.splitlines()))
+    db.execute("INSERT INTO points (key, experiment, arch, params, target, flow, seed, freq_mhz, "
+               "status, luts) VALUES ('old', 'e', 'iterative', '{\"sbox\": \"lut\"}', "
+               "'LFE5U-85F-8CABGA381', '{\"freq_mhz\": 100.0, \"pnr_timeout_s\": 60}', 1, "
+               "100.0, 'ok', 4000)")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    with Store(path) as store:
+        (row,) = store.rows()
+        assert row.config_key == config_key("iterative", {"sbox": "lut"},
+                                            "LFE5U-85F-8CABGA381", {"freq_mhz": 100.0})
+        assert row.generator is None and row.luts == 4000
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..experiment import DEVICES, Target
+from ..devices import DEVICES
+from ..experiment import Target
 from .tools import find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report"]
@@ -55,7 +56,7 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
                     seed: int = 1, timeout_s: float = 3600) -> PlaceRoute:
     """Run nextpnr-ecp5 on ``workdir/netlist_file``; writes ``report.json`` and the log."""
     nextpnr = find_tool("nextpnr-ecp5")
-    args = [DEVICES[target.device], "--package", target.package, "--speed", str(target.speed),
+    args = [DEVICES[target.device].nextpnr_flag, "--package", target.package, "--speed", str(target.speed),
             "--out-of-context", "--freq", f"{freq_mhz:g}", "--seed", str(seed),
             "--timing-allow-fail", "--json", netlist_file, "--report", "report.json"]
     run = run_tool(nextpnr, args, Path(workdir), "nextpnr.log", timeout_s)

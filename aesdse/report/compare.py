@@ -14,12 +14,13 @@ design printed in two tables of one paper is shown once ("also in ...").
 Area
 ----
 Areas of different device families are compared in slice-equivalents only
-(:func:`aesdse.published.slice_equivalents`): the measured ECP5 area is
-``max(ceil(LUT4/2), ceil(FF/2))`` plus 72 per DP16KD (18 Kbit x 4 slices per Kbit, the rate of
-001 Sec. 4), the published area is the tool's slice count plus the paper's block RAM at the same
-rate. The footnote of every table states this, per device family shown. A slice of another family
-is not the same amount of logic (a Virtex-5 slice holds four LUT6), so area ratios across
-families are indicative, never a verdict.
+(:func:`aesdse.devices.area`): the measured ECP5 area is ``max(ceil(LUT4/2), ceil(FF/2))`` plus
+block RAM at a stated rate per Kbit (default 4, the rate of 001 Sec. 4, so 72 per 18 Kbit DP16KD;
+``rate`` / ``aesdse report --bram-slices-per-kbit`` changes it), the published area is the
+tool's slice count plus the paper's block RAM at the same rate. The footnote of every table states
+this, per device family shown. A slice of another family is not the same amount of logic (a
+Virtex-5 slice holds four LUT6), so area ratios across families are indicative, never a
+verdict.
 
 Ratios are measured / published.
 """
@@ -29,7 +30,8 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from ..published import SLICE_CONVENTIONS, consistency_check, slice_equivalents
+from ..devices import SLICE_CONVENTIONS, row_area
+from ..published import consistency_check
 from ..store import Row
 from .table import FORMATS, Entry, aggregate, label, number, varying_params
 
@@ -50,12 +52,9 @@ def matches_config(row: Row, config) -> bool:
                for k, v in config.items() if k != "arch")
 
 
-def measured_area(row: Row) -> float | None:
-    """Slice-equivalents of a measured ECP5 row (block RAM included)."""
-    if row.luts is None and row.ffs is None:
-        return None
-    return slice_equivalents(luts=row.luts, ffs=row.ffs, brams=row.brams or 0,
-                             device_family="ecp5")
+def measured_area(row: Row, rate: float | None = None) -> float | None:
+    """Slice-equivalents of a measured row (block RAM included, at ``rate`` per Kbit)."""
+    return row_area(row, "slice-eq", rate)
 
 
 def _value(prow, key):
@@ -64,22 +63,10 @@ def _value(prow, key):
         else None
 
 
-def _family(prow, table):
-    return prow.device_family or table.device_family
-
-
-def published_area(prow, table) -> float | None:
+def published_area(prow, rate: float | None = None) -> float | None:
     """Slice-equivalents of a published row, or ``None`` when it has no FPGA area of a known
     family (ASIC gate counts, unknown devices)."""
-    family = _family(prow, table)
-    if family not in SLICE_CONVENTIONS:
-        return None
-    slices, luts, brams = _value(prow, "slices"), _value(prow, "luts"), _value(prow, "brams")
-    if slices is None and luts is None:
-        return None
-    return slice_equivalents(slices=slices, luts=None if slices is not None else luts,
-                             brams=brams, device_family=family,
-                             bram_kbits=_value(prow, "bram_kbits"))
+    return prow.area("slice-eq", rate)
 
 
 def _throughput(prow) -> float | None:
@@ -116,18 +103,19 @@ class Match:
     table: object
     published: object
     also: tuple = ()
+    rate: float | None = None
 
     @property
     def measured(self) -> dict:
         """Measured area (slice-eq.), Fmax (MHz), throughput (Mbit/s), efficiency."""
         r = self.entry.row
-        area = measured_area(r)
+        area = measured_area(r, self.rate)
         return {"area": area, "clock": r.fmax_mhz, "throughput": r.throughput_mbps,
                 "efficiency": r.throughput_mbps / area if area and r.throughput_mbps else None}
 
     @property
     def published_values(self) -> dict:
-        area = published_area(self.published, self.table)
+        area = published_area(self.published, self.rate)
         throughput = _throughput(self.published)
         return {"area": area, "clock": _clock(self.published), "throughput": throughput,
                 "efficiency": throughput / area if area and throughput else None}
@@ -139,7 +127,7 @@ class Match:
 
     @property
     def device(self) -> str:
-        conv = SLICE_CONVENTIONS.get(_family(self.published, self.table))
+        conv = SLICE_CONVENTIONS.get(self.published.device_family)
         if conv is not None:
             return conv.description.split(":")[0]
         return self.published.device or self.table.device or "device not stated"
@@ -164,6 +152,8 @@ class Comparison:
         (paper key, row label) -> numbers (1-based) of the flags about that row.
     failures : list of Row
         Failed measured points.
+    rate : float or None
+        Slice-equivalents per block RAM Kbit (None: the default of :mod:`aesdse.devices`).
     """
     matches: list = field(default_factory=list)
     unmatched: list = field(default_factory=list)
@@ -172,6 +162,7 @@ class Comparison:
     papers: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     flag_rows: dict = field(default_factory=dict)
+    rate: float | None = None
 
 
 def _comparable(prow) -> bool:
@@ -186,8 +177,8 @@ def _signature(prow):
                                  "throughput_gbps")}, sort_keys=True))
 
 
-def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool = False) \
-        -> Comparison:
+def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool = False,
+            rate: float | None = None) -> Comparison:
     """Match measured rows to the published rows of ``papers``.
 
     Parameters
@@ -199,9 +190,12 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
     all_papers : bool
         Show flags and unmeasured rows of every paper given, not only of those with a match
         (``aesdse reproduce`` shows its one paper even before anything is measured).
+    rate : float, optional
+        Slice-equivalents per block RAM Kbit (default
+        :data:`aesdse.devices.SLICES_PER_BRAM_KBIT`).
     """
     entries, failures = aggregate(rows, fmax)
-    result = Comparison(failures=failures)
+    result = Comparison(failures=failures, rate=rate)
     candidates = []  # (paper, table, row, also) with duplicates folded
     for paper in papers:
         seen = {}
@@ -220,7 +214,7 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
         found = False
         for paper, table, prow, also in candidates:
             if matches_config(e.row, prow.config):
-                result.matches.append(Match(e, paper, table, prow, tuple(also)))
+                result.matches.append(Match(e, paper, table, prow, tuple(also), rate))
                 matched_ids.add(id(prow))
                 found = True
         if not found:
@@ -295,19 +289,24 @@ def _pair(m: Match, key, style) -> str:
 
 def area_footnote(comparison) -> list[str]:
     """The area convention, stated for every device family in the comparison."""
+    from ..devices import SLICES_PER_BRAM_KBIT
+    rate = SLICES_PER_BRAM_KBIT if comparison.rate is None else comparison.rate
+
+    def bram(conv):
+        return (f"{conv.bram_kbits * rate:g} per {conv.bram_name} ({conv.bram_kbits:g} Kbit x "
+                f"{rate:g} slice-eq. per Kbit)")
     ecp5 = SLICE_CONVENTIONS["ecp5"]
-    lines = [f"Area in slice-equivalents (aesdse.published.slice_equivalents). Measured, "
-             f"{ecp5.description}: max(ceil(LUT4/2), ceil(FF/2)) (perfect packing) + "
-             f"{ecp5.bram_slices:g} per {ecp5.bram_name} ({ecp5.bram_kbits:g} Kbit x 4 slices "
-             f"per Kbit, the block RAM rate of 001 Sec. 4: \"a 32 Kb BRAM is taken equivalent "
-             f"to 128 slices\")."]
-    families = sorted({_family(m.published, m.table) for m in comparison.matches}
+    default = (" (001 Sec. 4: \"a 32 Kb BRAM is taken equivalent to 128 slices\")"
+               if rate == SLICES_PER_BRAM_KBIT else " (set with --bram-slices-per-kbit)")
+    lines = [f"Area in slice-equivalents (aesdse.devices.area), block RAM at {rate:g} "
+             f"slice-eq. per Kbit{default}. Measured, {ecp5.description}: max(ceil(LUT4/2), "
+             f"ceil(FF/2)) (perfect packing) + {bram(ecp5)}."]
+    families = sorted({m.published.device_family for m in comparison.matches}
                       & set(SLICE_CONVENTIONS))
     for fam in families:
         conv = SLICE_CONVENTIONS[fam]
-        lines.append(f"Published, {conv.description}: the tool's slice count + "
-                     f"{conv.bram_slices:g} per {conv.bram_name} ({conv.bram_kbits:g} Kbit x 4).")
-    if any(_family(m.published, m.table) != "ecp5" for m in comparison.matches):
+        lines.append(f"Published, {conv.description}: the tool's slice count + {bram(conv)}.")
+    if any(m.published.device_family != "ecp5" for m in comparison.matches):
         lines.append("Slices of different families hold different logic (LUT4 vs LUT6): area "
                      "ratios across families are indicative only.")
     lines.append("Cells are measured / published (ratio measured/published); measured Fmax is "

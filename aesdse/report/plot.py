@@ -29,6 +29,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..devices import SLICE_CONVENTIONS, row_area
 from ..store import Row
 from .table import _FLOW_IGNORED, _param, _show, aggregate, varying_params
 
@@ -41,7 +42,7 @@ KINDS = ("pareto", "sweep", "bars")
 #: Area measures: name -> axis label.
 AREAS = {
     "luts": "Area (LUT4)",
-    "slices": "Area (slices; ECP5 slice = 2 LUT4 + 2 FF)",
+    "slices": "Area (logic slices; ECP5 slice = 2 LUT4 + 2 FF)",
     "slice-eq": "Area (slice-equivalents, block RAM included)",
 }
 
@@ -150,52 +151,33 @@ def pareto_front(points, key=None) -> list:
     return [p for _, p in front]
 
 
-def area_of(row: Row, area: str) -> float | None:
-    """Area of a measured row in the measure ``area`` (a key of :data:`AREAS`)."""
-    if area == "luts":
-        return row.luts
-    if area == "slices":
-        return row.slices
-    if area == "slice-eq":
-        from ..published import slice_equivalents
-        if row.luts is None and row.ffs is None:
-            return None
-        return slice_equivalents(luts=row.luts, ffs=row.ffs, brams=row.brams or 0,
-                                 device_family="ecp5")
-    raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
+def area_of(row: Row, area: str, rate: float | None = None) -> float | None:
+    """Area of a measured row in the measure ``area`` (a key of :data:`AREAS`), through
+    :func:`aesdse.devices.row_area`; block RAM at ``rate`` slice-equivalents per Kbit."""
+    if area not in AREAS:
+        raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
+    return row_area(row, area, rate)
 
 
-def published_points(papers, area: str) -> list[dict]:
-    """The published designs of ``papers`` (their own, ``this_work`` rows) that have an area
-    comparable to ``area`` and a throughput, as dicts with ``x``, ``y`` (Mbit/s), ``label``,
-    ``paper`` (the Paper) and ``device``.
-
-    Comparable means: ``luts`` only for LUT4 families (LUT6 counts are never converted);
-    ``slices`` only for rows without block RAM (their slice counts are logic only, as the ECP5
-    ones); ``slice-eq`` through :func:`aesdse.published.slice_equivalents`, block RAM included.
-    ASIC rows and rows of unknown devices are left out.
+def published_points(papers, area: str, rate: float | None = None) -> list[dict]:
+    """The published designs of ``papers`` (their own, ``this_work`` rows) that have an area in
+    ``area`` (:meth:`aesdse.published.PublishedRow.area`: LUT counts of LUT4 families only, never
+    converted from LUT6; logic slices, only of designs without block RAM; slice-equivalents with
+    block RAM at ``rate``) and a
+    throughput, as dicts with ``x``, ``y`` (Mbit/s), ``label``, ``paper`` (the Paper) and
+    ``device``. ASIC rows and rows of unknown devices are left out.
     """
-    from ..published import SLICE_CONVENTIONS, slice_equivalents
     points, seen = [], set()
     for paper in papers:
         for table in paper.tables:
             for prow in table.rows:
-                family = prow.device_family or table.device_family
-                conv = SLICE_CONVENTIONS.get(family)
+                conv = SLICE_CONVENTIONS.get(prow.device_family)
                 throughput = _number(prow, "throughput_bps")
                 if not prow.this_work or conv is None or not throughput:
                     continue
-                slices, luts = _value(prow, "slices"), _value(prow, "luts")
-                brams = _value(prow, "brams")
-                x = None
-                if area == "luts" and conv.lut_inputs == 4:
-                    x = luts
-                elif area == "slices" and not brams:
-                    x = slices
-                elif area == "slice-eq" and (slices is not None or luts is not None):
-                    x = slice_equivalents(slices=slices, luts=None if slices else luts,
-                                          brams=brams, device_family=family,
-                                          bram_kbits=_value(prow, "bram_kbits"))
+                x = prow.area(area, rate)
+                if area == "slices" and prow.values.get("brams"):
+                    x = None  # its logic slices alone are not its area
                 if not x:
                     continue
                 point = (paper.key, prow.label, x, throughput / 1e6)
@@ -205,12 +187,6 @@ def published_points(papers, area: str) -> list[dict]:
                 points.append({"x": x, "y": throughput / 1e6, "label": prow.label,
                                "paper": paper, "device": conv.description.split(":")[0]})
     return points
-
-
-def _value(prow, key):
-    value = prow.values.get(key)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-        else None
 
 
 def _number(prow, attr):
@@ -245,7 +221,7 @@ def _entries(rows, fmax="median"):
 
 
 def pareto_figure(rows: list[Row], area: str = "luts", published=None,
-                  title: str | None = None) -> Figure:
+                  title: str | None = None, rate: float | None = None) -> Figure:
     """Area against throughput with the Pareto front; see the module docstring.
 
     Parameters
@@ -257,16 +233,19 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     published : list of Paper, optional
         Papers whose comparable points (:func:`published_points`) are overlaid.
     title : str, optional
+    rate : float, optional
+        Slice-equivalents per block RAM Kbit for ``slice-eq`` (default
+        :data:`aesdse.devices.SLICES_PER_BRAM_KBIT`).
     """
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
     entries = _entries(rows)
     names = _family_names(entries)
-    points = [(area_of(e.row, area), e.row.throughput_mbps, e.row) for e in entries]
+    points = [(area_of(e.row, area, rate), e.row.throughput_mbps, e.row) for e in entries]
     points = [p for p in points if p[0] and p[1]]
     if not points:
         raise PlotError(f"No verified point has both an area ({area}) and a throughput")
-    pub = published_points(published, area) if published else []
+    pub = published_points(published, area, rate) if published else []
     pub_keys = sorted({p["paper"].key for p in pub})
     legend_height = 0.13 * (len(pub_keys) + 1) if pub_keys else 0.0
     height = 2.6 + legend_height
@@ -422,7 +401,8 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
     return fig
 
 
-def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None) -> Figure:
+def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
+                rate: float | None = None) -> Figure:
     """Throughput per area of each design (seeds aggregated by median), best first."""
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
@@ -430,7 +410,7 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None) -
     names = _family_names(entries)
     bars = []
     for e in entries:
-        a = area_of(e.row, area)
+        a = area_of(e.row, area, rate)
         if a and e.row.throughput_mbps:
             bars.append((e.row.throughput_mbps / a, e.row))
     if not bars:
@@ -478,7 +458,7 @@ def save(fig: Figure, path) -> Path:
 
 
 def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | None = None,
-         y=(), published=None, title: str | None = None) -> Path:
+         y=(), published=None, title: str | None = None, rate: float | None = None) -> Path:
     """Draw a figure of ``kind`` (one of :data:`KINDS`) from ``rows`` and save it to ``output``.
 
     Raises
@@ -487,13 +467,13 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
         For an unknown kind, area, metric or parameter, or rows with nothing to plot.
     """
     if kind == "pareto":
-        fig = pareto_figure(rows, area, published=published, title=title)
+        fig = pareto_figure(rows, area, published=published, title=title, rate=rate)
     elif kind == "sweep":
         if not x:
             raise PlotError("A sweep plot needs --x PARAM (the parameter on the x axis)")
         fig = sweep_figure(rows, x, y or ("fmax_mhz",), title=title)
     elif kind == "bars":
-        fig = bars_figure(rows, area, title=title)
+        fig = bars_figure(rows, area, title=title, rate=rate)
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return save(fig, output)

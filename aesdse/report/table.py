@@ -55,15 +55,18 @@ COLUMNS = (
 
 #: Keys of every JSON object (machine-readable output is stable for scripts). ``seed`` and
 #: ``key`` are those of the representative row; ``seeds`` and ``keys`` list every aggregated one;
+#: ``stale`` lists why a shown row no longer matches the current checkout (empty when current),
+#: ``older_rows`` counts the rows of the same configurations that are not shown;
 #: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread;
 #: ``fmax_search`` is None, or the :func:`aesdse.fmax_search.summarize` numbers of a searched point
 #: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs).
 JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason", "luts", "ffs",
              "brams", "carries", "slices", "fmax_mhz", "fmax_raw_mhz", "fmax_capped",
-             "latency_cycles", "cycles_per_block", "throughput_mbps", "mbps_per_lut",
-             "mbps_per_slice", "seed", "freq_mhz", "tool_versions", "sim_seconds",
-             "synth_seconds", "pnr_seconds", "artifacts",
-             "seeds", "keys", "fmax_stat", "fmax_min_mhz", "fmax_max_mhz", "fmax_search")
+             "fmax_by_clock", "latency_cycles", "cycles_per_block", "throughput_mbps",
+             "mbps_per_lut", "mbps_per_slice", "seed", "freq_mhz", "tool_versions",
+             "generator", "created_at", "sim_seconds", "synth_seconds", "pnr_seconds",
+             "artifacts", "details", "seeds", "keys", "fmax_stat", "fmax_min_mhz",
+             "fmax_max_mhz", "fmax_search", "stale", "older_rows")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
@@ -147,6 +150,8 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[
     Parameters
     ----------
     rows : list of Row
+        Oldest first: when two rows share a configuration and a seed (made by different code or
+        tools), only the newest counts; it is one sample, not two placer seeds.
     fmax : str
         ``median``, ``best`` (highest Fmax), ``min`` (lowest) or ``all`` (no aggregation).
 
@@ -166,7 +171,8 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[
         return sorted((Entry(r, (r,), fmax) for r in ok), key=lambda e: _order(e.row)), failures
     groups: dict = {}
     for r in ok:
-        groups.setdefault(_group_key(r), []).append(r)
+        groups.setdefault(_group_key(r), {})[r.seed] = r  # rows come oldest first
+    groups = {k: list(by_seed.values()) for k, by_seed in groups.items()}
     entries = []
     for members in groups.values():
         by_fmax = sorted(members, key=lambda r: (r.fmax_mhz or 0.0, r.seed))
@@ -296,8 +302,47 @@ def _searches(entries, runs) -> dict:
     return out
 
 
-def _table(entries, leading, searches=None):
+@dataclass(frozen=True)
+class _Context:
+    """What a table says beside the rows: Fmax-search summaries by entry index, and provenance
+    (stale reasons, older rows) by row key."""
+    searches: dict
+    provenance: dict
+
+    def search(self, i):
+        return self.searches.get(i)
+
+    def provenance_of(self, entry: Entry) -> tuple[list, int]:
+        """Stale reasons of an entry's rows and the older rows of their configurations."""
+        reasons, older = [], 0
+        for member in entry.members:
+            stale, count = self.provenance.get(member.key, ([], 0))
+            reasons += [r for r in stale if r not in reasons]
+            older += count
+        return reasons, older
+
+    def provenance_text(self, entry: Entry) -> str:
+        reasons, older = self.provenance_of(entry)
+        parts = (["stale: " + ", ".join(reasons)] if reasons else []) \
+            + ([f"+{older} older"] if older else [])
+        return "; ".join(parts)
+
+    def any_provenance(self, entries) -> bool:
+        return any(self.provenance_text(e) for e in entries)
+
+
+_STALE_NOTE = ("Provenance: \"stale\" rows were measured with another generator source or tool "
+               "version than this checkout (run the sweep again to refresh them; the old rows are "
+               "kept); \"+N older\" counts rows of the same configuration not shown (the newest "
+               "is). `aesdse db list` shows them all; `aesdse report --current-only` shows only "
+               "current rows.")
+
+
+def _table(entries, leading, ctx: _Context):
     headers = [_header(n) for n in leading] + [h for _, h, _ in COLUMNS]
+    provenance = ctx.any_provenance(entries)
+    if provenance:
+        headers.append("Provenance")
     body = []
     for i, e in enumerate(entries):
         r = e.row
@@ -305,10 +350,12 @@ def _table(entries, leading, searches=None):
         for key, _, style in COLUMNS:
             text = number(getattr(r, key), style)
             if key == "fmax_mhz" and r.fmax_mhz is not None:
-                text += _spread(e, (searches or {}).get(i))
+                text += _spread(e, ctx.search(i))
                 if r.fmax_capped:
                     text += "*"
             cells.append(text)
+        if provenance:
+            cells.append(ctx.provenance_text(e))
         body.append(cells)
     return headers, body
 
@@ -317,9 +364,10 @@ def _reason(row: Row) -> str:
     return row.reason.splitlines()[0] if row.reason else "(no reason recorded)"
 
 
-def _notes(entries, failures, leading, searches=None) -> tuple[list[str], list[str]]:
+def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[str]]:
     """Footnotes under a table and the failed-point lines, as plain text."""
     notes = []
+    searches = ctx.searches
     if entries:
         notes.append(_SLICE_NOTE)
     if searches:
@@ -341,28 +389,35 @@ def _notes(entries, failures, leading, searches=None) -> tuple[list[str], list[s
     capped = sorted({e.row.fmax_capped for e in entries if e.row.fmax_capped})
     if capped:
         notes.append("* Fmax capped at the device's data-sheet maximum: " + "; ".join(capped))
+    if ctx.any_provenance(entries) or any(ctx.provenance.get(r.key, ([], 0)) != ([], 0)
+                                          for r in failures):
+        notes.append(_STALE_NOTE)
     failed = []
     for r in failures:
         text = f"{label(r, leading) if leading else label(r)}"
         if len({f.seed for f in failures}) > 1 or "seed" in leading:
             text += f" seed {r.seed}"
+        stale, older = ctx.provenance.get(r.key, ([], 0))
+        if stale or older:
+            text += " (" + "; ".join((["stale: " + ", ".join(stale)] if stale else [])
+                                     + ([f"+{older} older"] if older else [])) + ")"
         failed.append((text, r))
     return notes, failed
 
 
-def _markdown(entries, failures, leading, title, searches=None):
-    headers, body = _table(entries, leading, searches)
+def _markdown(entries, failures, leading, title, ctx: _Context):
+    headers, body = _table(entries, leading, ctx)
     out = []
     if title:
         out += [f"## {title}", ""]
     if body:
         out.append("| " + " | ".join(headers) + " |")
-        out.append("|" + "|".join("---" if i < len(leading) else "---:"
-                                  for i in range(len(headers))) + "|")
+        out.append("|" + "|".join("---" if i < len(leading) or h == "Provenance" else "---:"
+                                  for i, h in enumerate(headers)) + "|")
         out += ["| " + " | ".join(cells) + " |" for cells in body]
     else:
         out.append("(no verified points)")
-    notes, failed = _notes(entries, failures, leading, searches)
+    notes, failed = _notes(entries, failures, leading, ctx)
     if notes:
         out.append("")
         out += [n.replace("*", "\\*", 1) if n.startswith("*") else n for n in notes]
@@ -374,25 +429,28 @@ def _markdown(entries, failures, leading, title, searches=None):
     return "\n".join(out) + "\n"
 
 
-def _csv(entries, failures, leading, searches=None):
+def _csv(entries, failures, leading, ctx: _Context):
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     extra = [n for n in leading if n != "arch"]
     writer.writerow(["arch"] + extra + ["status"] + [k for k, _, _ in COLUMNS]
                     + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason", "fmax_runs",
-                       "fmax_bimodal"])
+                       "fmax_bimodal", "stale", "older_rows"])
 
     def cells(r):
         return ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
                 + ["" if getattr(r, k) is None else getattr(r, k) for k, _, _ in COLUMNS])
 
     for i, e in enumerate(entries):
-        search = (searches or {}).get(i)
+        search = ctx.search(i)
         span = _span(e, search)
+        stale, older = ctx.provenance_of(e)
         writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""]
-                        + ([search["runs"], int(search["bimodal"])] if search else ["", ""]))
+                        + ([search["runs"], int(search["bimodal"])] if search else ["", ""])
+                        + ["; ".join(stale), older])
     for r in failures:
-        writer.writerow(cells(r) + [1, "", "", _reason(r), "", ""])
+        stale, older = ctx.provenance.get(r.key, ([], 0))
+        writer.writerow(cells(r) + [1, "", "", _reason(r), "", "", "; ".join(stale), older])
     return buf.getvalue()
 
 
@@ -412,9 +470,10 @@ def _span(entry: Entry, search: dict | None) -> tuple:
     return entry.fmax_range or (entry.row.fmax_mhz, entry.row.fmax_mhz)
 
 
-def _latex(entries, failures, leading, title, searches=None):
-    headers, body = _table(entries, leading, searches)
-    spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1)
+def _latex(entries, failures, leading, title, ctx: _Context):
+    headers, body = _table(entries, leading, ctx)
+    spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1) + \
+        ("l" if "Provenance" in headers else "")
     out = [r"\begin{table}", r"\centering"]
     if title:
         out.append(r"\caption{" + _latex_escape(title) + "}")
@@ -423,7 +482,7 @@ def _latex(entries, failures, leading, title, searches=None):
     out += [" & ".join(_latex_escape(c).replace(",", "{,}") for c in cells) + r" \\"
             for cells in body]
     out += [r"\bottomrule", r"\end{tabular}"]
-    notes, failed = _notes(entries, failures, leading, searches)
+    notes, failed = _notes(entries, failures, leading, ctx)
     lines = [_latex_escape(n) for n in notes]
     lines += [_latex_escape(f"Failed: {text}: {r.status}: {_reason(r)}") for text, r in failed]
     if lines:
@@ -433,30 +492,34 @@ def _latex(entries, failures, leading, title, searches=None):
     return "\n".join(out) + "\n"
 
 
-def _json(entries, failures, searches=None):
+def _json(entries, failures, ctx: _Context):
     objects = []
     for i, e in enumerate(entries):
-        search = (searches or {}).get(i)
+        search = ctx.search(i)
         span = _span(e, search)
+        stale, older = ctx.provenance_of(e)
         extra = {"seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
-                 "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search}
+                 "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search,
+                 "stale": stale, "older_rows": older}
         objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
     for r in failures:
+        stale, older = ctx.provenance.get(r.key, ([], 0))
         extra = {"seeds": [r.seed], "keys": [r.key], "fmax_stat": None, "fmax_min_mhz": None,
-                 "fmax_max_mhz": None, "fmax_search": None}
+                 "fmax_max_mhz": None, "fmax_search": None, "stale": stale, "older_rows": older}
         objects.append({k: extra[k] if k in extra else getattr(r, k) for k in JSON_KEYS})
     return json.dumps(objects, indent=2) + "\n"
 
 
 def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
-           fmax: str = "median", runs: dict | None = None) -> str:
+           fmax: str = "median", runs: dict | None = None,
+           provenance: dict | None = None) -> str:
     """Render ``rows`` as a table in ``fmt`` (one of :data:`FORMATS`).
 
     Parameters
     ----------
     rows : list of Row
-        Verified and failed rows; failed ones are listed below the table (Markdown, LaTeX) or
-        carry their reason (CSV, JSON).
+        Verified and failed rows, oldest first; failed ones are listed below the table
+        (Markdown, LaTeX) or carry their reason (CSV, JSON).
     fmt : str
         ``markdown``, ``csv``, ``latex`` or ``json``.
     title : str, optional
@@ -466,16 +529,19 @@ def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
     runs : dict, optional
         Point key -> its Fmax-search runs (:meth:`aesdse.store.Store.pnr_runs`): searched
         points then show the spread of their runs and the bimodality flag.
+    provenance : dict, optional
+        Row key -> (stale reasons, older rows of its configuration)
+        (:meth:`aesdse.report.select.Selection.provenance`): shown in a ``Provenance`` column.
     """
     if fmt not in FORMATS:
         raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     entries, failures = aggregate(rows, fmax)
     leading = varying_params(rows, with_seed=fmax == "all")
-    searches = _searches(entries, runs)
+    ctx = _Context(_searches(entries, runs), provenance or {})
     if fmt == "markdown":
-        return _markdown(entries, failures, leading, title, searches)
+        return _markdown(entries, failures, leading, title, ctx)
     if fmt == "csv":
-        return _csv(entries, failures, leading, searches)
+        return _csv(entries, failures, leading, ctx)
     if fmt == "latex":
-        return _latex(entries, failures, leading, title, searches)
-    return _json(entries, failures, searches)
+        return _latex(entries, failures, leading, title, ctx)
+    return _json(entries, failures, ctx)

@@ -1,0 +1,421 @@
+"""Devices: the one owner of device tables, data-sheet limits and area conventions.
+
+Everything aesdse knows about a device family lives here, each number with its source:
+
+* the parts nextpnr can target, their sizes and packages (:data:`ECP5_PARTS`);
+* data-sheet frequency limits per speed grade (:data:`ECP5_SPEED_LIMITS`), applied as caps to
+  nextpnr's Fmax, which knows nothing of them;
+* how each family's resources convert into slice-equivalents (:data:`SLICE_CONVENTIONS`), with
+  block RAM converted at an explicit, overridable rate (:data:`SLICES_PER_BRAM_KBIT`);
+* :func:`area`: the one function that turns resource counts into an area measure, shared by the
+  metrics stage, the published-vs-measured comparison and the plots.
+
+ECP5 numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-02012 version 1.9
+(March 2018), cited below by table; the exact LUT4 counts are those nextpnr reports as available.
+"""
+
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
+    "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
+    "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
+    "bram_slice_equivalents", "slice_equivalents", "slices", "area",
+]
+
+
+# --- ECP5 parts -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One device nextpnr can place and route for.
+
+    Attributes
+    ----------
+    name : str
+        Part name without speed grade and package, e.g. ``"LFE5U-85F"``.
+    family : str
+        Device family, e.g. ``"ecp5"``.
+    nextpnr_flag : str
+        The option that selects it (``--85k``).
+    luts, ffs : int
+        LUT4 and flip-flops available.
+    brams : int
+        Block RAMs (sysMEM EBR, DP16KD, 18 Kbit each).
+    dsps : int
+        18x18 multipliers.
+    packages : tuple of str
+        Packages the part comes in.
+    speeds : tuple of int
+        Speed grades.
+    """
+    name: str
+    family: str
+    nextpnr_flag: str
+    luts: int
+    ffs: int
+    brams: int
+    dsps: int
+    packages: tuple
+    speeds: tuple
+
+
+# FPGA-DS-02012 v1.9 Table 1.1 "ECP5 and ECP5-5G Family Selection Guide": LUTs (12K/24K/44K/84K),
+# sysMEM blocks (32/56/108/208 x 18 Kb), 18x18 multipliers (28/28/72/156) and packages (user
+# I/O > 0 in the package columns). Exact LUT4 counts as nextpnr-ecp5 reports them available
+# (TRELLIS_COMB; one flip-flop per LUT4, Table 2.1: a slice is 2 LUT4 + 2 registers). The 5G
+# parts (LFE5UM5G) come in speed grade 8 only.
+_ECP5 = (
+    # name, flag, LUT4, EBR, DSP, packages
+    ("LFE5U-12F", "--12k", 12096, 32, 28, ("CABGA256", "CSFBGA285", "CABGA381")),
+    ("LFE5U-25F", "--25k", 24288, 56, 28, ("CABGA256", "CSFBGA285", "CABGA381")),
+    ("LFE5U-45F", "--45k", 43848, 108, 72, ("CABGA256", "CSFBGA285", "CABGA381", "CABGA554")),
+    ("LFE5U-85F", "--85k", 83640, 208, 156, ("CSFBGA285", "CABGA381", "CABGA554", "CABGA756")),
+    ("LFE5UM-25F", "--um-25k", 24288, 56, 28, ("CSFBGA285", "CABGA381")),
+    ("LFE5UM-45F", "--um-45k", 43848, 108, 72, ("CSFBGA285", "CABGA381", "CABGA554")),
+    ("LFE5UM-85F", "--um-85k", 83640, 208, 156, ("CSFBGA285", "CABGA381", "CABGA554",
+                                                 "CABGA756")),
+    ("LFE5UM5G-25F", "--um5g-25k", 24288, 56, 28, ("CSFBGA285", "CABGA381")),
+    ("LFE5UM5G-45F", "--um5g-45k", 43848, 108, 72, ("CSFBGA285", "CABGA381", "CABGA554")),
+    ("LFE5UM5G-85F", "--um5g-85k", 83640, 208, 156, ("CSFBGA285", "CABGA381", "CABGA554",
+                                                     "CABGA756")),
+)
+
+#: ECP5 parts by name.
+ECP5_PARTS = {name: Part(name, "ecp5", flag, luts, luts, ebr, dsp, packages,
+                         (8,) if name.startswith("LFE5UM5G") else (6, 7, 8))
+              for name, flag, luts, ebr, dsp, packages in _ECP5}
+#: Every ECP5 package some part comes in.
+ECP5_PACKAGES = ("CABGA256", "CSFBGA285", "CABGA381", "CABGA554", "CABGA756")
+#: ECP5 speed grades (8 is the fastest).
+ECP5_SPEEDS = (6, 7, 8)
+
+#: Every part aesdse can target, by name (today: ECP5).
+DEVICES = dict(ECP5_PARTS)
+#: Every package, every speed grade.
+PACKAGES = ECP5_PACKAGES
+SPEEDS = ECP5_SPEEDS
+
+
+def part_of(target_label: str) -> Part | None:
+    """The part of a stored target label (``"LFE5U-85F-8CABGA381"`` -> LFE5U-85F), or None."""
+    matches = [p for name, p in DEVICES.items() if target_label.startswith(name + "-")]
+    return max(matches, key=lambda p: len(p.name)) if matches else None
+
+
+def family_of(device: str) -> str:
+    """The device family of a part name (``"LFE5U-85F"`` -> ``"ecp5"``)."""
+    try:
+        return DEVICES[device].family
+    except KeyError:
+        raise ValueError(f"Device must be one of {', '.join(DEVICES)}, not {device!r}") from None
+
+
+# --- data-sheet limits ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpeedLimits:
+    """Data-sheet frequency limits of one family and speed grade.
+
+    Attributes
+    ----------
+    clock_mhz : float
+        Highest frequency of the clock network that reaches the fabric registers.
+    bram_mhz : float
+        Highest frequency of a block RAM (with its output registers).
+    source : str
+        Where the numbers come from, with what is not published.
+    """
+    clock_mhz: float
+    bram_mhz: float
+    source: str
+
+
+_DS = "Lattice FPGA-DS-02012 v1.9"
+
+#: ECP5 limits per speed grade.
+#:
+#: * Clock: f_MAX_PRI, "Frequency for Primary Clock Tree", Table 3.22 "ECP5/ECP5-5G External
+#:   Switching Characteristics": 370 / 303 / 257 MHz for -8 / -7 / -6. A core that runs from the
+#:   primary clock tree cannot be clocked faster, whatever nextpnr reports (the sysCLOCK PLL
+#:   could make 400 MHz, Table 3.23, f_OUT max, but not distribute it).
+#: * Block RAM: "1024x18 True-Dual Port RAM (Write Through or Normal), with EBR Output Registers",
+#:   Table 3.20 "Register-to-Register Performance": 272 MHz. The table has a -8 column only; the
+#:   data sheet publishes no EBR limit for -7 and -6, so the -8 value is applied to them too (an
+#:   upper bound: slower grades are slower) and the source says so.
+ECP5_SPEED_LIMITS = {
+    8: SpeedLimits(370.0, 272.0, f"{_DS}: Table 3.22 f_MAX_PRI 370 MHz (-8); Table 3.20 EBR "
+                                 f"with output registers 272 MHz (-8)"),
+    7: SpeedLimits(303.0, 272.0, f"{_DS}: Table 3.22 f_MAX_PRI 303 MHz (-7); EBR 272 MHz is "
+                                 f"Table 3.20's -8 value (no -7 value published)"),
+    6: SpeedLimits(257.0, 272.0, f"{_DS}: Table 3.22 f_MAX_PRI 257 MHz (-6); EBR 272 MHz is "
+                                 f"Table 3.20's -8 value (no -6 value published)"),
+}
+
+
+def speed_limits(device: str, speed: int) -> SpeedLimits:
+    """The data-sheet limits of ``device`` at speed grade ``speed``."""
+    family = family_of(device)
+    table = {"ecp5": ECP5_SPEED_LIMITS}[family]
+    try:
+        return table[speed]
+    except KeyError:
+        raise ValueError(f"Speed grade of {device} must be one of "
+                         f"{', '.join(map(str, sorted(table)))}, not {speed!r}") from None
+
+
+def cap_fmax(fmax_mhz: float, limits: SpeedLimits, *, uses_bram: bool) -> tuple[float, str | None]:
+    """``(capped Fmax, reason or None)``: a clock's Fmax from nextpnr capped at the data-sheet
+    limits of the clock network and, for a design with block RAM, of the block RAM (applied to
+    every clock of such a design: conservative when a clock drives no block RAM)."""
+    if uses_bram and fmax_mhz > limits.bram_mhz and limits.bram_mhz <= limits.clock_mhz:
+        return limits.bram_mhz, f"block RAM maximum {limits.bram_mhz:g} MHz"
+    if fmax_mhz > limits.clock_mhz:
+        return limits.clock_mhz, f"clock network maximum {limits.clock_mhz:g} MHz"
+    return fmax_mhz, None
+
+
+# --- area ---------------------------------------------------------------------------------------
+
+#: Slice-equivalents per Kbit of block RAM, the default of every conversion. Kundi & Aziz (seed
+#: 001, Sec. 4): "For the calculation of TPS, a 32 Kb BRAM is taken equivalent to 128 slices while
+#: 16 Kb BRAM to 64 slices", i.e. 4 per Kbit. An ECP5 DP16KD (18 Kbit) is then 72. Reports take
+#: another rate with ``--bram-slices-per-kbit``.
+SLICES_PER_BRAM_KBIT = 4.0
+
+
+@dataclass(frozen=True)
+class SliceConvention:
+    """How one device family's resources convert into slice equivalents.
+
+    Attributes
+    ----------
+    family : str
+        Key in :data:`SLICE_CONVENTIONS`.
+    description : str
+        The family and its slice, in words.
+    lut_inputs : int
+        LUT size of the family (4 or 6); LUT counts given to :func:`slice_equivalents` must be
+        in this size.
+    luts_per_slice, ffs_per_slice : int
+        LUTs and flip-flops in one slice.
+    bram_kbits : float
+        Size in Kbit counted for one block RAM (data bits, see the module docstring).
+    bram_name : str
+        The block RAM primitive.
+    source : str
+        Where the numbers come from.
+    """
+    family: str
+    description: str
+    lut_inputs: int
+    luts_per_slice: int
+    ffs_per_slice: int
+    bram_kbits: float
+    bram_name: str
+    source: str
+
+    @property
+    def bram_slices(self) -> float:
+        """Slice equivalents of one block RAM at the default rate: ``bram_kbits x``
+        :data:`SLICES_PER_BRAM_KBIT`."""
+        return self.bram_kbits * SLICES_PER_BRAM_KBIT
+
+
+def _xilinx_lut4(family: str, name: str, bram_kbits: float, bram_name: str,
+                 guide: str) -> SliceConvention:
+    return SliceConvention(family, f"{name}: slice = 2 LUT4 + 2 FF", 4, 2, 2, bram_kbits,
+                           bram_name, guide)
+
+
+#: Slice conventions by device family. Each constant's source is in its ``source`` field.
+SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
+    # Lattice ECP5 data sheet (FPGA-DS-02012), "PFU Blocks": a slice holds two LUT4 and two
+    # registers. DP16KD is an 18 Kbit block; 18 x 4 = 72 slice-equivalents (aesdse convention,
+    # full 18 Kbit; 16 Kbit of data bits would give 64).
+    SliceConvention("ecp5", "Lattice ECP5: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "DP16KD",
+                    "Lattice FPGA-DS-02012 (slice); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
+    # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
+    _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",
+                 "Xilinx UG331 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    # Xilinx UG002 (Virtex-II), UG012 (Virtex-II Pro), UG070 (Virtex-4): same slice as Spartan-3,
+    # 18 Kbit block RAM (16 Kbit data).
+    _xilinx_lut4("virtex2", "Xilinx Virtex-II", 16, "RAMB16",
+                 "Xilinx UG002 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    _xilinx_lut4("virtex2pro", "Xilinx Virtex-II Pro", 16, "RAMB16",
+                 "Xilinx UG012 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    _xilinx_lut4("virtex4", "Xilinx Virtex-4", 16, "RAMB16",
+                 "Xilinx UG070 (slice); 001 Sec. 4 (16 Kb BRAM = 64 slices)"),
+    # Xilinx DS003 (Virtex-E), DS001 (Spartan-II), DS003/DS028 (Virtex): 2 LUT4 + 2 FF per slice,
+    # 4 Kbit block SelectRAM.
+    _xilinx_lut4("virtex", "Xilinx Virtex", 4, "RAMB4",
+                 "Xilinx DS003 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    _xilinx_lut4("virtexe", "Xilinx Virtex-E", 4, "RAMB4",
+                 "Xilinx DS022 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    _xilinx_lut4("spartan2", "Xilinx Spartan-II", 4, "RAMB4",
+                 "Xilinx DS001 (slice, 4 Kbit block RAM); 001 Sec. 4 rate"),
+    # Xilinx UG190 (Virtex-5 User Guide), CLB: each slice has four LUT6 and four storage elements;
+    # 36 Kbit block RAM of which 32 Kbit data = 128 slices (001 Sec. 4).
+    SliceConvention("virtex5", "Xilinx Virtex-5: slice = 4 LUT6 + 4 FF", 6, 4, 4, 32, "RAMB36",
+                    "Xilinx UG190 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+    # Xilinx UG364 (Virtex-6 CLB), UG474 (7 Series CLB): four LUT6 and eight storage elements per
+    # slice; 36 Kbit block RAM = 128 slices as for Virtex-5.
+    SliceConvention("virtex6", "Xilinx Virtex-6: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
+                    "Xilinx UG364 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+    SliceConvention("virtex7", "Xilinx 7 Series: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
+                    "Xilinx UG474 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+)}
+
+
+
+
+def _convention(device_family: str) -> SliceConvention:
+    try:
+        return SLICE_CONVENTIONS[device_family]
+    except KeyError:
+        raise ValueError(f"Device family must be one of {', '.join(sorted(SLICE_CONVENTIONS))}, "
+                         f"not {device_family!r}") from None
+
+
+def _rate(rate):
+    rate = SLICES_PER_BRAM_KBIT if rate is None else rate
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1e6 \
+            or math.isnan(rate):
+        raise ValueError(f"Slices per block RAM Kbit must be a number from 0 to 1e6, not {rate!r}")
+    return float(rate)
+
+
+def bram_slice_equivalents(brams: float, *, device_family: str, bram_kbits: float | None = None,
+                           rate: float | None = None) -> float:
+    """Slice equivalents of ``brams`` block RAMs: ``brams x Kbit per block x rate``
+    (:data:`SLICES_PER_BRAM_KBIT` unless ``rate`` is given); ``bram_kbits`` overrides the
+    family's block size (e.g. when a paper prints its own)."""
+    convention = _convention(device_family)
+    kbits = convention.bram_kbits if bram_kbits is None else bram_kbits
+    if brams < 0 or kbits <= 0:
+        raise ValueError(f"Block RAM count must be non-negative and size positive, not "
+                         f"{brams!r} x {kbits!r} Kbit")
+    return brams * kbits * _rate(rate)
+
+
+def slices(luts: float | None, ffs: float | None, *, device_family: str = "ecp5") -> int:
+    """Slices needed for ``luts`` and ``ffs`` with perfect packing:
+    ``max(ceil(LUTs / LUTs per slice), ceil(FFs / FFs per slice))`` (a lower bound on what a
+    placer uses). ECP5: 2 LUT4 + 2 FF per slice."""
+    convention = _convention(device_family)
+    return max(math.ceil((luts or 0) / convention.luts_per_slice),
+               math.ceil((ffs or 0) / convention.ffs_per_slice))
+
+
+def slice_equivalents(luts: int | None = None, ffs: int | None = None,
+                      slices: float | None = None, brams: float | None = None, *,
+                      device_family: str, bram_kbits: float | None = None,
+                      rate: float | None = None) -> float:
+    """Area in slice equivalents under the explicit conventions of :data:`SLICE_CONVENTIONS`.
+
+    Logic counts ``slices`` when given (the tool's own count); otherwise
+    ``max(ceil(luts / LUTs per slice), ceil(ffs / FFs per slice))`` for the family (perfect
+    packing, a lower bound). Block RAM adds :func:`bram_slice_equivalents`.
+
+    Parameters
+    ----------
+    luts : int, optional
+        LUTs of the family's own size (LUT4 for ECP5 and Spartan-3, LUT6 for Virtex-5).
+    ffs : int, optional
+        Flip-flops.
+    slices : float, optional
+        Slices as reported; takes precedence over ``luts`` and ``ffs``.
+    brams : float, optional
+        Block RAMs of the family's primitive (e.g. DP16KD, RAMB36).
+    device_family : str
+        Key of :data:`SLICE_CONVENTIONS`; required, so no conversion is ever implicit.
+    bram_kbits : float, optional
+        Block RAM size in Kbit, overriding the family's.
+    rate : float, optional
+        Slice-equivalents per block RAM Kbit (default :data:`SLICES_PER_BRAM_KBIT`).
+
+    Raises
+    ------
+    ValueError
+        For an unknown family, negative counts, or no area at all.
+
+    Examples
+    --------
+    >>> slice_equivalents(luts=301, ffs=120, device_family="ecp5")
+    151.0
+    >>> slice_equivalents(slices=193, brams=4, device_family="virtex7")  # 001, Virtex-7 row
+    705.0
+    """
+    convention = _convention(device_family)
+    counts = {"luts": luts, "ffs": ffs, "slices": slices, "brams": brams}
+    for name, count in counts.items():
+        if count is not None and (isinstance(count, bool) or count < 0):
+            raise ValueError(f"{name} must be a non-negative number, not {count!r}")
+    if all(count is None for count in counts.values()):
+        raise ValueError("Give at least one of luts, ffs, slices, brams")
+    if slices is not None:
+        logic = float(slices)
+    else:
+        logic = float(max(math.ceil((luts or 0) / convention.luts_per_slice),
+                          math.ceil((ffs or 0) / convention.ffs_per_slice)))
+    memory = 0.0 if brams is None else bram_slice_equivalents(
+        brams, device_family=device_family, bram_kbits=bram_kbits, rate=rate)
+    return logic + memory
+
+
+#: Area measures of :func:`area`, with their axis labels.
+AREA_MEASURES = {
+    "luts": "LUT4",
+    "slices": "slices (logic only)",
+    "slice-eq": "slice-equivalents (block RAM included)",
+}
+
+
+def area(measure: str, *, device_family: str | None, luts=None, ffs=None, slices=None,
+         brams=None, bram_kbits=None, rate: float | None = None) -> float | None:
+    """The area of one design (measured or published) in ``measure``, or None when the counts
+    given do not express it for that family. The one area function of aesdse: the metrics stage,
+    the comparison with published tables and the plots all call it.
+
+    ``luts``
+        The LUT count, only for a LUT4 family (LUT4 and LUT6 are never converted).
+    ``slices``
+        Logic slices: the tool's count if given, else the perfect-packing estimate from LUTs and
+        flip-flops; block RAM is not included (say so wherever designs with block RAM are
+        compared in slices). None without a logic count.
+    ``slice-eq``
+        Logic slices plus block RAM at ``rate`` slice-equivalents per Kbit (:func:`slice_equivalents`);
+        None without a logic count (a block RAM count alone would understate the area).
+    """
+    if measure not in AREA_MEASURES:
+        raise ValueError(f"Area measure must be one of {', '.join(AREA_MEASURES)}, "
+                         f"not {measure!r}")
+    if device_family not in SLICE_CONVENTIONS:
+        return None
+    convention = SLICE_CONVENTIONS[device_family]
+    has_logic = slices is not None or luts is not None or ffs is not None
+    if measure == "luts":
+        return float(luts) if luts is not None and convention.lut_inputs == 4 else None
+    if not has_logic:
+        return None
+    logic = slice_equivalents(luts=luts, ffs=ffs, slices=slices, device_family=device_family)
+    if measure == "slices":
+        return logic
+    if not brams:
+        return logic
+    return logic + bram_slice_equivalents(brams, device_family=device_family,
+                                          bram_kbits=bram_kbits, rate=rate)
+
+
+def row_area(row, measure: str, rate: float | None = None) -> float | None:
+    """:func:`area` of a measured, stored row (:class:`aesdse.store.Row`), its device family
+    taken from its target."""
+    if row.luts is None and row.ffs is None:
+        return None
+    part = part_of(row.target or "")
+    return area(measure, device_family=part.family if part else None, luts=row.luts,
+                ffs=row.ffs, brams=row.brams or 0, rate=rate)

