@@ -280,6 +280,9 @@ class Store:
                              f"({SCHEMA_VERSION}): upgrade aesdse")
         tables = {r[0] for r in self._db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            raise StoreError(f"{self.path}: empty database, no results yet (a sweep may be "
+                             f"creating it)")
         if "points" not in tables:
             raise StoreError(f"{self.path}: not an aesdse results database (no points table)")
         if version < SCHEMA_VERSION:

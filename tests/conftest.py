@@ -1,6 +1,8 @@
 """Shared fixtures: a small results database built with :class:`aesdse.store.Store` and
 :class:`aesdse.store.Row` alone (no Yosys, no nextpnr), for the report, plot and CLI tests."""
 
+import os
+
 import pytest
 
 from aesdse.store import Row, Store
@@ -80,3 +82,24 @@ def fixture_db(tmp_path):
         for row in fixture_rows():
             store.put(row)
     return path
+
+
+def marked_processes(marker: str) -> list:
+    """``(pid, command line)`` of the live processes, other than this one and pytest's own
+    workers, whose environment holds ``marker``: the tools (and workers) a test started with it."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                env = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker.encode() in env and state != "Z" and "pytest" not in cmdline:
+            found.append((int(entry), cmdline))
+    return found

@@ -14,6 +14,8 @@ from aesdse.flow.yosys import SynthOptions, synthesize
 from aesdse.experiment import FlowOptions, Target
 from aesdse.point import run_point
 
+from conftest import marked_processes
+
 pytestmark = pytest.mark.flow
 
 
@@ -60,27 +62,6 @@ verify: {random_vectors: 4}
 """
 
 
-def _marked_processes(marker: str) -> list:
-    """Live processes (not this one) whose environment holds ``marker``."""
-    import os
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker.encode() in env and state != "Z":
-            found.append((int(entry), cmdline[-160:]))
-    return found
-
-
 def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
     # Issue 13 with the real YoWASP Yosys and nextpnr: `kill -9` of a --jobs 1 sweep while a tool
     # runs leaves no tool process; the next sweep finishes the rest without redoing the stored
@@ -93,7 +74,7 @@ def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
     import uuid
 
     from aesdse.experiment import load_experiment
-    from aesdse.store import Store
+    from aesdse.store import Store, StoreError
     from aesdse.sweep import sweep
 
     exp_path = tmp_path / "small.yaml"
@@ -112,10 +93,12 @@ def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
             while time.monotonic() < deadline:
                 assert proc.poll() is None, (tmp_path / "killed.log").read_text()
                 stored = 0
-                if db.exists():
+                try:
                     with Store(db, readonly=True) as store:
                         stored = len(store.rows())
-                tools_running = [p for p in _marked_processes(marker)
+                except StoreError:  # not created yet, or the sweep is creating its tables
+                    pass
+                tools_running = [p for p in marked_processes(marker)
                                  if p[0] != proc.pid and "yowasp" in p[1]]
                 if stored >= 1 and tools_running:
                     break
@@ -126,12 +109,12 @@ def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
             proc.wait(timeout=10)
         finally:
             proc.kill()
-    left = _marked_processes(marker)
+    left = marked_processes(marker)
     for _ in range(100):
         if not left:
             break
         time.sleep(0.1)
-        left = _marked_processes(marker)
+        left = marked_processes(marker)
     assert left == [], f"tools outlived the killed sweep: {left}"
 
     exp = load_experiment(exp_path)

@@ -33,6 +33,8 @@ from aesdse.report.select import select_rows
 from aesdse.store import MIGRATIONS, Row, Store
 from aesdse.sweep import clean_stale, sweep
 
+from conftest import marked_processes
+
 FAKE = Path(__file__).parent / "fake_tools"
 
 # The iterative core with LUT S-boxes: elaborated and simulated in well under a second.
@@ -101,27 +103,6 @@ def _integrity(db: Path) -> str:
 
 def _tmp_dirs(results: Path) -> list:
     return sorted(p.name for p in (results / "runs").glob(".tmp-*"))
-
-
-def _tool_processes(marker: str) -> list:
-    """Processes whose environment holds ``marker`` (a tool started for this test), other than
-    this process; zombies excluded."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if marker.encode() in env and state != "Z" and "pytest" not in cmdline:
-            found.append((int(entry), cmdline[:120]))
-    return found
 
 
 # --- parallel execution and the staged cache -------------------------------------------------
@@ -233,7 +214,7 @@ def test_timeout_and_crashes_fail_only_their_points(tmp_path, fake_tools, monkey
     assert hang.status == "failed-flow" and hang.reason.startswith("nextpnr: timeout")
     # The hanging nextpnr (it sleeps 120 s) was killed at the 3 s limit, and is gone.
     assert "hanging" in hang.reason and hang.pnr_seconds < 120
-    assert _tool_processes(os.environ["FAKE_TOOL_LOG"]) == []
+    assert marked_processes(os.environ["FAKE_TOOL_LOG"]) == []
     assert (Path(hang.artifacts) / "nextpnr.log").exists()
     for freq in (50, 60, 70):
         synth = rows[freq, True]
@@ -474,17 +455,17 @@ def test_kill_9_of_a_single_job_sweep_leaves_no_tool_running(tmp_path, fake_tool
             assert proc.poll() is None, (tmp_path / "killed.log").read_text()
             time.sleep(0.1)
         assert fake_tools("yosys"), "the tool never started"
-        assert _tool_processes(marker), "the tool is not running"
+        assert marked_processes(marker), "the tool is not running"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
         proc.kill()
         out.close()
     for _ in range(50):
-        if not _tool_processes(marker):
+        if not marked_processes(marker):
             break
         time.sleep(0.1)
-    assert _tool_processes(marker) == []
+    assert marked_processes(marker) == []
 
 
 # --- results that survive code edits ---------------------------------------------------------
