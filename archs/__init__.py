@@ -75,6 +75,22 @@ class Family:
     #: imports make the family's generator fingerprint (:mod:`aesdse.provenance`), so editing one
     #: family does not invalidate the results of the others. None: every module of ``archs``.
     module: str | None = None
+    #: ``check(**params)`` raises ``ValueError`` (the rule in words) for a combination of allowed
+    #: values the family cannot build, without building anything; None: every combination works.
+    check: Callable[..., Any] | None = None
+
+    def check_params(self, params: dict) -> str | None:
+        """Why the family cannot build ``params`` (a complete parameter dict), or None.
+
+        Experiment files call this for every point of their grid, so a combination that cannot
+        be built is an error at load time, not a failed point in the middle of a sweep."""
+        if self.check is None:
+            return None
+        try:
+            self.check(**params)
+        except ValueError as error:
+            return str(error)
+        return None
 
     def param(self, name: str) -> Param:
         for p in self.params:
