@@ -268,10 +268,9 @@ def _bounded(mapping, key, value, index, low, high, what="", low_open=False):
 
 
 def _choice(mapping, key, value, index, choices):
-    """``value`` must be one of ``choices`` (booleans and numbers are not interchangeable)."""
-    hashable = value is None or isinstance(value, (str, int, float, bool))
-    if not hashable or value not in choices or isinstance(value, bool) != any(
-            isinstance(c, bool) for c in choices if c == value):
+    """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
+    is not ``1``)."""
+    if not any(type(value) is type(c) and value == c for c in choices):
         raise _Error(_value_line(mapping, key, index),
                      f"{key}: {show(value)} is not one of: {allowed(choices)}")
     return value

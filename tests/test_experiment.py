@@ -1,5 +1,7 @@
 """Experiment YAML: grid expansion, stable keys, and errors that name file, line and choices."""
 
+import re
+
 import pytest
 
 from aesdse.experiment import ExperimentError, load_experiment, make_point, parse_experiment
@@ -198,3 +200,52 @@ def test_mutated_experiments_load_or_fail_with_experiment_error(tmp_path):
             assert len(str(e)) < len(str(path)) + 600, str(e)
             outcomes["refused"] += 1
     assert outcomes["loaded"] and outcomes["refused"], outcomes
+
+
+# --- combinations a family cannot build fail at load time, at the arch line ----------------------
+
+@pytest.mark.parametrize("entry, fragment", [
+    ("arch: unrolled\n    params: {round_units: 3, key_bits: 128}",
+     "unrolled with bram_rounds=0, key_bits=128, key_schedule=on_the_fly, round_units=3, "
+     "sbox=lut, sbox_stages=0, schedule=split: Round units must divide the 10 rounds"),
+    ("arch: unrolled\n    params: {round_units: [2, 10], bram_rounds: 5, sbox: bram}",
+     "BRAM rounds need a fully pipelined core (round units 10), not round units 2"),
+    ("arch: iterative\n    params: {sbox: [composite, lut], sbox_stages: 3}",
+     "S-box family 'lut' has no pipeline stages, not 3"),
+    ("arch: compact\n    params: {sbox: lut, sbox_stages: [0, 2]}",
+     "S-box family 'lut' has no pipeline stages, not 2"),
+    ("arch: sbox\n    params: {sbox: bram, sbox_stages: 1}",
+     "S-box family 'bram' has no pipeline stages, not 1"),
+])
+def test_impossible_combinations_fail_at_load_time(entry, fragment):
+    text = f"name: x\narchitectures:\n  - {{arch: iterative}}\n  - {entry}\n"
+    with pytest.raises(ExperimentError) as info:
+        parse_experiment(text, "x.yaml")
+    assert str(info.value).startswith("x.yaml:4: "), str(info.value)
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_every_combination_the_check_refuses_cannot_be_built():
+    # The family checks say no more than the builders: every refused combination raises in
+    # its builder too (which validates before constructing, so nothing is elaborated).
+    import itertools
+    import archs
+    refused = 0
+    for fam in archs.FAMILIES.values():
+        for combo in itertools.product(*(p.choices for p in fam.params)):
+            params = {p.name: v for p, v in zip(fam.params, combo)}
+            problem = fam.check_params(params)
+            if problem is not None:
+                refused += 1
+                with pytest.raises(ValueError, match=re.escape(problem)):
+                    fam.build(**params)
+    assert refused > 100
+
+
+def test_make_point_checks_types_and_combinations():
+    with pytest.raises(ExperimentError, match=r"^shared_memory: 1 is not one of: false, true"):
+        make_point("compact", {"shared_memory": 1})
+    with pytest.raises(ExperimentError, match=r"^sbox_stages: 1.0 is not one of"):
+        make_point("iterative", {"sbox_stages": 1.0})
+    with pytest.raises(ExperimentError, match=r"^unrolled: Round units must divide the 10"):
+        make_point("unrolled", {"round_units": 3})
