@@ -1,6 +1,6 @@
 """Published results of the five seed papers, as data, with a consistency check and area normalisation.
 
-The numbers live in ``experiments/published/*.yaml``, one file per paper, transcribed by hand from
+The numbers live in ``aesdse/experiments/published/*.yaml`` (package data), one file per paper, transcribed by hand from
 the extracted text in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note
 where a cell is missing or garbled). This module loads and validates them into frozen dataclasses
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import re
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NoReturn, Sequence
@@ -53,9 +54,10 @@ __all__ = [
     "PUBLISHED_DIR", "load_paper", "load_papers", "find_paper", "consistency_check", "check_all",
 ]
 
-#: Default directory of the published-results files: ``experiments/published`` in the repository
-#: that holds this package.
-PUBLISHED_DIR = Path(__file__).resolve().parent.parent / "experiments" / "published"
+#: Default directory of the published-results files: ``experiments/published``, package data of
+#: :mod:`aesdse` (so a wheel install has them; ``experiments/`` at the top of a checkout is a link
+#: to the same directory).
+PUBLISHED_DIR = Path(str(resources.files("aesdse") / "experiments" / "published"))
 
 #: Throughput columns and their scale to bit/s.
 _THROUGHPUT_UNITS = {"throughput_mbps": ("Mbit/s", 1e6), "throughput_gbps": ("Gbit/s", 1e9)}

@@ -281,3 +281,31 @@ def test_malformed_yaml_is_a_published_data_error_with_line(tmp_path, text, mess
     # The published tables load through the experiment files' checked loader (aesdse.yamlcheck).
     with pytest.raises(PublishedDataError, match=message):
         load_paper(_write(tmp_path, text))
+
+
+def test_experiment_files_are_package_data():
+    # A wheel install (pip install ., not -e) has the experiments `aesdse reproduce` runs and the
+    # published tables: they are package data of aesdse, found through importlib.resources, every
+    # one matched by pyproject's package-data globs; experiments/ at the top of a checkout is
+    # a link to the same directory, so the two cannot differ.
+    import fnmatch
+    import re
+    from importlib import resources
+    from aesdse.reproduce import EXPERIMENTS, EXPERIMENTS_DIR
+    root = Path(__file__).resolve().parent.parent
+    package = resources.files("aesdse") / "experiments"
+    assert EXPERIMENTS_DIR == PUBLISHED_DIR.parent == Path(str(package))
+    assert (root / "experiments").resolve() == EXPERIMENTS_DIR.resolve()
+    assert (package / "published" / "004_unrolled.yaml").is_file()
+    for key, name in EXPERIMENTS.items():
+        if (EXPERIMENTS_DIR / name).exists():
+            assert (package / name).read_text() == (root / "experiments" / name).read_text()
+    pyproject = (root / "pyproject.toml").read_text()
+    globs = re.search(r'^aesdse = \[(.*)\]$', pyproject, re.M).group(1)
+    globs = [g.strip().strip('"') for g in globs.split(",")]
+    files = [p.relative_to(root / "aesdse").as_posix()
+             for p in (root / "aesdse" / "experiments").rglob("*") if p.is_file()]
+    assert len(files) >= 10
+    for file in files:
+        assert any(fnmatch.fnmatch(file, g) and file.count("/") == g.count("/") for g in globs), \
+            f"aesdse/{file} is not package data: add it to [tool.setuptools.package-data]"
