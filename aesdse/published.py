@@ -1,8 +1,9 @@
 """Published results of the five seed papers, as data, with a consistency check and area normalisation.
 
-The numbers live in ``aesdse/experiments/published/*.yaml`` (package data), one file per paper, transcribed by hand from
-the extracted text in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note
-where a cell is missing or garbled). This module loads and validates them into frozen dataclasses
+The numbers live in ``aesdse/experiments/published/*.yaml`` (package data; ``experiments/`` at the
+top of a checkout links there), one file per paper, transcribed by hand from the extracted text
+in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note where a cell is
+missing or garbled). This module loads and validates them into frozen dataclasses
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
 (:func:`consistency_check`), and gives each row's area in the conventions of
@@ -440,7 +441,8 @@ class _Checker:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(where, f"must be an integer{' or null' if optional else ''}, not {show(value)}")
+            self.fail(where, f"must be an integer{' or null' if optional else ''}, "
+                             f"not {show(value)}")
         return value
 
     def boolean(self, where: str, value: Any) -> bool:
@@ -534,7 +536,8 @@ def _row(check: _Checker, where: str, value: Any, paper_key: str, table_id: str,
     config = value.get("config")
     if config is not None:
         if not isinstance(config, dict) or not isinstance(config.get("arch"), str):
-            check.fail(f"{where}.config", f"must be a mapping with a string 'arch', not {show(config)}")
+            check.fail(f"{where}.config",
+                       f"must be a mapping with a string 'arch', not {show(config)}")
     return PublishedRow(
         paper_key=paper_key, table_id=table_id,
         id=check.text(f"{where}.id", value["id"]),

@@ -123,8 +123,8 @@ def _construct_mapping(loader, node):
         if key_node.tag == _MERGE_TAG:
             raise YamlError(line, "merge keys (<<) are not supported; write the keys out")
         if not isinstance(key_node, yaml.ScalarNode):
-            raise YamlError(line, f"a key must be a plain value, not "
-                                  f"{'a list' if isinstance(key_node, yaml.SequenceNode) else 'a mapping'}")
+            what = "a list" if isinstance(key_node, yaml.SequenceNode) else "a mapping"
+            raise YamlError(line, f"a key must be a plain value, not {what}")
         key = loader.construct_object(key_node, deep=True)
         if key in result:
             raise YamlError(line, f"duplicate key {show(key)}")
