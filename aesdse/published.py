@@ -39,6 +39,7 @@ Areas from different device families are only compared in slice-equivalents, thr
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from importlib import resources
@@ -597,9 +598,28 @@ def load_paper(path: str | Path) -> Paper:
     """
     path = Path(path)
     try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise PublishedDataError(f"{path.name}: cannot read: {error.strerror}") from None
+    # The checked loader is pure Python (it counts nodes and depth as it composes), about 0.1 s a
+    # file; reports and `reproduce` load every paper several times, so keep what was loaded
+    # for the same path and content. A Paper is frozen: sharing it is safe.
+    identity = (str(path), hashlib.sha256(raw).digest())
+    paper = _LOADED.get(identity)
+    if paper is None:
+        paper = _LOADED[identity] = _load_paper(path, raw)
+    return paper
+
+
+#: (path, content digest) -> Paper, for :func:`load_paper`.
+_LOADED: dict[tuple, "Paper"] = {}
+
+
+def _load_paper(path: Path, raw: bytes) -> Paper:
+    try:
         # The published tables share architecture descriptions through anchors and aliases;
         # the loader counts every alias as the nodes it repeats.
-        data = load(path.read_bytes(), aliases=True, max_nodes=200_000)
+        data = load(raw, aliases=True, max_nodes=200_000)
     except YamlError as error:
         raise PublishedDataError(f"{path.name}:{error.line}: {error.message}") from None
     check = _Checker(path, data)
