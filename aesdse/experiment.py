@@ -58,14 +58,12 @@ import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import yaml
-
 import archs
 
 from .devices import DEVICES, PACKAGES, SPEEDS, family_of
 from .fmax_search import SearchSettings
 from .verify import VerifyOptions
-from .yamlcheck import (LineDict, YamlError, _clip, allowed, check_keys, item_line, kind,
+from .yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
 __all__ = ["ExperimentError", "Target", "FlowOptions", "DesignPoint", "Experiment",
@@ -237,12 +235,6 @@ LIMITS = {
     "patience": 100,            # fmax_search.patience
 }
 
-_Error = YamlError
-_line = line_of
-_value_line = item_line
-_check_keys = check_keys
-
-
 def _as_list(value):
     return list(value) if isinstance(value, list) else [value]
 
@@ -250,7 +242,7 @@ def _as_list(value):
 def _typed(mapping, key, value, index, kinds, what):
     # bool is an int in Python; keep "true" out of numeric fields and numbers out of booleans.
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise _Error(_value_line(mapping, key, index),
+        raise YamlError(item_line(mapping, key, index),
                      f"{key}: {show(value)} must be {what}, not {kind(value)}")
     return value
 
@@ -262,7 +254,7 @@ def _bounded(mapping, key, value, index, low, high, what="", low_open=False):
     ok = ok and (value > low if low_open else value >= low) and value <= high
     if not ok:
         low_word = f"above {low}" if low_open else f"at least {low}"
-        raise _Error(_value_line(mapping, key, index),
+        raise YamlError(item_line(mapping, key, index),
                      f"{key}: {show(value)} must be {low_word} and at most {high}{what}")
     return value
 
@@ -271,7 +263,7 @@ def _choice(mapping, key, value, index, choices):
     """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
     is not ``1``)."""
     if not any(type(value) is type(c) and value == c for c in choices):
-        raise _Error(_value_line(mapping, key, index),
+        raise YamlError(item_line(mapping, key, index),
                      f"{key}: {show(value)} is not one of: {allowed(choices)}")
     return value
 
@@ -281,8 +273,8 @@ def _param_columns(entry, fam: archs.Family, line):
     params = entry.get("params", LineDict())
     if params is None:
         params = LineDict()
-    _check_keys(params, [p.name for p in fam.params], f"params of {fam.name}",
-                _line(entry, "params") if "params" in entry else line)
+    check_keys(params, [p.name for p in fam.params], f"params of {fam.name}",
+                line_of(entry, "params") if "params" in entry else line)
     grid = []
     for p in fam.params:
         if p.name not in params:
@@ -290,7 +282,7 @@ def _param_columns(entry, fam: archs.Family, line):
             continue
         values = _as_list(params[p.name])
         if not values:
-            raise _Error(_line(params, p.name), f"{p.name}: empty list; allowed values: "
+            raise YamlError(line_of(params, p.name), f"{p.name}: empty list; allowed values: "
                                                 f"{allowed(p.choices)}")
         grid.append([(p.name, _choice(params, p.name, v, n, p.choices))
                      for n, v in enumerate(values)])
@@ -302,11 +294,11 @@ def _parse_targets(doc):
     if raw is None:
         return [Target()]
     if not isinstance(raw, list) or not raw:
-        raise _Error(_line(doc, "targets"), "targets must be a non-empty list of "
+        raise YamlError(line_of(doc, "targets"), "targets must be a non-empty list of "
                                             "{device, package, speed} mappings")
     targets = []
     for n, t in enumerate(raw):
-        _check_keys(t, ("device", "package", "speed"), "a target", _value_line(doc, "targets", n))
+        check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
         device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
         package = _choice(t, "package", t.get("package", Target.package), 0, PACKAGES)
         speed = _choice(t, "speed", t.get("speed", Target.speed), 0, SPEEDS)
@@ -333,13 +325,13 @@ def _parse_search(flow):
         return None
     if raw is True:
         raw = LineDict()
-        raw.line, raw.key_lines = _line(flow, "fmax_search"), {}
+        raw.line, raw.key_lines = line_of(flow, "fmax_search"), {}
     for other in ("freq_mhz", "seeds"):
         if other in flow:
-            raise _Error(_line(flow, other),
+            raise YamlError(line_of(flow, other),
                          f"{other}: not allowed with fmax_search, which chooses the targets "
                          f"(low_mhz..high_mhz) and runs fmax_search.seeds placer seeds at each")
-    _check_keys(raw, _SEARCH_KEYS, "fmax_search", _line(flow, "fmax_search"))
+    check_keys(raw, _SEARCH_KEYS, "fmax_search", line_of(flow, "fmax_search"))
     values = {}
     for name in _SEARCH_KEYS:
         default = getattr(SearchSettings, name)
@@ -351,7 +343,7 @@ def _parse_search(flow):
         _bounded(raw, name, value, 0, low, high, unit, low_open=low_open)
         values[name] = value if integer else float(value)
     if values["low_mhz"] >= values["high_mhz"]:
-        raise _Error(_line(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
+        raise YamlError(line_of(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
                                             f"high_mhz ({values['high_mhz']!r})")
     return SearchSettings(**values)
 
@@ -362,7 +354,7 @@ def _flow_columns(doc):
     flow = doc.get("flow")
     if flow is None:
         flow = LineDict()
-    _check_keys(flow, _FLOW_KEYS, "flow", _line(doc, "flow"))
+    check_keys(flow, _FLOW_KEYS, "flow", line_of(doc, "flow"))
     freqs = []
     for n, v in enumerate(_as_list(flow.get("freq_mhz", FlowOptions.freq_mhz))):
         _typed(flow, "freq_mhz", v, n, (int, float), "a frequency in MHz")
@@ -371,7 +363,7 @@ def _flow_columns(doc):
     seeds = flow.get("seeds", 1)
     if isinstance(seeds, list):
         if len(seeds) > LIMITS["seeds"]:
-            raise _Error(_line(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
+            raise YamlError(line_of(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
                                                f"{LIMITS['seeds']} are allowed")
         seeds = [_bounded(flow, "seeds", _typed(flow, "seeds", s, n, (int,), "a seed number"),
                           n, 0, LIMITS["seed"]) for n, s in enumerate(seeds)]
@@ -384,9 +376,9 @@ def _flow_columns(doc):
                 for key in ("nowidelut", "abc9", "dff")]
     for key, column in zip(("nowidelut", "abc9", "dff"), booleans):
         if not column:
-            raise _Error(_line(flow, key), f"{key}: empty list; allowed values: false, true")
+            raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: false, true")
     if not freqs:
-        raise _Error(_line(flow, "freq_mhz"), "freq_mhz: empty list")
+        raise YamlError(line_of(flow, "freq_mhz"), "freq_mhz: empty list")
     fixed = {}
     for key in ("synth_timeout_s", "pnr_timeout_s"):
         value = _typed(flow, key, flow.get(key, getattr(FlowOptions, key)), 0, (int, float),
@@ -401,7 +393,7 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    _check_keys(raw, ("random_vectors", "seed"), "verify", _line(doc, "verify"))
+    check_keys(raw, ("random_vectors", "seed"), "verify", line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
     _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
@@ -415,29 +407,29 @@ def _check_point(fam: archs.Family, params: tuple, line: int) -> None:
     problem = fam.check_params(dict(params))
     if problem:
         shown = ", ".join(f"{k}={v}" for k, v in params)
-        raise _Error(line, f"{fam.name} with {_clip(shown, 160)}: {problem}")
+        raise YamlError(line, f"{fam.name} with {clip(shown, 160)}: {problem}")
 
 
 def _parse(doc, path) -> Experiment:
     if not isinstance(doc, dict):
-        raise _Error(1, f"an experiment must be a mapping with keys name, architectures, ...; "
+        raise YamlError(1, f"an experiment must be a mapping with keys name, architectures, ...; "
                         f"found {kind(doc)}")
-    _check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify"),
+    check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify"),
                 "the experiment")
     if "name" not in doc:
-        raise _Error(_line(doc), "missing key 'name'")
+        raise YamlError(line_of(doc), "missing key 'name'")
     name = doc["name"]
     if not isinstance(name, str) or not name:
-        raise _Error(_line(doc, "name"), f"name: {show(name)} must be a non-empty string")
+        raise YamlError(line_of(doc, "name"), f"name: {show(name)} must be a non-empty string")
     description = doc.get("description", "")
     if description is None:
         description = ""
     if not isinstance(description, str):
-        raise _Error(_line(doc, "description"),
+        raise YamlError(line_of(doc, "description"),
                      f"description: {show(description)} must be text, not {kind(description)}")
     entries = doc.get("architectures")
     if not isinstance(entries, list) or not entries:
-        raise _Error(_line(doc, "architectures") if "architectures" in doc else _line(doc),
+        raise YamlError(line_of(doc, "architectures") if "architectures" in doc else line_of(doc),
                      "architectures must be a non-empty list of {arch, params} mappings")
     targets = _parse_targets(doc)
     flow_columns, fixed = _flow_columns(doc)
@@ -445,18 +437,19 @@ def _parse(doc, path) -> Experiment:
     # Count the grid before expanding it: a typo must not make a million points first.
     grids, total = [], 0
     for n, entry in enumerate(entries):
-        entry_line = _value_line(doc, "architectures", n)
-        _check_keys(entry, ("arch", "params"), "an architectures entry", entry_line)
+        entry_line = item_line(doc, "architectures", n)
+        check_keys(entry, ("arch", "params"), "an architectures entry", entry_line)
         if "arch" not in entry:
-            raise _Error(_line(entry), f"missing key 'arch'; allowed: {allowed(archs.FAMILIES)}")
+            raise YamlError(line_of(entry),
+                            f"missing key 'arch'; allowed: {allowed(archs.FAMILIES)}")
         arch = _choice(entry, "arch", entry["arch"], 0, sorted(archs.FAMILIES))
         fam = archs.FAMILIES[arch]
         columns = _param_columns(entry, fam, entry_line)
         total += math.prod(len(c) for c in columns) * len(targets) \
             * math.prod(len(c) for c in flow_columns)
-        grids.append((fam, columns, _line(entry, "arch")))
+        grids.append((fam, columns, line_of(entry, "arch")))
     if total > LIMITS["points"]:
-        raise _Error(_line(doc, "architectures"),
+        raise YamlError(line_of(doc, "architectures"),
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
     flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, **fixed)

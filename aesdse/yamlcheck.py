@@ -28,7 +28,7 @@ import math
 import yaml
 
 __all__ = ["YamlError", "LineDict", "LineList", "load", "line_of", "item_line", "show", "kind",
-           "allowed", "check_keys", "SHOWN_CHARS"]
+           "allowed", "check_keys", "clip", "SHOWN_CHARS"]
 
 #: Longest repr of a value shown in a message.
 SHOWN_CHARS = 80
@@ -75,13 +75,13 @@ class _Loader(yaml.SafeLoader):
         line = event.start_mark.line + 1
         if isinstance(event, yaml.AliasEvent):
             if not self.aliases:
-                raise YamlError(line, f"aliases (*{_clip(event.anchor, 40)}) are not allowed "
+                raise YamlError(line, f"aliases (*{clip(event.anchor, 40)}) are not allowed "
                                       f"here; write the value out")
             node = super().compose_node(parent, index)
             self._count(line, self._size(node))
             return node
         if getattr(event, "anchor", None) is not None and not self.aliases:
-            raise YamlError(line, f"anchors (&{_clip(event.anchor, 40)}) are not allowed here; "
+            raise YamlError(line, f"anchors (&{clip(event.anchor, 40)}) are not allowed here; "
                                   f"write the value out")
         self._depth += 1
         if self._depth > self.max_depth:
@@ -175,9 +175,9 @@ def load(data, *, aliases: bool = False, max_depth: int = 50, max_nodes: int = 1
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
         what = e.problem or e.context or "invalid YAML"
-        raise YamlError(line, f"YAML syntax error: {_clip(what, 120)}") from None
+        raise YamlError(line, f"YAML syntax error: {clip(what, 120)}") from None
     except yaml.YAMLError as e:
-        raise YamlError(1, f"YAML error: {_clip(str(e), 120)}") from None
+        raise YamlError(1, f"YAML error: {clip(str(e), 120)}") from None
     finally:
         loader.dispose()
 
@@ -191,7 +191,8 @@ def _reader_error(text, e):
 
 # --- messages -----------------------------------------------------------------------------------
 
-def _clip(text: str, limit: int = SHOWN_CHARS) -> str:
+def clip(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``...`` when cut."""
     text = str(text)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -202,7 +203,7 @@ def show(value) -> str:
     than a short one)."""
     parts: list[str] = []
     _show(value, parts, [SHOWN_CHARS + 1])
-    return _clip("".join(parts))
+    return clip("".join(parts))
 
 
 def _show(value, parts, budget):
@@ -249,7 +250,7 @@ def kind(value) -> str:
 
 def allowed(values) -> str:
     """Allowed values for a message: ``"lut, composite"``, booleans as YAML writes them."""
-    return _clip(", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values),
+    return clip(", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values),
                  400)
 
 
