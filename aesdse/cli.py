@@ -1,6 +1,7 @@
 """The ``aesdse`` command line: a thin layer that parses, calls one stage, and renders."""
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -16,6 +17,7 @@ from .generate import GenerateError, generate, write_verilog
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, render
 from .store import Store, StoreError
+from . import yamlcheck
 
 __all__ = ["main"]
 
@@ -78,6 +80,25 @@ def main():
     """
 
 
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds above 0, at most the experiment files' limit."""
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        from .experiment import LIMITS
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or not 0 < seconds <= LIMITS["timeout_s"]:
+            self.fail(f"{value!r} must be above 0 and at most {LIMITS['timeout_s']:g} seconds",
+                      param, ctx)
+        return seconds
+
+
+_SECONDS = _Seconds()
+
+
 @main.command()
 @click.argument("experiment", type=click.Path(exists=True, dir_okay=False))
 @_db_option
@@ -93,9 +114,9 @@ def main():
                    "dask: the Dask cluster at --scheduler (pip install 'aesdse[dask]').")
 @click.option("--scheduler", metavar="ADDRESS",
               help="Dask scheduler for --executor dask, e.g. tcp://HOST:8786.")
-@click.option("--timeout-synth", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout-synth", type=_SECONDS, metavar="SECONDS",
               help="Yosys time limit per point (overrides the experiment's synth_timeout_s).")
-@click.option("--timeout-pnr", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout-pnr", type=_SECONDS, metavar="SECONDS",
               help="nextpnr time limit per point (overrides the experiment's pnr_timeout_s).")
 @click.option("--no-cache", is_flag=True,
               help="Do not take stages from the stage cache (results/cache); still fill it.")
@@ -103,8 +124,11 @@ def main():
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON summary object at the end instead of progress lines.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display; only the summary.")
+@click.option("--dry-run", is_flag=True,
+              help="Validate EXPERIMENT and list its design points and how many are stored in "
+                   "--db; run nothing, write nothing.")
 def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_synth,
-          timeout_pnr, no_cache, force, as_json, quiet):
+          timeout_pnr, no_cache, force, as_json, quiet, dry_run):
     """Run every design point of EXPERIMENT (a YAML file) and store the results.
 
     Each point is generated, verified in simulation (its latency and cycles per block are
@@ -123,6 +147,9 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
     """
     from .sweep import sweep as run_sweep
     exp = _experiment(experiment)
+    if dry_run:
+        _dry_run(exp, db_path, as_json)
+        return
     if executor == "dask" and not scheduler:
         raise click.BadParameter("--executor dask needs --scheduler tcp://HOST:8786",
                                  param_hint="--scheduler")
@@ -381,24 +408,53 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
 
 
 def _parse_params(values):
+    """``NAME=VALUE`` options -> a dict; each value is read as a YAML scalar, as in an
+    experiment file (``true`` is a boolean, ``8`` an integer, ``8.0`` a float), and
+    :func:`~aesdse.experiment.make_point` checks it as the experiment loader does."""
     params = {}
     for item in values:
         if "=" not in item:
             raise click.BadParameter(f"{item!r} must be NAME=VALUE", param_hint="--param")
-        name, value = item.split("=", 1)
-        params[name] = _coerce(value)
+        name, text = item.split("=", 1)
+        try:
+            value = yamlcheck.load(text, max_depth=2)
+        except yamlcheck.YamlError as e:
+            raise click.BadParameter(f"{item!r}: {e.message}", param_hint="--param") from None
+        params[name] = value
     return params
 
 
-def _coerce(text):
-    for cast in (int, float):
+def _dry_run(exp, db_path, as_json):
+    """``sweep --dry-run``: the points, and which are stored (by key: same code and tools; or
+    only by configuration: measured by other code or tools, which the sweep re-runs)."""
+    versions = tool_versions()
+    keys = [p.key(versions) for p in exp.points]
+    stored, by_config = set(), set()
+    if Path(db_path).is_file():
         try:
-            return cast(text)
-        except ValueError:
-            pass
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    return text
+            with Store(db_path, readonly=True) as store:
+                stored = {r.key for r in store.rows(keys)}
+                by_config = {r.config_key for r in store.rows_by_config(
+                    [p.config_key() for p in exp.points])}
+        except StoreError as e:
+            raise click.ClickException(str(e)) from None
+    points = [{"key": key, "arch": p.arch, "params": p.params_dict, "target": p.target.label,
+               "flow": p.flow.as_dict(), "stored": key in stored,
+               "older_stored": key not in stored and p.config_key() in by_config}
+              for p, key in zip(exp.points, keys)]
+    done = sum(p["stored"] for p in points)
+    if as_json:
+        click.echo(json.dumps({"experiment": exp.name, "points": len(points), "stored": done,
+                               "to_run": len(points) - done, "list": points}))
+        return
+    for p, point in zip(points, exp.points):
+        state = "stored" if p["stored"] else "run (older row stored)" if p["older_stored"] \
+            else "run"
+        flow = "fmax_search" if point.flow.fmax_search else \
+            f"@{point.flow.freq_mhz:g}MHz seed={point.flow.seed}"
+        click.echo(f"{state:<22} {point.label} {point.target.label} {flow}")
+    click.echo(f"{exp.name}: {len(points)} design points, {done} stored in {db_path}, "
+               f"{len(points) - done} to run (dry run: nothing was run)")
 
 
 @main.command("generate")

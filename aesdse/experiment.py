@@ -34,7 +34,15 @@ Schema (every key optional unless marked)::
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
-errors. Only the safe YAML loader is used.
+errors. Only the safe YAML loader is used, through :func:`aesdse.yamlcheck.load`: non-UTF-8
+bytes, control characters, nesting deeper than 50 levels, aliases and anchors, merge keys and
+keys that are lists or mappings are errors with their line, and messages clip every value shown.
+
+Every count and number has an upper bound (:data:`LIMITS`): at most 100 seeds, 100,000 random
+vectors, 7 days per timeout, 1000 MHz, and 10,000 design points per experiment (counted before
+the grid is expanded). Timeouts and frequencies must be finite. A combination of parameter values
+that the family cannot build (``arch: unrolled`` with ``round_units: 3``: 3 does not divide the 10
+rounds) is an error at the line of its ``arch`` (:meth:`archs.Family.check_params`).
 
 ``fmax_search`` (:mod:`aesdse.fmax_search`) makes each point one search: synthesis once, then
 batches of nextpnr runs at targets between ``low_mhz`` and ``high_mhz``; the point's Fmax is the
@@ -46,19 +54,20 @@ seeds at each target). ``fmax_search: true`` takes every default.
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
-import yaml
 
 import archs
 
 from .devices import DEVICES, PACKAGES, SPEEDS, family_of
 from .fmax_search import SearchSettings
 from .verify import VerifyOptions
+from .yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
+                        line_of, load, show)
 
 __all__ = ["ExperimentError", "Target", "FlowOptions", "DesignPoint", "Experiment",
-           "load_experiment", "parse_experiment", "make_point", "DEVICES", "PACKAGES"]
+           "load_experiment", "parse_experiment", "make_point", "LIMITS", "DEVICES", "PACKAGES"]
 
 
 class ExperimentError(ValueError):
@@ -210,102 +219,62 @@ class Experiment:
                 if len({repr(p.params_dict.get(n)) for p in self.points}) > 1]
 
 
-# --- YAML with line numbers -----------------------------------------------------------------
+# --- validation -------------------------------------------------------------------------------
 
-
-class _LineDict(dict):
-    """A mapping that remembers the line of each key (and its own)."""
-    line = 0
-    key_lines: dict
-
-
-class _LineList(list):
-    line = 0
-    item_lines: list
-
-
-class _Loader(yaml.SafeLoader):
-    """The safe loader, recording line numbers on mappings and sequences."""
-
-
-def _construct_mapping(loader, node):
-    result = _LineDict()
-    result.line = node.start_mark.line + 1
-    result.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if key in result:
-            raise _Error(key_node.start_mark.line + 1, f"duplicate key {key!r}")
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key] = key_node.start_mark.line + 1
-    return result
-
-
-def _construct_sequence(loader, node):
-    result = _LineList(loader.construct_object(n, deep=True) for n in node.value)
-    result.line = node.start_mark.line + 1
-    result.item_lines = [n.start_mark.line + 1 for n in node.value]
-    return result
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-
-class _Error(Exception):
-    def __init__(self, line, message):
-        self.line, self.message = line, message
-
-
-def _line(mapping, key=None):
-    if key is not None and isinstance(mapping, _LineDict):
-        return mapping.key_lines.get(key, mapping.line)
-    return getattr(mapping, "line", 0)
-
-
-def _allowed(values) -> str:
-    return ", ".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values)
-
-
-def _check_keys(mapping, allowed, where):
-    if not isinstance(mapping, dict):
-        raise _Error(_line(mapping), f"{where} must be a mapping, not {_kind(mapping)}")
-    for key in mapping:
-        if key not in allowed:
-            raise _Error(_line(mapping, key),
-                         f"unknown key {key!r} in {where}; allowed keys: {_allowed(allowed)}")
-
-
-def _kind(value) -> str:
-    return {dict: "a mapping", _LineDict: "a mapping", list: "a list", _LineList: "a list",
-            str: "a string", int: "a number", float: "a number", bool: "a boolean",
-            type(None): "empty"}.get(type(value), type(value).__name__)
-
+#: Upper bounds of every count and number of an experiment file: far above any real experiment,
+#: low enough that a typo (``seeds: 1000000000``) is an error at load time instead of a sweep
+#: that never ends.
+LIMITS = {
+    "points": 10_000,           # design points per experiment, after grid expansion
+    "seeds": 100,               # placer seeds per point (flow.seeds, fmax_search.seeds)
+    "seed": 2**31 - 1,          # a nextpnr --seed or verify seed value
+    "random_vectors": 100_000,  # random vectors per point
+    "timeout_s": 7 * 24 * 3600.0,  # synth_timeout_s, pnr_timeout_s, fmax_search.budget_s
+    "freq_mhz": 1000.0,         # freq_mhz, fmax_search low_mhz/high_mhz
+    "batch": 1000,              # fmax_search.batch
+    "patience": 100,            # fmax_search.patience
+}
 
 def _as_list(value):
     return list(value) if isinstance(value, list) else [value]
 
 
-def _value_line(mapping, key, index):
-    value = mapping[key]
-    if isinstance(value, _LineList) and index < len(value.item_lines):
-        return value.item_lines[index]
-    return _line(mapping, key)
-
-
 def _typed(mapping, key, value, index, kinds, what):
     # bool is an int in Python; keep "true" out of numeric fields and numbers out of booleans.
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise _Error(_value_line(mapping, key, index),
-                     f"{key}: {value!r} must be {what}, not {_kind(value)}")
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} must be {what}, not {kind(value)}")
     return value
 
 
-def _parse_params(entry, fam: archs.Family):
-    params = entry.get("params", _LineDict())
+def _bounded(mapping, key, value, index, low, high, what="", low_open=False):
+    """``value`` (already typed) must be finite and in ``low..high`` (``low`` excluded when
+    ``low_open``)."""
+    ok = isinstance(value, int) or math.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        low_word = f"above {low}" if low_open else f"at least {low}"
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} must be {low_word} and at most {high}{what}")
+    return value
+
+
+def _choice(mapping, key, value, index, choices):
+    """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
+    is not ``1``)."""
+    if not any(type(value) is type(c) and value == c for c in choices):
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} is not one of: {allowed(choices)}")
+    return value
+
+
+def _param_columns(entry, fam: archs.Family, line):
+    """Per parameter, the list of (name, value) pairs the grid takes."""
+    params = entry.get("params", LineDict())
     if params is None:
-        params = _LineDict()
-    _check_keys(params, [p.name for p in fam.params], f"params of {fam.name}")
+        params = LineDict()
+    check_keys(params, [p.name for p in fam.params], f"params of {fam.name}",
+                line_of(entry, "params") if "params" in entry else line)
     grid = []
     for p in fam.params:
         if p.name not in params:
@@ -313,17 +282,11 @@ def _parse_params(entry, fam: archs.Family):
             continue
         values = _as_list(params[p.name])
         if not values:
-            raise _Error(_line(params, p.name), f"{p.name}: empty list; allowed values: "
-                                                f"{_allowed(p.choices)}")
-        column = []
-        for n, v in enumerate(values):
-            if v not in p.choices or isinstance(v, bool) != any(
-                    isinstance(c, bool) for c in p.choices if c == v):
-                raise _Error(_value_line(params, p.name, n),
-                             f"{p.name}: {v!r} is not one of: {_allowed(p.choices)}")
-            column.append((p.name, v))
-        grid.append(column)
-    return [tuple(sorted(combo)) for combo in itertools.product(*grid)]
+            raise YamlError(line_of(params, p.name), f"{p.name}: empty list; allowed values: "
+                                                f"{allowed(p.choices)}")
+        grid.append([(p.name, _choice(params, p.name, v, n, p.choices))
+                     for n, v in enumerate(values)])
+    return grid
 
 
 def _parse_targets(doc):
@@ -331,23 +294,14 @@ def _parse_targets(doc):
     if raw is None:
         return [Target()]
     if not isinstance(raw, list) or not raw:
-        raise _Error(_line(doc, "targets"), "targets must be a non-empty list of "
+        raise YamlError(line_of(doc, "targets"), "targets must be a non-empty list of "
                                             "{device, package, speed} mappings")
     targets = []
-    for t in raw:
-        _check_keys(t, ("device", "package", "speed"), "a target")
-        device = t.get("device", Target.device)
-        package = t.get("package", Target.package)
-        speed = t.get("speed", Target.speed)
-        if device not in DEVICES:
-            raise _Error(_line(t, "device"), f"device: {device!r} is not one of: "
-                                             f"{_allowed(DEVICES)}")
-        if package not in PACKAGES:
-            raise _Error(_line(t, "package"), f"package: {package!r} is not one of: "
-                                              f"{_allowed(PACKAGES)}")
-        if speed not in SPEEDS or isinstance(speed, bool):
-            raise _Error(_line(t, "speed"), f"speed: {speed!r} is not one of: "
-                                            f"{_allowed(SPEEDS)}")
+    for n, t in enumerate(raw):
+        check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
+        device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
+        package = _choice(t, "package", t.get("package", Target.package), 0, PACKAGES)
+        speed = _choice(t, "speed", t.get("speed", Target.speed), 0, SPEEDS)
         targets.append(Target(device, package, speed))
     return targets
 
@@ -355,6 +309,13 @@ def _parse_targets(doc):
 _FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "synth_timeout_s", "pnr_timeout_s",
               "fmax_search")
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
+#: fmax_search settings: (lowest, lowest excluded, highest).
+_SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
+                  "high_mhz": (0, True, LIMITS["freq_mhz"]),
+                  "batch": (0, False, LIMITS["batch"]),
+                  "patience": (1, False, LIMITS["patience"]),
+                  "budget_s": (0, True, LIMITS["timeout_s"]),
+                  "seeds": (1, False, LIMITS["seeds"])}
 
 
 def _parse_search(flow):
@@ -363,151 +324,174 @@ def _parse_search(flow):
     if raw is None or raw is False:
         return None
     if raw is True:
-        raw = _LineDict()
-        raw.line, raw.key_lines = _line(flow, "fmax_search"), {}
+        raw = LineDict()
+        raw.line, raw.key_lines = line_of(flow, "fmax_search"), {}
     for other in ("freq_mhz", "seeds"):
         if other in flow:
-            raise _Error(_line(flow, other),
+            raise YamlError(line_of(flow, other),
                          f"{other}: not allowed with fmax_search, which chooses the targets "
                          f"(low_mhz..high_mhz) and runs fmax_search.seeds placer seeds at each")
-    _check_keys(raw, _SEARCH_KEYS, "fmax_search")
+    check_keys(raw, _SEARCH_KEYS, "fmax_search", line_of(flow, "fmax_search"))
     values = {}
     for name in _SEARCH_KEYS:
         default = getattr(SearchSettings, name)
         integer = isinstance(default, int)
         value = _typed(raw, name, raw.get(name, default), 0, (int,) if integer else (int, float),
                        "a whole number" if integer else "a number")
+        low, low_open, high = _SEARCH_BOUNDS[name]
+        unit = " MHz" if name.endswith("_mhz") else " seconds" if name.endswith("_s") else ""
+        _bounded(raw, name, value, 0, low, high, unit, low_open=low_open)
         values[name] = value if integer else float(value)
-    for name, low in (("low_mhz", 0), ("high_mhz", 0), ("budget_s", 0), ("patience", 0),
-                      ("seeds", 0), ("batch", -1)):
-        if values[name] <= low:
-            raise _Error(_line(raw, name), f"{name}: {values[name]!r} must be "
-                                           f"{'positive' if low == 0 else 'at least 0'}")
-    if values["high_mhz"] > 1000:
-        raise _Error(_line(raw, "high_mhz"),
-                     f"high_mhz: {values['high_mhz']!r} must be at most 1000 MHz")
     if values["low_mhz"] >= values["high_mhz"]:
-        raise _Error(_line(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
+        raise YamlError(line_of(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
                                             f"high_mhz ({values['high_mhz']!r})")
     return SearchSettings(**values)
 
 
-def _parse_flows(doc):
+def _flow_columns(doc):
+    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, seeds) and the fixed
+    options (timeouts, search)."""
     flow = doc.get("flow")
     if flow is None:
-        flow = _LineDict()
-    _check_keys(flow, _FLOW_KEYS, "flow")
-    freqs = [_typed(flow, "freq_mhz", v, n, (int, float), "a frequency in MHz")
-             for n, v in enumerate(_as_list(flow.get("freq_mhz", FlowOptions.freq_mhz)))]
-    for n, f in enumerate(freqs):
-        if not 0 < f <= 1000:
-            raise _Error(_value_line(flow, "freq_mhz", n),
-                         f"freq_mhz: {f!r} must be between 0 and 1000 MHz")
+        flow = LineDict()
+    check_keys(flow, _FLOW_KEYS, "flow", line_of(doc, "flow"))
+    freqs = []
+    for n, v in enumerate(_as_list(flow.get("freq_mhz", FlowOptions.freq_mhz))):
+        _typed(flow, "freq_mhz", v, n, (int, float), "a frequency in MHz")
+        freqs.append(float(_bounded(flow, "freq_mhz", v, n, 0, LIMITS["freq_mhz"], " MHz",
+                                    low_open=True)))
     seeds = flow.get("seeds", 1)
     if isinstance(seeds, list):
-        seeds = [_typed(flow, "seeds", s, n, (int,), "a seed number")
-                 for n, s in enumerate(seeds)]
+        if len(seeds) > LIMITS["seeds"]:
+            raise YamlError(line_of(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
+                                               f"{LIMITS['seeds']} are allowed")
+        seeds = [_bounded(flow, "seeds", _typed(flow, "seeds", s, n, (int,), "a seed number"),
+                          n, 0, LIMITS["seed"]) for n, s in enumerate(seeds)]
     else:
         count = _typed(flow, "seeds", seeds, 0, (int,), "a count or a list of seeds")
-        if count < 1:
-            raise _Error(_line(flow, "seeds"), f"seeds: {count!r} must be at least 1")
-        seeds = list(range(1, count + 1))
-    widelut = [_typed(flow, "nowidelut", v, n, (bool,), "true or false")
-               for n, v in enumerate(_as_list(flow.get("nowidelut", False)))]
-    abc9 = [_typed(flow, "abc9", v, n, (bool,), "true or false")
-            for n, v in enumerate(_as_list(flow.get("abc9", False)))]
-    dff = [_typed(flow, "dff", v, n, (bool,), "true or false")
-           for n, v in enumerate(_as_list(flow.get("dff", False)))]
-    timeouts = {}
+        _bounded(flow, "seeds", count, 0, 1, LIMITS["seeds"], " (a count of placer seeds)")
+        seeds = range(1, count + 1)
+    booleans = [[_typed(flow, key, v, n, (bool,), "true or false")
+                 for n, v in enumerate(_as_list(flow.get(key, False)))]
+                for key in ("nowidelut", "abc9", "dff")]
+    for key, column in zip(("nowidelut", "abc9", "dff"), booleans):
+        if not column:
+            raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: false, true")
+    if not freqs:
+        raise YamlError(line_of(flow, "freq_mhz"), "freq_mhz: empty list")
+    fixed = {}
     for key in ("synth_timeout_s", "pnr_timeout_s"):
         value = _typed(flow, key, flow.get(key, getattr(FlowOptions, key)), 0, (int, float),
                        "a number of seconds")
-        if value <= 0:
-            raise _Error(_line(flow, key), f"{key}: {value!r} must be positive")
-        timeouts[key] = float(value)
-    search = _parse_search(flow)
-    return [FlowOptions(freq_mhz=float(f), seed=s, nowidelut=w, abc9=a, dff=d,
-                        fmax_search=search, **timeouts)
-            for f, w, a, d, s in itertools.product(freqs, widelut, abc9, dff, seeds)]
+        fixed[key] = float(_bounded(flow, key, value, 0, 0, LIMITS["timeout_s"], " seconds",
+                                    low_open=True))
+    fixed["fmax_search"] = _parse_search(flow)
+    return (freqs, *booleans, list(seeds)), fixed
 
 
 def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    _check_keys(raw, ("random_vectors", "seed"), "verify")
+    check_keys(raw, ("random_vectors", "seed"), "verify", line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
-    if count < 0:
-        raise _Error(_line(raw, "random_vectors"), f"random_vectors: {count!r} must be >= 0")
+    _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
     seed = _typed(raw, "seed", raw.get("seed", 1), 0, (int,), "a number")
+    _bounded(raw, "seed", seed, 0, 0, LIMITS["seed"])
     return VerifyOptions(random_vectors=count, seed=seed)
+
+
+def _check_point(fam: archs.Family, params: tuple, line: int) -> None:
+    """Raise at ``line`` (the architectures entry) when the family rejects the combination."""
+    problem = fam.check_params(dict(params))
+    if problem:
+        shown = ", ".join(f"{k}={v}" for k, v in params)
+        raise YamlError(line, f"{fam.name} with {clip(shown, 160)}: {problem}")
 
 
 def _parse(doc, path) -> Experiment:
     if not isinstance(doc, dict):
-        raise _Error(1, f"an experiment must be a mapping with keys name, architectures, ...; "
-                        f"found {_kind(doc)}")
-    _check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify"),
+        raise YamlError(1, f"an experiment must be a mapping with keys name, architectures, ...; "
+                        f"found {kind(doc)}")
+    check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify"),
                 "the experiment")
     if "name" not in doc:
-        raise _Error(_line(doc), "missing key 'name'")
+        raise YamlError(line_of(doc), "missing key 'name'")
     name = doc["name"]
     if not isinstance(name, str) or not name:
-        raise _Error(_line(doc, "name"), f"name: {name!r} must be a non-empty string")
+        raise YamlError(line_of(doc, "name"), f"name: {show(name)} must be a non-empty string")
+    description = doc.get("description", "")
+    if description is None:
+        description = ""
+    if not isinstance(description, str):
+        raise YamlError(line_of(doc, "description"),
+                     f"description: {show(description)} must be text, not {kind(description)}")
     entries = doc.get("architectures")
     if not isinstance(entries, list) or not entries:
-        raise _Error(_line(doc, "architectures") if "architectures" in doc else _line(doc),
+        raise YamlError(line_of(doc, "architectures") if "architectures" in doc else line_of(doc),
                      "architectures must be a non-empty list of {arch, params} mappings")
     targets = _parse_targets(doc)
-    flows = _parse_flows(doc)
+    flow_columns, fixed = _flow_columns(doc)
     verify = _parse_verify(doc)
-    points, seen = [], set()
-    for entry in entries:
-        _check_keys(entry, ("arch", "params"), "an architectures entry")
+    # Count the grid before expanding it: a typo must not make a million points first.
+    grids, total = [], 0
+    for n, entry in enumerate(entries):
+        entry_line = item_line(doc, "architectures", n)
+        check_keys(entry, ("arch", "params"), "an architectures entry", entry_line)
         if "arch" not in entry:
-            raise _Error(_line(entry), f"missing key 'arch'; allowed: {_allowed(archs.FAMILIES)}")
-        arch = entry["arch"]
-        if arch not in archs.FAMILIES:
-            raise _Error(_line(entry, "arch"),
-                         f"arch: {arch!r} is not one of: {_allowed(sorted(archs.FAMILIES))}")
-        for params in _parse_params(entry, archs.FAMILIES[arch]):
+            raise YamlError(line_of(entry),
+                            f"missing key 'arch'; allowed: {allowed(archs.FAMILIES)}")
+        arch = _choice(entry, "arch", entry["arch"], 0, sorted(archs.FAMILIES))
+        fam = archs.FAMILIES[arch]
+        columns = _param_columns(entry, fam, entry_line)
+        total += math.prod(len(c) for c in columns) * len(targets) \
+            * math.prod(len(c) for c in flow_columns)
+        grids.append((fam, columns, line_of(entry, "arch")))
+    if total > LIMITS["points"]:
+        raise YamlError(line_of(doc, "architectures"),
+                     f"the experiment expands to {total:,} design points; at most "
+                     f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
+    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, **fixed)
+             for f, w, a, d, s in itertools.product(*flow_columns)]
+    points, seen = [], set()
+    for fam, columns, line in grids:
+        for combo in itertools.product(*columns):
+            params = tuple(sorted(combo))
+            _check_point(fam, params, line)
             for target in targets:
                 for flow in flows:
-                    point = DesignPoint(arch, params, target, flow, verify)
+                    point = DesignPoint(fam.name, params, target, flow, verify)
                     if point not in seen:
                         seen.add(point)
                         points.append(point)
-    return Experiment(name=name, description=str(doc.get("description", "")), path=str(path),
+    return Experiment(name=name, description=description, path=str(path),
                       points=tuple(points))
 
 
-def parse_experiment(text: str, path: str = "<string>") -> Experiment:
-    """Validate an experiment given as YAML text; errors are reported against ``path``."""
+def parse_experiment(text: str | bytes, path: str = "<string>") -> Experiment:
+    """Validate an experiment given as YAML text (or its UTF-8 bytes); errors are reported
+    against ``path``."""
     try:
-        doc = yaml.load(text, Loader=_Loader)  # _Loader is a SafeLoader: no arbitrary objects
-        return _parse(doc, path)
-    except _Error as e:
+        return _parse(load(text), path)
+    except YamlError as e:
         raise ExperimentError(f"{path}:{e.line}: {e.message}") from None
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark else 0
-        raise ExperimentError(f"{path}:{line}: YAML syntax error: {e.problem or e}") from None
 
 
 def load_experiment(path) -> Experiment:
     """Read and validate an experiment file."""
     path = Path(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as e:
         raise ExperimentError(f"{path}: cannot read: {e.strerror}") from None
-    return parse_experiment(text, str(path))
+    return parse_experiment(data, str(path))
 
 
 def make_point(arch: str, params: dict | None = None, **kwargs) -> DesignPoint:
     """A single design point with validated parameters (defaults filled in), for the CLI and
-    tests: ``make_point("iterative", {"sbox": "lut"})``."""
+    tests: ``make_point("iterative", {"sbox": "lut"})``. The values are checked as in an
+    experiment file (``1`` is not ``true``), and so is the combination."""
     fam = archs.family(arch)
     merged = fam.defaults()
     for name, value in (params or {}).items():
@@ -515,8 +499,12 @@ def make_point(arch: str, params: dict | None = None, **kwargs) -> DesignPoint:
             p = fam.param(name)
         except KeyError:
             raise ExperimentError(f"{arch} has no parameter {name!r}; parameters: "
-                                  f"{_allowed(p.name for p in fam.params)}") from None
-        if value not in p.choices:
-            raise ExperimentError(f"{name}: {value!r} is not one of: {_allowed(p.choices)}")
-        merged[name] = value
+                                  f"{allowed(p.name for p in fam.params)}") from None
+        try:
+            merged[name] = _choice({}, name, value, 0, p.choices)
+        except YamlError as e:
+            raise ExperimentError(e.message) from None
+    problem = fam.check_params(merged)
+    if problem:
+        raise ExperimentError(f"{arch}: {problem}")
     return DesignPoint(arch, tuple(sorted(merged.items())), **kwargs)

@@ -1,8 +1,9 @@
 """Published results of the five seed papers, as data, with a consistency check and area normalisation.
 
-The numbers live in ``experiments/published/*.yaml``, one file per paper, transcribed by hand from
-the extracted text in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note
-where a cell is missing or garbled). This module loads and validates them into frozen dataclasses
+The numbers live in ``aesdse/experiments/published/*.yaml`` (package data; ``experiments/`` at the
+top of a checkout links there), one file per paper, transcribed by hand from the extracted text
+in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note where a cell is
+missing or garbled). This module loads and validates them into frozen dataclasses
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
 (:func:`consistency_check`), and gives each row's area in the conventions of
@@ -38,24 +39,27 @@ Areas from different device families are only compared in slice-equivalents, thr
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+from importlib import resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NoReturn, Sequence
 
-import yaml
-
 from .devices import SLICE_CONVENTIONS, area
+from .yamlcheck import LineDict, LineList, YamlError, load, show
+from .yamlcheck import allowed as allowed_values
 
 __all__ = [
     "PublishedDataError", "Architecture", "Column", "PublishedRow", "PublishedTable", "Paper",
     "PUBLISHED_DIR", "load_paper", "load_papers", "find_paper", "consistency_check", "check_all",
 ]
 
-#: Default directory of the published-results files: ``experiments/published`` in the repository
-#: that holds this package.
-PUBLISHED_DIR = Path(__file__).resolve().parent.parent / "experiments" / "published"
+#: Default directory of the published-results files: ``experiments/published``, package data of
+#: :mod:`aesdse` (so a wheel install has them; ``experiments/`` at the top of a checkout is a link
+#: to the same directory).
+PUBLISHED_DIR = Path(str(resources.files("aesdse") / "experiments" / "published"))
 
 #: Throughput columns and their scale to bit/s.
 _THROUGHPUT_UNITS = {"throughput_mbps": ("Mbit/s", 1e6), "throughput_gbps": ("Gbit/s", 1e9)}
@@ -373,24 +377,50 @@ _ARCH_KEYS = {"block_bits", "cycles_per_block", "cycles_per_block_is_minimum", "
 
 
 class _Checker:
-    """Type checks that raise :class:`PublishedDataError` with the file and the entry path."""
+    """Type checks that raise :class:`PublishedDataError` with the file, the line (found from
+    the entry path, through the lines :mod:`aesdse.yamlcheck` recorded) and the entry path."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, data: Any = None) -> None:
         self.path = path
+        self.lines: dict[str, int] = {}
+        self._record("", data)
+
+    def _record(self, where: str, value: Any) -> None:
+        # Entry path -> line, for every key and list item of the loaded file.
+        if isinstance(value, LineDict):
+            for key, item in value.items():
+                at = f"{where}.{key}" if where else str(key)
+                self.lines[at] = value.key_lines.get(key, value.line)
+                self._record(at, item)
+        elif isinstance(value, LineList):
+            for n, item in enumerate(value):
+                self.lines[f"{where}[{n}]"] = value.item_lines[n]
+                self._record(f"{where}[{n}]", item)
+
+    def line(self, where: str) -> int:
+        """The line of the entry ``where`` (or of the nearest entry holding it); 1 if unknown."""
+        where = re.sub(r" \([^)]*\)", "", where)
+        while where:
+            if where in self.lines:
+                return self.lines[where]
+            where = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", where) if re.search(
+                r"(\.[^.\[]*|\[\d+\])$", where) else ""
+        return 1
 
     def fail(self, where: str, message: str) -> NoReturn:
-        raise PublishedDataError(f"{self.path.name}: {where}: {message}")
+        raise PublishedDataError(f"{self.path.name}:{self.line(where)}: {where}: {message}")
 
     def mapping(self, where: str, value: Any, required: set[str], allowed: set[str]) -> dict:
         if not isinstance(value, dict):
-            self.fail(where, f"must be a mapping, not {value!r}")
+            self.fail(where, f"must be a mapping, not {show(value)}")
         missing = sorted(required - value.keys())
         if missing:
             self.fail(where, f"missing required field(s) {', '.join(missing)}")
-        unknown = sorted(set(value) - allowed)
+        unknown = sorted(set(value) - allowed, key=str)
         if unknown:
-            self.fail(where, f"unknown field(s) {', '.join(map(str, unknown))}; "
-                             f"allowed: {', '.join(sorted(allowed))}")
+            self.fail(f"{where}.{unknown[0]}" if where != "top level" else str(unknown[0]),
+                      f"unknown field(s) {', '.join(map(show, unknown))}; "
+                      f"allowed: {allowed_values(sorted(allowed))}")
         return value
 
     def text(self, where: str, value: Any, *, optional: bool = False) -> str | None:
@@ -398,31 +428,32 @@ class _Checker:
             return None
         if not isinstance(value, str) or not value.strip():
             self.fail(where, f"must be a non-empty string{' or null' if optional else ''}, "
-                             f"not {value!r}")
+                             f"not {show(value)}")
         return value
 
     def number(self, where: str, value: Any, *, optional: bool = False) -> Number | None:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(where, f"must be a number{' or null' if optional else ''}, not {value!r}")
+            self.fail(where, f"must be a number{' or null' if optional else ''}, not {show(value)}")
         return value
 
     def integer(self, where: str, value: Any, *, optional: bool = False) -> int | None:
         if value is None and optional:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(where, f"must be an integer{' or null' if optional else ''}, not {value!r}")
+            self.fail(where, f"must be an integer{' or null' if optional else ''}, "
+                             f"not {show(value)}")
         return value
 
     def boolean(self, where: str, value: Any) -> bool:
         if not isinstance(value, bool):
-            self.fail(where, f"must be true or false, not {value!r}")
+            self.fail(where, f"must be true or false, not {show(value)}")
         return value
 
     def text_list(self, where: str, value: Any) -> tuple[str, ...]:
         if not isinstance(value, list):
-            self.fail(where, f"must be a list of strings, not {value!r}")
+            self.fail(where, f"must be a list of strings, not {show(value)}")
         return tuple(self.text(f"{where}[{i}]", item) for i, item in enumerate(value))
 
 
@@ -430,7 +461,7 @@ def _device_family(check: _Checker, where: str, value: Any) -> str | None:
     family = check.text(where, value, optional=True)
     if family is not None and family != "asic" and family not in SLICE_CONVENTIONS:
         check.fail(where, f"must be one of {', '.join(sorted(SLICE_CONVENTIONS))}, asic or null, "
-                          f"not {family!r}")
+                          f"not {show(family)}")
     return family
 
 
@@ -458,22 +489,22 @@ def _architecture(check: _Checker, where: str, value: Any) -> Architecture | Non
 
 def _columns(check: _Checker, where: str, value: Any) -> tuple[Column, ...]:
     if not isinstance(value, list) or not value:
-        check.fail(where, f"must be a non-empty list, not {value!r}")
+        check.fail(where, f"must be a non-empty list, not {show(value)}")
     columns = []
     for i, item in enumerate(value):
         cwhere = f"{where}[{i}]"
         check.mapping(cwhere, item, {"key", "header"}, _COLUMN_KEYS)
         key = check.text(f"{cwhere}.key", item["key"])
         if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
-            check.fail(f"{cwhere}.key", f"must be a lower-case identifier, not {key!r}")
+            check.fail(f"{cwhere}.key", f"must be a lower-case identifier, not {show(key)}")
         unit = check.text(f"{cwhere}.unit", item.get("unit"), optional=True)
         for known in (_THROUGHPUT_UNITS, _CLOCK_UNITS):
             if key in known and unit != known[key][0]:
                 check.fail(f"{cwhere}.unit", f"column {key!r} must have unit "
-                                             f"{known[key][0]!r}, not {unit!r}")
+                                             f"{known[key][0]!r}, not {show(unit)}")
         if key.startswith("throughput_") and key not in _THROUGHPUT_UNITS:
             check.fail(f"{cwhere}.key", f"throughput columns must be one of "
-                                        f"{', '.join(_THROUGHPUT_UNITS)}, not {key!r}")
+                                        f"{', '.join(_THROUGHPUT_UNITS)}, not {show(key)}")
         if any(c.key == key for c in columns):
             check.fail(f"{cwhere}.key", f"duplicate column {key!r}")
         columns.append(Column(key=key, header=check.text(f"{cwhere}.header", item["header"]),
@@ -488,7 +519,7 @@ def _row(check: _Checker, where: str, value: Any, paper_key: str, table_id: str,
     values = value["values"]
     by_key = {c.key: c for c in columns}
     if not isinstance(values, dict):
-        check.fail(f"{where}.values", f"must be a mapping, not {values!r}")
+        check.fail(f"{where}.values", f"must be a mapping, not {show(values)}")
     missing = [k for k in by_key if k not in values]
     if missing:
         check.fail(f"{where}.values", f"missing column(s) {', '.join(missing)} (use null)")
@@ -506,7 +537,8 @@ def _row(check: _Checker, where: str, value: Any, paper_key: str, table_id: str,
     config = value.get("config")
     if config is not None:
         if not isinstance(config, dict) or not isinstance(config.get("arch"), str):
-            check.fail(f"{where}.config", f"must be a mapping with a string 'arch', not {config!r}")
+            check.fail(f"{where}.config",
+                       f"must be a mapping with a string 'arch', not {show(config)}")
     return PublishedRow(
         paper_key=paper_key, table_id=table_id,
         id=check.text(f"{where}.id", value["id"]),
@@ -535,7 +567,7 @@ def _table(check: _Checker, where: str, value: Any, paper_key: str) -> Published
     family = _device_family(check, f"{where}.device_family", value.get("device_family"))
     raw_rows = value["rows"]
     if not isinstance(raw_rows, list) or not raw_rows:
-        check.fail(f"{where}.rows", f"must be a non-empty list, not {raw_rows!r}")
+        check.fail(f"{where}.rows", f"must be a non-empty list, not {show(raw_rows)}")
     rows = []
     for j, item in enumerate(raw_rows):
         rwhere = f"{where}.rows[{j}]"
@@ -565,23 +597,42 @@ def load_paper(path: str | Path) -> Paper:
         the message names the file and the entry.
     """
     path = Path(path)
-    check = _Checker(path)
     try:
-        # The C safe loader when PyYAML has libyaml (5x faster), else the Python one; both safe.
-        data = yaml.load(path.read_text(encoding="utf-8"),
-                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as error:
-        raise PublishedDataError(f"{path.name}: not valid YAML: {error}") from None
+        raw = path.read_bytes()
+    except OSError as error:
+        raise PublishedDataError(f"{path.name}: cannot read: {error.strerror}") from None
+    # The checked loader is pure Python (it counts nodes and depth as it composes), about 0.1 s a
+    # file; reports and `reproduce` load every paper several times, so keep what was loaded
+    # for the same path and content. A Paper is frozen: sharing it is safe.
+    identity = (str(path), hashlib.sha256(raw).digest())
+    paper = _LOADED.get(identity)
+    if paper is None:
+        paper = _LOADED[identity] = _load_paper(path, raw)
+    return paper
+
+
+#: (path, content digest) -> Paper, for :func:`load_paper`.
+_LOADED: dict[tuple, "Paper"] = {}
+
+
+def _load_paper(path: Path, raw: bytes) -> Paper:
+    try:
+        # The published tables share architecture descriptions through anchors and aliases;
+        # the loader counts every alias as the nodes it repeats.
+        data = load(raw, aliases=True, max_nodes=200_000)
+    except YamlError as error:
+        raise PublishedDataError(f"{path.name}:{error.line}: {error.message}") from None
+    check = _Checker(path, data)
     check.mapping("top level", data, _TOP_KEYS - {"aliases", "summary", "figures",
                                                   "architectures"}, _TOP_KEYS)
     key = check.text("key", data["key"])
     if not re.fullmatch(r"\d{3}", key):
-        check.fail("key", f"must be three digits such as '004' (quote it in YAML), not {key!r}")
+        check.fail("key", f"must be three digits such as '004' (quote it in YAML), not {show(key)}")
     citation = check.mapping("citation", data["citation"], {"title", "authors"}, _CITATION_KEYS)
     year = check.integer("citation.year", citation.get("year"), optional=True)
     tables = data["tables"]
     if not isinstance(tables, list) or not tables:
-        check.fail("tables", f"must be a non-empty list, not {tables!r}")
+        check.fail("tables", f"must be a non-empty list, not {show(tables)}")
     parsed = tuple(_table(check, f"tables[{i}]", t, key) for i, t in enumerate(tables))
     return Paper(
         key=key,
@@ -646,7 +697,7 @@ def find_paper(key: str, directory: str | Path | None = None) -> Paper:
     if matches:
         raise ValueError(f"Paper name {key!r} is ambiguous: "
                          f"{', '.join(p.key for p in matches)}")
-    raise ValueError(f"Paper must be one of {known}, not {key!r}")
+    raise ValueError(f"Paper must be one of {known}, not {show(key)}")
 
 
 # --- consistency check --------------------------------------------------------------------------

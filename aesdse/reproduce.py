@@ -12,6 +12,7 @@
 """
 
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import archs
@@ -36,8 +37,9 @@ EXPERIMENTS = {
     "004": "unrolled.yaml",     # partial unrolling, two round units
 }
 
-#: Where the experiment files are: ``experiments/`` of the repository holding this package.
-EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
+#: Where the experiment files are: ``experiments/``, package data of :mod:`aesdse` (so a wheel
+#: install has them; ``experiments/`` at the top of a checkout is a link to the same directory).
+EXPERIMENTS_DIR = Path(str(resources.files("aesdse") / "experiments"))
 
 
 class ReproduceError(Exception):

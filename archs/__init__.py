@@ -75,6 +75,22 @@ class Family:
     #: imports make the family's generator fingerprint (:mod:`aesdse.provenance`), so editing one
     #: family does not invalidate the results of the others. None: every module of ``archs``.
     module: str | None = None
+    #: ``check(**params)`` raises ``ValueError`` (the rule in words) for a combination of allowed
+    #: values the family cannot build, without building anything; None: every combination works.
+    check: Callable[..., Any] | None = None
+
+    def check_params(self, params: dict) -> str | None:
+        """Why the family cannot build ``params`` (a complete parameter dict), or None.
+
+        Experiment files call this for every point of their grid, so a combination that cannot
+        be built is an error at load time, not a failed point in the middle of a sweep."""
+        if self.check is None:
+            return None
+        try:
+            self.check(**params)
+        except ValueError as error:
+            return str(error)
+        return None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -88,10 +104,9 @@ class Family:
 
 def _iterative(target="generic", **params):
     from .iterative import Iterative
-    from .prims.sbox import sbox_latency
     # Validate before constructing: a component whose constructor raises is never elaborated,
     # and Amaranth warns about it when it is collected.
-    sbox_latency(params.get("sbox", "lut"), stages=params.get("sbox_stages", 0))
+    _check_iterative(**params)
     return Iterative(target=target, **params)
 
 
@@ -109,7 +124,30 @@ def _unrolled(target="generic", **params):
 
 def _compact(target="generic", **params):
     from .compact import Compact
+    Compact.check(target=target, **params)      # raise before an Elaboratable exists
     return Compact(target=target, **params)
+
+
+# Parameter checks without building: what each family's builder validates first.
+
+def _check_iterative(sbox="lut", sbox_stages=0):
+    from .prims.sbox import sbox_latency
+    sbox_latency(sbox, stages=sbox_stages)
+
+
+def _check_compact(**params):
+    from .compact import Compact
+    Compact.check(**params)
+
+
+def _check_sbox(**params):
+    from .sbox_standalone import StandaloneSBox
+    StandaloneSBox.check(**params)
+
+
+def _check_unrolled(**params):
+    from .unrolled import Unrolled
+    Unrolled.check(**params)
 
 
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
@@ -118,7 +156,8 @@ _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
 #: Family name -> :class:`Family`.
 FAMILIES = {
     "iterative": Family(
-        name="iterative", module="archs.iterative", build=_iterative, kind="cipher",
+        name="iterative", module="archs.iterative", build=_iterative,
+        check=_check_iterative, kind="cipher",
         doc="AES-128 encryption, 128-bit datapath, one round per step, on-the-fly key expansion",
         params=(
             _SBOX_PARAM,
@@ -126,7 +165,8 @@ FAMILIES = {
                   "pipeline registers inside each S-box (logic families only)"),
         )),
     "compact": Family(
-        name="compact", module="archs.compact", build=_compact, kind="cipher", modes=("ecb", "ctr"),
+        name="compact", module="archs.compact", build=_compact,
+        check=_check_compact, kind="cipher", modes=("ecb", "ctr"),
         doc="compact AES-128, 8/32/64-bit folded datapath, ShiftRows by addressing a state "
             "memory, on-the-fly key schedule, ECB or CTR stream cipher (seed 000)",
         params=(
@@ -141,7 +181,8 @@ FAMILIES = {
                   "(same datapath, tested in tests/test_archs_compact.py)"),
         )),
     "sbox": Family(
-        name="sbox", module="archs.sbox_standalone", build=_sbox, kind="sbox", block_bits=8,
+        name="sbox", module="archs.sbox_standalone", build=_sbox,
+        check=_check_sbox, kind="sbox", block_bits=8,
         doc="one S-box between input and output registers, for S-box sweeps (seed 002 Fig. 3/4)",
         directions=("encrypt", "decrypt"), modes=(),
         params=(
@@ -152,7 +193,8 @@ FAMILIES = {
                   "SubBytes or InvSubBytes"),
         )),
     "unrolled": Family(
-        name="unrolled", module="archs.unrolled", build=_unrolled, kind="cipher",
+        name="unrolled", module="archs.unrolled", build=_unrolled,
+        check=_check_unrolled, kind="cipher",
         doc="AES encryption with 1..Nr round units, looped (seed 004) or fully pipelined "
             "(seed 002), inner-round S-box pipelining, interleaved blocks in every stage",
         params=(

@@ -229,24 +229,42 @@ class Compact(wiring.Component):
         For a parameter outside its allowed values.
     """
 
-    def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
-                 mode="ecb", target="generic"):
+    @staticmethod
+    def check(*, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False, mode="ecb",
+              target="generic"):
+        """Validate the parameters without building anything; returns the S-box latency.
+
+        The family's builder and the experiment loader call this, so a bad design point raises
+        before an Elaboratable exists (one that is never elaborated warns when collected).
+        """
         if datapath_width not in WIDTHS or isinstance(datapath_width, bool):
             raise ValueError(f"Datapath width must be 8, 32 or 64, not {datapath_width!r}")
         if shared_memory not in (False, True) or not isinstance(shared_memory, (bool, int)):
             raise ValueError(f"Shared memory must be True or False, not {shared_memory!r}")
         if mode not in MODES:
             raise ValueError(f"Mode must be 'ecb' or 'ctr', not {mode!r}")
-        self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)  # validates family, stages
+        latency = sbox_latency(sbox, stages=sbox_stages)  # validates family, stages
+        if target not in TARGETS:
+            raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
+                             f"not {target!r}")
+        try:
+            schedule(datapath_width, latency)
+        except AssertionError:
+            raise ValueError(f"A {datapath_width}-bit datapath has no schedule with S-boxes of "
+                             f"latency {latency}") from None
+        return latency
+
+    def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
+                 mode="ecb", target="generic"):
+        self.sbox_latency = self.check(datapath_width=datapath_width, sbox=sbox,
+                                       sbox_stages=sbox_stages, shared_memory=shared_memory,
+                                       mode=mode, target=target)
         self.datapath_width = datapath_width
         self.sbox = sbox
         self.sbox_stages = sbox_stages
         self.shared_memory = bool(shared_memory)
         self.mode = mode
         self.target = target
-        if target not in TARGETS:
-            raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
-                             f"not {target!r}")
         self._timing = schedule(datapath_width, self.sbox_latency)
         self.steps_per_round = self._timing["steps"]
         self.cycles_per_block = self._timing["cycles_per_block"]

@@ -178,8 +178,9 @@ class Unrolled(wiring.Component):
             raise ValueError(f"Rounds must be an integer from 1 to {ROUNDS[key_bits]}, "
                              f"not {rounds!r}")
         if not isinstance(round_units, int) or round_units < 1 or rounds % round_units:
-            raise ValueError(f"Round units must be a positive divisor of {rounds} (the number "
-                             f"of rounds), not {round_units!r}")
+            divisors = ", ".join(str(n) for n in range(1, rounds + 1) if rounds % n == 0)
+            raise ValueError(f"Round units must divide the {rounds} rounds ({divisors}), "
+                             f"not {round_units!r}")
         if schedule not in SCHEDULES:
             raise ValueError(f"Schedule must be one of {', '.join(SCHEDULES)}, "
                              f"not {schedule!r}")

@@ -85,9 +85,9 @@ def test_key_step_plan_subword_positions():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"round_units": 3}, r"^Round units must be a positive divisor of 10 \(the number of rounds\), "
-                         r"not 3$"),
-    ({"round_units": 4, "key_bits": 256}, r"^Round units must be a positive divisor of 14 "),
+    ({"round_units": 3}, r"^Round units must divide the 10 rounds \(1, 2, 5, 10\), not 3$"),
+    ({"round_units": 4, "key_bits": 256},
+     r"^Round units must divide the 14 rounds \(1, 2, 7, 14\)"),
     ({"schedule": "zigzag"}, r"^Schedule must be one of split, alternate, not 'zigzag'$"),
     ({"key_schedule": "stored"}, r"^Key schedule must be one of on_the_fly, precomputed, "
                                  r"not 'stored'$"),

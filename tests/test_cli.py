@@ -131,3 +131,73 @@ def test_every_command_has_help_with_an_example(command):
     assert "Usage:" in result.output
     if command and command != ["list"]:
         assert "Example:" in result.output
+
+
+_GRID = """\
+name: dry
+architectures:
+  - arch: iterative
+    params: {sbox: [lut, composite]}
+flow: {seeds: 2}
+"""
+
+
+def test_sweep_dry_run_lists_points_and_what_is_stored(tmp_path):
+    from aesdse.experiment import load_experiment
+    from aesdse.flow.tools import tool_versions
+    from aesdse.store import Row, Store
+    experiment = tmp_path / "dry.yaml"
+    experiment.write_text(_GRID)
+    db = tmp_path / "results.sqlite"
+    result = CliRunner().invoke(main, ["sweep", str(experiment), "--dry-run", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count("\nrun ") + result.output.startswith("run ") == 4
+    assert f"dry: 4 design points, 0 stored in {db}, 4 to run" in result.output
+    assert not db.exists()  # nothing written, not even an empty database
+    # One point stored under its current key, one only under its configuration (older code).
+    points = load_experiment(experiment).points
+    with Store(db) as store:
+        for point, key in ((points[0], points[0].key(tool_versions())), (points[1], "old")):
+            store.put(Row(key=key, experiment="dry", arch=point.arch, params=point.params_dict,
+                          target=point.target.label, flow=point.flow.as_dict(),
+                          seed=point.flow.seed, freq_mhz=point.flow.freq_mhz,
+                          status="failed-flow", reason="test"))
+    result = CliRunner().invoke(main, ["sweep", str(experiment), "--dry-run", "--db", str(db),
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["points"], summary["stored"], summary["to_run"]) == (4, 1, 3)
+    assert [(p["stored"], p["older_stored"]) for p in summary["list"]] == [
+        (True, False), (False, True), (False, False), (False, False)]
+
+
+def test_sweep_dry_run_refuses_a_bad_experiment(tmp_path):
+    experiment = tmp_path / "bad.yaml"
+    experiment.write_text(_GRID.replace("seeds: 2", "seeds: 1000000000"))
+    result = CliRunner().invoke(main, ["sweep", str(experiment), "--dry-run"])
+    assert result.exit_code == 1
+    assert f"{experiment}:5: seeds: 1000000000 must be at least 1 and at most 100" in result.output
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e9", "soon"])
+def test_timeouts_must_be_finite_and_bounded(tmp_path, value):
+    experiment = tmp_path / "x.yaml"
+    experiment.write_text(_GRID)
+    result = CliRunner().invoke(main, ["sweep", str(experiment), "--dry-run",
+                                       "--timeout-synth", value])
+    assert result.exit_code == 2
+    assert "Invalid value for '--timeout-synth'" in result.output
+
+
+@pytest.mark.parametrize("param, message", [
+    ("shared_memory=1", "shared_memory: 1 is not one of: false, true"),
+    ("sbox_stages=1.0", "sbox_stages: 1.0 is not one of: 0, 1"),
+    ("datapath_width=8.0", "datapath_width: 8.0 is not one of: 8, 32, 64"),
+    ("datapath_width=[8]", "datapath_width: [8] is not one of"),
+    ("sbox=lut\x07", "character #x0007 is not allowed"),
+])
+def test_generate_params_are_typed_as_in_experiment_files(tmp_path, param, message):
+    result = CliRunner().invoke(main, ["generate", "compact", "--param", param,
+                                       "-o", str(tmp_path)])
+    assert result.exit_code in (1, 2)
+    assert message in result.output, result.output

@@ -1,5 +1,7 @@
 """Experiment YAML: grid expansion, stable keys, and errors that name file, line and choices."""
 
+import re
+
 import pytest
 
 from aesdse.experiment import ExperimentError, load_experiment, make_point, parse_experiment
@@ -93,3 +95,157 @@ def test_dff_flow_option_expands_and_keeps_old_keys_when_off():
                           "grid.yaml").points
     assert sorted(p.flow.dff for p in on) == [False, False, True, True]
     assert len({p.key() for p in on}) == 4
+
+
+# --- malformed files: each a clear ExperimentError with file and line ----------------------------
+
+_NESTED = "name: deep\ndescription: " + "[" * 1000 + "]" * 1000 + "\n"
+_BOMB = "name: bomb\n" + "".join(
+    f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}" if i else "lol"] * 9) + "]\n" for i in range(10))
+
+
+@pytest.mark.parametrize("data, line, fragment", [
+    (GOOD.encode().replace(b"grid", b"gr\xffid"), 1, "not UTF-8 text: byte 0xff"),
+    (GOOD.replace("seeds: 2", "seeds: 2\x07"), 8, "character #x0007 is not allowed"),
+    (GOOD.replace("sbox: [lut]", "? [a, b]: 1"), 5, "a key must be a plain value"),
+    (GOOD.replace("sbox: [lut]", "{[iterative]: 1}"), 5, "a key must be a plain value"),
+    (GOOD.replace("arch: iterative", "arch: [iterative]"), 3, "arch: ['iterative'] is not one of"),
+    (_NESTED, 2, "nesting deeper than 50 levels"),
+    (_BOMB, 2, "anchors (&l0) are not allowed"),
+    (GOOD + "verify: {<<: {seed: 2}}\n", 9, "merge keys (<<) are not supported"),
+    (GOOD.replace("seeds: 2", "seeds: 1000000000"), 8, "seeds: 1000000000 must be at least 1 "
+                                                       "and at most 100"),
+    (GOOD + "verify: {random_vectors: 1000000000000}\n", 9, "must be at least 0 and at most "
+                                                             "100000"),
+    (GOOD + "verify: {random_vectors: 1.0e+12}\n", 9, "must be a number of vectors"),
+    (GOOD + "  synth_timeout_s: .nan\n", 9, "synth_timeout_s: .nan must be above 0"),
+    (GOOD + "  pnr_timeout_s: .inf\n", 9, "pnr_timeout_s: .inf must be above 0"),
+    (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: 2000"), 7, "at most 1000.0 MHz"),
+    (GOOD.replace("  freq_mhz: [100, 150]\n  seeds: 2", "  fmax_search: {budget_s: 1.0e+9}"),
+     7, "budget_s: 1000000000.0 must be above 0 and at most 604800"),
+    (GOOD.replace("  freq_mhz: [100, 150]\n  seeds: 2", "  fmax_search: {low_mhz: .nan}"),
+     7, "low_mhz: .nan must be above 0"),
+    (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [" + ", ".join(
+        str(100 + n) for n in range(100)) + "]").replace("seeds: 2", "seeds: 100")
+     .replace("sbox: [lut]", "sbox_stages: [0, 1, 2, 3, 4, 5, 6]\n      sbox: [composite]"),
+     2, "expands to 70,000 design points; at most 10,000"),
+    (GOOD.replace("name: grid", "name: {a: " + "x" * 5000 + "}"), 1, "name: {'a': 'xxxxxxx"),
+])
+def test_malformed_files_are_experiment_errors(tmp_path, data, line, fragment):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:{line}: "), message
+    assert fragment in message, message
+    assert len(message) < len(str(path)) + 300, message  # values are clipped, never repr'd whole
+
+
+def _mutations(text: str, rng):
+    """A few deterministic random edits of an experiment file, as bytes."""
+    data = bytearray(text.encode())
+    lines = text.splitlines(keepends=True)
+    for _ in range(rng.randint(1, 3)):
+        what = rng.randrange(6)
+        if what == 0 and data:      # flip a byte
+            i = rng.randrange(len(data))
+            data[i] ^= 1 << rng.randrange(8)
+        elif what == 1 and lines:   # delete a line
+            del lines[rng.randrange(len(lines))]
+            data = bytearray("".join(lines).encode())
+        elif what == 2 and lines:   # duplicate a line
+            i = rng.randrange(len(lines))
+            lines.insert(i, lines[i])
+            data = bytearray("".join(lines).encode())
+        elif what == 3:             # insert a control character
+            i = rng.randrange(len(data) + 1)
+            data[i:i] = bytes([rng.choice([0, 7, 8, 27, 127])])
+        elif what == 4 and len(lines) > 1:  # swap the values of two lines
+            i, j = rng.sample(range(len(lines)), 2)
+            vi, vj = lines[i].partition(":")[2], lines[j].partition(":")[2]
+            lines[i] = lines[i].partition(":")[0] + ":" + vj if vj else lines[i]
+            lines[j] = lines[j].partition(":")[0] + ":" + vi if vi else lines[j]
+            data = bytearray("".join(lines).encode())
+        else:                       # a value that is too big, odd or nested
+            i = rng.randrange(len(lines)) if lines else 0
+            value = rng.choice(["1000000000", ".nan", "-.inf", "[[[[x]]]]", "{a: [1, 2]}",
+                                "&a [1]", "*a", "[" + ", ".join(map(str, range(200))) + "]"])
+            key = lines[i].partition(":")[0] if lines else "x"
+            lines[i:i + 1] = [f"{key}: {value}\n"]
+            data = bytearray("".join(lines).encode())
+        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+    return bytes(data)
+
+
+def test_mutated_experiments_load_or_fail_with_experiment_error(tmp_path):
+    # Every mutation either loads or is an ExperimentError naming the file and a line, never a
+    # traceback of another kind; loading is bounded by node and point limits, not by a clock.
+    import random
+    from pathlib import Path
+    rng = random.Random(13)
+    sources = sorted(Path(__file__).parent.parent.glob("experiments/*.yaml"))
+    outcomes = {"loaded": 0, "refused": 0}
+    for n in range(300):
+        source = sources[n % len(sources)]
+        path = tmp_path / f"m{n}.yaml"
+        path.write_bytes(_mutations(source.read_text(), rng))
+        try:
+            load_experiment(path)
+            outcomes["loaded"] += 1
+        except ExperimentError as e:
+            assert str(e).startswith(f"{path}:"), str(e)
+            line = str(e)[len(str(path)) + 1:].partition(":")[0]
+            assert line.isdigit() and int(line) >= 1, str(e)
+            assert len(str(e)) < len(str(path)) + 600, str(e)
+            outcomes["refused"] += 1
+    assert outcomes["loaded"] and outcomes["refused"], outcomes
+
+
+# --- combinations a family cannot build fail at load time, at the arch line ----------------------
+
+@pytest.mark.parametrize("entry, fragment", [
+    ("arch: unrolled\n    params: {round_units: 3, key_bits: 128}",
+     "unrolled with bram_rounds=0, key_bits=128, key_schedule=on_the_fly, round_units=3, "
+     "sbox=lut, sbox_stages=0, schedule=split: Round units must divide the 10 rounds"),
+    ("arch: unrolled\n    params: {round_units: [2, 10], bram_rounds: 5, sbox: bram}",
+     "BRAM rounds need a fully pipelined core (round units 10), not round units 2"),
+    ("arch: iterative\n    params: {sbox: [composite, lut], sbox_stages: 3}",
+     "S-box family 'lut' has no pipeline stages, not 3"),
+    ("arch: compact\n    params: {sbox: lut, sbox_stages: [0, 2]}",
+     "S-box family 'lut' has no pipeline stages, not 2"),
+    ("arch: sbox\n    params: {sbox: bram, sbox_stages: 1}",
+     "S-box family 'bram' has no pipeline stages, not 1"),
+])
+def test_impossible_combinations_fail_at_load_time(entry, fragment):
+    text = f"name: x\narchitectures:\n  - {{arch: iterative}}\n  - {entry}\n"
+    with pytest.raises(ExperimentError) as info:
+        parse_experiment(text, "x.yaml")
+    assert str(info.value).startswith("x.yaml:4: "), str(info.value)
+    assert fragment in str(info.value), str(info.value)
+
+
+def test_every_combination_the_check_refuses_cannot_be_built():
+    # The family checks say no more than the builders: every refused combination raises in
+    # its builder too (which validates before constructing, so nothing is elaborated).
+    import itertools
+    import archs
+    refused = 0
+    for fam in archs.FAMILIES.values():
+        for combo in itertools.product(*(p.choices for p in fam.params)):
+            params = {p.name: v for p, v in zip(fam.params, combo)}
+            problem = fam.check_params(params)
+            if problem is not None:
+                refused += 1
+                with pytest.raises(ValueError, match=re.escape(problem)):
+                    fam.build(**params)
+    assert refused > 100
+
+
+def test_make_point_checks_types_and_combinations():
+    with pytest.raises(ExperimentError, match=r"^shared_memory: 1 is not one of: false, true"):
+        make_point("compact", {"shared_memory": 1})
+    with pytest.raises(ExperimentError, match=r"^sbox_stages: 1.0 is not one of"):
+        make_point("iterative", {"sbox_stages": 1.0})
+    with pytest.raises(ExperimentError, match=r"^unrolled: Round units must divide the 10"):
+        make_point("unrolled", {"round_units": 3})

@@ -218,11 +218,11 @@ def test_yaml_fmax_search_options():
 
 @pytest.mark.parametrize("body, message", [
     ("    low_mhz: 300\n    high_mhz: 200", "x.yaml:7: low_mhz: 300.0 must be below high_mhz"),
-    ("    patience: 0", "x.yaml:7: patience: 0 must be positive"),
+    ("    patience: 0", "x.yaml:7: patience: 0 must be at least 1 and at most 100"),
     ("    batch: -1", "x.yaml:7: batch: -1 must be at least 0"),
     ("    seeds: two", "x.yaml:7: seeds: 'two' must be a whole number, not a string"),
     ("    budget_s: true", "x.yaml:7: budget_s: True must be a number, not a boolean"),
-    ("    high_mhz: 2000", "x.yaml:7: high_mhz: 2000.0 must be at most 1000 MHz"),
+    ("    high_mhz: 2000", "x.yaml:7: high_mhz: 2000 must be above 0 and at most 1000.0 MHz"),
     ("    step: 3", "x.yaml:7: unknown key 'step' in fmax_search; allowed keys: low_mhz"),
 ])
 def test_yaml_errors_name_file_and_line(body, message):

@@ -159,7 +159,7 @@ def test_validation_accepts_minimal_file(tmp_path):
 
 @pytest.mark.parametrize("old, new, message", [
     ("clock_mhz: 100,", "clock_mhz: '100',",
-     r"009_test.yaml: tables\[0\] \(Table 1\).rows\[0\] \(a\).values.clock_mhz: "
+     r"009_test.yaml:20: tables\[0\] \(Table 1\).rows\[0\] \(a\).values.clock_mhz: "
      r"must be a number or null, not '100'$"),
     ("clock_mhz: 100,", "clock_mhz: null,",
      r"rows\[0\] \(a\): has null values but no note saying why$"),
@@ -168,15 +168,16 @@ def test_validation_accepts_minimal_file(tmp_path):
     ("throughput_gbps: 12.8}", "throughput_gbps: 12.8, fmax: 1}",
      r"rows\[0\] \(a\).values: unknown column\(s\) fmax$"),
     ("    caption: Results\n", "",
-     r"tables\[0\]: missing required field\(s\) caption$"),
+     r"009_test.yaml:6: tables\[0\]: missing required field\(s\) caption$"),
     ('key: "009"', "key: 9",
-     r"009_test.yaml: key: must be a non-empty string, not 9$"),
+     r"009_test.yaml:1: key: must be a non-empty string, not 9$"),
     ("unit: Gbit/s", "unit: Mbit/s",
      r"column 'throughput_gbps' must have unit 'Gbit/s', not 'Mbit/s'$"),
     ("device_family: virtex5", "device_family: virtex9",
      r"device_family: must be one of .*, asic or null, not 'virtex9'$"),
     ("this_work: true", "this_work: yes please",
-     r"this_work: must be true or false, not 'yes please'$"),
+     r"009_test.yaml:18: tables\[0\] \(Table 1\).rows\[0\] \(a\).this_work: "
+     r"must be true or false, not 'yes please'$"),
     ("config: {arch: unrolled}", "config: {round_units: 2}",
      r"config: must be a mapping with a string 'arch'"),
 ])
@@ -263,3 +264,48 @@ def test_rows_without_architecture_or_numbers_are_not_checked(papers):
     cited = _paper("004").table("Table 3").row("ref-13")
     assert cited.architecture is None and consistency_check(cited) == []
     assert consistency_check(replace(_row(1.28, 10), values={"clock_mhz": 100.0})) == []
+
+
+@pytest.mark.parametrize("text, message", [
+    (GOOD.replace("key: \"009\"", "key: \"0\x0709\""), r"^009_test.yaml:1: character #x0007 "),
+    (GOOD.replace("caption: Results", "caption: [[[[" + "[" * 60 + "]]]]" + "]" * 60),
+     r"^009_test.yaml:7: nesting deeper than 50 levels$"),
+    (GOOD + "architectures:\n" + "".join(
+        f"  l{i}: &l{i} [" + ", ".join([f"*l{i - 1}" if i else "x"] * 9) + "]\n"
+        for i in range(9)), r"^009_test.yaml:2\d: more than 200000 values"),
+    (GOOD.replace("caption: Results", "caption: {a: " + "x" * 1000 + "}"),
+     r"^009_test.yaml:7: tables\[0\] \(Table 1\).caption: must be a non-empty string, "
+     r"not \{'a': 'x{50,70}\.\.\.$"),
+])
+def test_malformed_yaml_is_a_published_data_error_with_line(tmp_path, text, message):
+    # The published tables load through the experiment files' checked loader (aesdse.yamlcheck).
+    with pytest.raises(PublishedDataError, match=message):
+        load_paper(_write(tmp_path, text))
+
+
+def test_experiment_files_are_package_data():
+    # A wheel install (pip install ., not -e) has the experiments `aesdse reproduce` runs and the
+    # published tables: they are package data of aesdse, found through importlib.resources, every
+    # one matched by pyproject's package-data globs; experiments/ at the top of a checkout is
+    # a link to the same directory, so the two cannot differ.
+    import fnmatch
+    import re
+    from importlib import resources
+    from aesdse.reproduce import EXPERIMENTS, EXPERIMENTS_DIR
+    root = Path(__file__).resolve().parent.parent
+    package = resources.files("aesdse") / "experiments"
+    assert EXPERIMENTS_DIR == PUBLISHED_DIR.parent == Path(str(package))
+    assert (root / "experiments").resolve() == EXPERIMENTS_DIR.resolve()
+    assert (package / "published" / "004_unrolled.yaml").is_file()
+    for key, name in EXPERIMENTS.items():
+        if (EXPERIMENTS_DIR / name).exists():
+            assert (package / name).read_text() == (root / "experiments" / name).read_text()
+    pyproject = (root / "pyproject.toml").read_text()
+    globs = re.search(r'^aesdse = \[(.*)\]$', pyproject, re.M).group(1)
+    globs = [g.strip().strip('"') for g in globs.split(",")]
+    files = [p.relative_to(root / "aesdse").as_posix()
+             for p in (root / "aesdse" / "experiments").rglob("*") if p.is_file()]
+    assert len(files) >= 10
+    for file in files:
+        assert any(fnmatch.fnmatch(file, g) and file.count("/") == g.count("/") for g in globs), \
+            f"aesdse/{file} is not package data: add it to [tool.setuptools.package-data]"
