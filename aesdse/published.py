@@ -40,7 +40,6 @@ Areas from different device families are only compared in slice-equivalents, thr
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from importlib import resources
 from dataclasses import dataclass, field

@@ -2,7 +2,6 @@
 exactly the inconsistent claims, and the area normalisation follows its stated conventions."""
 
 import functools
-import math
 import re
 from dataclasses import replace
 from pathlib import Path
