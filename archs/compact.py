@@ -117,16 +117,16 @@ exactly three cycles after it went in, with or without MixColumns.
 from collections import Counter
 
 from amaranth.hdl import Cat, Const, Fragment, Module, Mux, Shape, Signal
-from amaranth.lib import data, memory, wiring
+from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .prims.keyschedule import ROUNDS, KeyExpander
-from .prims.mixcolumns import mix_column_value
+from .prims.mixcolumns import MixColumn
 from .prims.sbox import TARGETS, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
-__all__ = ["Compact", "MixColumn", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
+__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
@@ -134,29 +134,6 @@ WIDTHS = (8, 32, 64)
 MODES = ("ecb", "ctr")
 
 _ROUNDS = ROUNDS[128]
-
-
-class MixColumn(wiring.Component):
-    """MixColumns of one column (FIPS-197 section 5.1.3), combinational.
-
-    A component of its own so that a design's MixColumns units can be counted (000 Table I).
-
-    Members
-    -------
-    i : In(ArrayLayout(8, 4))
-        Column, row 0 first.
-    o : Out(ArrayLayout(8, 4))
-        Mixed column.
-    """
-
-    i: In(data.ArrayLayout(8, 4))
-    o: Out(data.ArrayLayout(8, 4))
-
-    def elaborate(self, platform):
-        m = Module()
-        for r, value in enumerate(mix_column_value([self.i[k] for k in range(4)])):
-            m.d.comb += self.o[r].eq(value)
-        return m
 
 
 def schedule(datapath_width: int, latency: int) -> dict:
