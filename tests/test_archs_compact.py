@@ -11,7 +11,8 @@ from aesdse import reference
 from aesdse.vectors import SP800_38A_CTR
 from aesdse.verify import VerifyOptions, verify_component
 from archs import FAMILIES
-from archs.compact import Compact, EStreamAdapter, schedule
+from archs.compact import Compact, schedule
+from archs.estream import EStreamAdapter
 from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
 
 WIDTHS = (8, 32, 64)
