@@ -495,9 +495,10 @@ class KeyExpander(wiring.Component):
         """Groups in a whole walk for ``key_bits``: 16 x (Nr + 1) x 8 / width."""
         return self._geo[key_bits].total * 8 // self.width
 
-    # elaborate() builds the expander from named parts; they share the registers of the walk
-    # through one namespace, ``walk`` (see :meth:`_registers`), to which the step logic adds its
-    # combinational results.
+    # elaborate() builds the expander from named parts, in the order of the class notes: the
+    # S-boxes, the XOR network of a step, the consumer's side, the control. They share the
+    # registers of the walk through one namespace, ``walk`` (see :meth:`_registers`), to which
+    # each part adds the signals the later ones read.
 
     def elaborate(self, platform):
         m = Module()
@@ -516,7 +517,9 @@ class KeyExpander(wiring.Component):
         walks) keep the key and the last group for later ``start``s; ``pos`` is the schedule
         byte index of the window start, ``phase`` the position within the XOR network
         (:func:`_step_plan`), ``rcon`` the next round constant. ``prepass`` is set while a
-        ``load`` of a core with a reverse direction walks forward to the last group.
+        ``load`` of a core with a reverse direction walks forward to the last group. The
+        namespace also holds the static facts the parts need: ``n_max`` (window bytes of the
+        largest key), ``has_fwd`` and ``has_rev`` (the directions built).
         """
         n_max = 4 * max(g.nk for g in self._geo.values())
         has_fwd = "forward" in self.directions
