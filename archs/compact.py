@@ -5,8 +5,8 @@ a datapath of ``datapath_width`` bits, the 128-bit state lives in a small memory
 done by addressing it (section II.E), the round key comes from an on-the-fly key schedule of the
 same width (section II.D, Fig. 7 and Fig. 10), and the core runs either as a plain block cipher
 (``mode="ecb"``, the common interface of :mod:`archs.interface`) or as AES-128 in counter mode
-(``mode="ctr"``, section II.B-C). :class:`EStreamAdapter` puts the eSTREAM handshake of 000
-Fig. 6 on top of the CTR core.
+(``mode="ctr"``, section II.B-C). :class:`archs.estream.EStreamAdapter` puts the eSTREAM handshake
+of 000 Fig. 6 on top of the CTR core.
 
 Resources (000 Table I), as built here
 ---------------------------------------
@@ -115,18 +115,19 @@ exactly three cycles after it went in, with or without MixColumns.
 """
 
 from collections import Counter
+from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, Fragment, Module, Mux, Shape, Signal
-from amaranth.lib import data, memory, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.lib import memory, wiring
 
+from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
 from .prims.keyschedule import ROUNDS, KeyExpander
-from .prims.mixcolumns import mix_column_value
+from .prims.mixcolumns import MixColumn
 from .prims.sbox import TARGETS, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
-__all__ = ["Compact", "MixColumn", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
+__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
@@ -135,28 +136,10 @@ MODES = ("ecb", "ctr")
 
 _ROUNDS = ROUNDS[128]
 
-
-class MixColumn(wiring.Component):
-    """MixColumns of one column (FIPS-197 section 5.1.3), combinational.
-
-    A component of its own so that a design's MixColumns units can be counted (000 Table I).
-
-    Members
-    -------
-    i : In(ArrayLayout(8, 4))
-        Column, row 0 first.
-    o : Out(ArrayLayout(8, 4))
-        Mixed column.
-    """
-
-    i: In(data.ArrayLayout(8, 4))
-    o: Out(data.ArrayLayout(8, 4))
-
-    def elaborate(self, platform):
-        m = Module()
-        for r, value in enumerate(mix_column_value([self.i[k] for k in range(4)])):
-            m.d.comb += self.o[r].eq(value)
-        return m
+# EStreamAdapter lives in archs.estream (it fits any CTR core with an ``iv`` field) and is
+# re-exported here as part of this family's interface; the import also keeps archs.estream in
+# the compact family's generator fingerprint (aesdse.provenance follows the imports of
+# archs.compact).
 
 
 def schedule(datapath_width: int, latency: int) -> dict:
@@ -340,19 +323,39 @@ class Compact(wiring.Component):
         return pcol[0], pcol[1]
 
     # --- Elaboration ------------------------------------------------------------------------
+    #
+    # elaborate() builds the core in the order a step flows through it (module documentation,
+    # "Implementation notes"). The sub-builders share the sequencer's registers, their delayed
+    # copies and the block handshake registers through one namespace, ``ctl``; each adds what
+    # the later ones read.
 
     def elaborate(self, platform):
         m = Module()
-        width = self.datapath_width
-        nbytes = width // 8
+        ctl = self._build_control_pipeline(m)
+        self._build_key_schedule(m, ctl)
+        self._build_sequencer(m, ctl)
+        self._build_block_control(m, ctl)
+        mems, read_data, write_route = self._build_state_memory(m, ctl)
+        ark = self._build_round_datapath(m, ctl, read_data)
+        self._build_write_back(m, ctl, mems, write_route, ark)
+        return m
+
+    def _build_control_pipeline(self, m):
+        """The sequencer's registers and their copies delayed stage by stage.
+
+        The sequencer issues every cycle of a block at (``rnd``, ``step``) with ``issue`` high;
+        ``wait`` counts the cycles it waits before a round-step. Nothing after the issue stage
+        ever stalls, so the control of every later stage is the issue control delayed by the
+        stage depth: stage ``k`` holds the (valid, round, step) issued ``k`` cycles ago. Stage
+        ``L`` (S-box latency) is the S-box output stage (``sv``, ``sr``, ``ss``), stage ``D``
+        the write-back stage (``wv``, ``wr``, ``ws``); ``drained`` is high when no step is in
+        flight. Returns the namespace ``ctl`` with these.
+        """
         steps = self.steps_per_round
         latency = self.sbox_latency
         delay = self._timing["delay"]
         gap = self._timing["gap"]
-        ctr = self.mode == "ctr"
-        shared = self.shared_memory
 
-        # --- Sequencer (issue stage) and the control pipeline ------------------------------
         rnd = Signal(range(_ROUNDS + 1))
         step = Signal(range(steps))
         wait = Signal(range(gap + 1))
@@ -372,17 +375,30 @@ class Compact(wiring.Component):
         drained = Const(1, 1)
         for v, _, _ in stages[1:]:
             drained = drained & ~v
+        return SimpleNamespace(rnd=rnd, step=step, wait=wait, issue=issue, sv=sv, sr=sr, ss=ss,
+                               wv=wv, wr=wr, ws=ws, drained=drained)
 
-        # --- Key schedule ------------------------------------------------------------------
+    def _build_key_schedule(self, m, ctl):
+        """The on-the-fly key schedule (000 section II.D, Fig. 7 and Fig. 10) and its S-boxes.
+
+        A :class:`KeyExpander` of ``key_width`` bits with narrow S-box ports; the S-boxes are
+        this core's (named ``key_sbox<n>``: :attr:`resources` counts them apart from the
+        datapath's). Adds to ``ctl``: ``kx`` (the expander), ``key_bytes`` (the round-key bytes
+        of the write-back stage's step), ``group_end`` (that step uses the last bytes of the
+        expander's group, so the next group is taken with it) and ``kx_at_start`` (the walk is
+        at round key 0).
+        """
+        nbytes = self.datapath_width // 8
+        ws = ctl.ws
         kw = self.key_width
-        m.submodules.key_schedule = kx = KeyExpander(kw, sbox=None, sbox_latency=latency)
+        m.submodules.key_schedule = kx = KeyExpander(kw, sbox=None, sbox_latency=self.sbox_latency)
         for n in range(kx.sbox_count):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
             m.submodules[f"key_sbox{n}"] = sb
             hi = 8 * (kx.sbox_count - n)
             m.d.comb += [sb.i.eq(kx.sbox_i[hi - 8:hi]), kx.sbox_o[hi - 8:hi].eq(sb.o)]
         # Round-key bytes of the write stage. A group of the schedule covers kw / width steps.
-        group_steps = kw // width
+        group_steps = kw // self.datapath_width
         if group_steps == 1:
             key_bytes = value_bytes(kx.round_key, nbytes)
             group_end = Const(1, 1)
@@ -392,8 +408,25 @@ class Compact(wiring.Component):
         kx_at_start = kx.round == 0
         if kx.parts > 1:
             kx_at_start = kx_at_start & (kx.part == 0)
+        ctl.kx, ctl.key_bytes, ctl.group_end, ctl.kx_at_start = \
+            kx, key_bytes, group_end, kx_at_start
 
-        # --- Block input, output and counter ------------------------------------------------
+    def _build_sequencer(self, m, ctl):
+        """The issue stage: when the sequencer issues a step and how it advances.
+
+        Within a round-step it issues every cycle; before each round-step it waits ``gap``
+        cycles (:func:`schedule`). A block waits for the outside at two points only: before its
+        load step (round 0, step 0) and before its last round (round 10, step 0), see
+        :meth:`_issue_conditions`. In CTR mode the keystream block is computed ahead of its
+        plaintext (000 section II.B, Fig. 4), and a key or IV transfer that arrives while the
+        block waits before its last round aborts it. Also creates the registers of the block
+        handshakes that those conditions read (added to ``ctl``; updated by
+        :meth:`_build_block_control` and :meth:`_build_write_back`).
+        """
+        steps = self.steps_per_round
+        gap = self._timing["gap"]
+        rnd, step, wait, issue = ctl.rnd, ctl.step, ctl.wait, ctl.issue
+
         out_data = Signal(128)
         out_valid = Signal()
         restart_pending = Signal()   # round 10 fully issued, its last write not yet done
@@ -401,27 +434,11 @@ class Compact(wiring.Component):
                                      # key load or discarded block
         counter = Signal(128)
         counter_loaded = Signal()
-        if ctr:
-            src_block = counter
-        else:
-            src_block = self.i.payload.data
-
-        at_start = (rnd == 0) & (step == 0)
-        # The walk must be at round key 0: presented (valid) after a key load or a restart from
-        # idle, or about to be restarted by the block finishing now (then the round-step gap
-        # lets its S-box settle before the first write).
-        key_ok = walk_ready | restart_pending
-        out_free = ~out_valid | self.o.ready
-        iv_pending = (self.i.valid & self.i.payload.iv) if ctr else Const(0, 1)
-        pt_pending = (self.i.valid & ~self.i.payload.iv) if ctr else Const(0, 1)
-        if ctr:
-            start_ok = counter_loaded & ~self.key.valid & ~iv_pending & key_ok
-            final_ok = out_free & pt_pending & ~self.key.valid
-            abort = (rnd == _ROUNDS) & (step == 0) & (wait == 0) & (self.key.valid | iv_pending)
-        else:
-            start_ok = self.i.valid & ~self.key.valid & key_ok
-            final_ok = out_free
-            abort = Const(0, 1)
+        ctl.out_data, ctl.out_valid, ctl.restart_pending, ctl.walk_ready = \
+            out_data, out_valid, restart_pending, walk_ready
+        ctl.counter, ctl.counter_loaded = counter, counter_loaded
+        ctl.at_start = at_start = (rnd == 0) & (step == 0)
+        start_ok, final_ok, abort = self._issue_conditions(ctl)
 
         with m.If(wait != 0):
             m.d.comb += issue.eq(0)
@@ -444,19 +461,63 @@ class Compact(wiring.Component):
                 m.d.sync += step.eq(step + 1)
         with m.If(abort):
             m.d.sync += [rnd.eq(0), step.eq(0)]
+        ctl.abort = abort
 
-        last_issue = issue & (rnd == _ROUNDS) & (step == steps - 1)
+    def _issue_conditions(self, ctl):
+        """The conditions under which a block passes its two waiting points.
+
+        Returns ``(start_ok, final_ok, abort)``: the load step may issue (ECB: a block is
+        offered; CTR: a counter block is loaded) and the key walk is ready; the last round may
+        issue (the output register is free; CTR: the plaintext is offered); and in CTR mode, the
+        block waiting before its last round is discarded (a key or IV transfer is offered). Adds
+        ``ctl.iv_pending`` (CTR: an IV transfer is offered).
+        """
+        rnd, step, wait = ctl.rnd, ctl.step, ctl.wait
+        ctr = self.mode == "ctr"
+        # The walk must be at round key 0: presented (valid) after a key load or a restart from
+        # idle, or about to be restarted by the block finishing now (then the round-step gap
+        # lets its S-box settle before the first write).
+        key_ok = ctl.walk_ready | ctl.restart_pending
+        out_free = ~ctl.out_valid | self.o.ready
+        iv_pending = (self.i.valid & self.i.payload.iv) if ctr else Const(0, 1)
+        pt_pending = (self.i.valid & ~self.i.payload.iv) if ctr else Const(0, 1)
+        if ctr:
+            start_ok = ctl.counter_loaded & ~self.key.valid & ~iv_pending & key_ok
+            final_ok = out_free & pt_pending & ~self.key.valid
+            abort = (rnd == _ROUNDS) & (step == 0) & (wait == 0) & (self.key.valid | iv_pending)
+        else:
+            start_ok = self.i.valid & ~self.key.valid & key_ok
+            final_ok = out_free
+            abort = Const(0, 1)
+        ctl.iv_pending = iv_pending
+        return start_ok, final_ok, abort
+
+    def _build_block_control(self, m, ctl):
+        """Block boundaries: the key and block input handshakes and the key walk's restarts.
+
+        The key is taken only while the core is idle; the expander keeps it and restarts its
+        walk from it for every block (module notes, "Key schedule"). In ECB mode the block
+        input transfer completes when the load step has taken its last bytes; in CTR mode an
+        IV transfer loads the counter block while idle and a plaintext transfer completes with
+        the last ciphertext byte, when the counter is incremented (SP 800-38A B.1, m = 32).
+        """
+        steps = self.steps_per_round
+        kx = ctl.kx
+        wv, wr, ws = ctl.wv, ctl.wr, ctl.ws
+        restart_pending, walk_ready = ctl.restart_pending, ctl.walk_ready
+
+        last_issue = ctl.issue & (ctl.rnd == _ROUNDS) & (ctl.step == steps - 1)
         last_write = wv & (wr == _ROUNDS) & (ws == steps - 1)
         with m.If(last_issue):
             m.d.sync += restart_pending.eq(1)
         with m.If(last_write):
             m.d.sync += restart_pending.eq(0)
 
-        idle = at_start & ~issue & drained & ~restart_pending
+        idle = ctl.at_start & ~ctl.issue & ctl.drained & ~restart_pending
         key_take = self.key.valid & self.key.ready
-        with m.If(kx.valid & kx_at_start):
+        with m.If(kx.valid & ctl.kx_at_start):
             m.d.sync += walk_ready.eq(1)
-        with m.If(key_take | abort):
+        with m.If(key_take | ctl.abort):
             m.d.sync += walk_ready.eq(0)
         m.d.comb += [
             self.key.ready.eq(idle),
@@ -465,23 +526,37 @@ class Compact(wiring.Component):
             # Restart the walk from the stored key after the last round key of a block (the
             # next block's load step needs round key 0), and whenever the core is idle with
             # the walk elsewhere (after a discarded CTR block).
-            kx.start.eq(last_write | (idle & ~kx_at_start)),
-            kx.next.eq(wv & group_end),
+            kx.start.eq(last_write | (idle & ~ctl.kx_at_start)),
+            kx.next.eq(wv & ctl.group_end),
         ]
 
         # Block input transfers.
-        if ctr:
-            iv_take = idle & iv_pending
+        if self.mode == "ctr":
+            iv_take = idle & ctl.iv_pending
             m.d.comb += self.i.ready.eq(last_write | iv_take)
             with m.If(iv_take):
-                m.d.sync += [counter.eq(self.i.payload.data), counter_loaded.eq(1)]
+                m.d.sync += [ctl.counter.eq(self.i.payload.data), ctl.counter_loaded.eq(1)]
             with m.If(last_write):
                 # SP 800-38A B.1 with m = 32 (RFC 3686): the low 32 bits wrap, the rest stays.
-                m.d.sync += counter[:32].eq(counter[:32] + 1)
+                m.d.sync += ctl.counter[:32].eq(ctl.counter[:32] + 1)
         else:
-            m.d.comb += self.i.ready.eq(sv & (sr == 0) & (ss == steps - 1))
+            m.d.comb += self.i.ready.eq(ctl.sv & (ctl.sr == 0) & (ctl.ss == steps - 1))
 
-        # --- State memory -------------------------------------------------------------------
+    def _build_state_memory(self, m, ctl):
+        """The state memory, with ShiftRows done by its addressing (000 section II.E, Fig. 16).
+
+        One memory per lane (module notes: one lane at 8 bits, one per row at 32 bits, one per
+        row and column parity at 64 bits); with separate memories each lane has two banks, the
+        input and output memories of 000, swapped every round-step. The read side is addressed
+        by the issue stage, the write side by the write-back stage.
+
+        Returns ``(mems, read_data, write_route)``: the (read port, write port) of every lane,
+        the bytes read for the issued step (position 0 first) and the write stage's
+        ``(lane_of, parity)`` route (see :meth:`_route`) for :meth:`_build_write_back`.
+        """
+        nbytes = self.datapath_width // 8
+        shared = self.shared_memory
+        rnd, step, wr, ws = ctl.rnd, ctl.step, ctl.wr, ctl.ws
         lanes = nbytes
         lane_depth = 16 // nbytes
         banks = 1 if shared else 2
@@ -499,25 +574,8 @@ class Compact(wiring.Component):
         read_bank = ~rnd[0]
         write_bank = wr[0]
 
-        def route(n, k):
-            """Per position q: (lane, address). Per lane: the address of the position in it."""
-            pos = [self._slot(n, q, k) for q in range(nbytes)]
-            if nbytes != 8:
-                return [p[0] for p in pos], [p[1] for p in pos], None
-            # 64 bits: positions q and q + 4 (same row) go to the two parity lanes of the row.
-            lane_of = [2 * (q % 4) + p for q, (p, _) in enumerate(pos)]
-            parity = [p for p, _ in pos]
-            return lane_of, [a for _, a in pos], parity
-
-        r_lane, r_addr, r_par = route(step, k_read)
-        w_lane, w_addr, w_par = route(ws, k_write)
-
-        def lane_address(lane, lane_of, addr, parity):
-            if parity is None:
-                return addr[lane_of.index(lane)]
-            row, p = lane // 2, lane % 2
-            # Position `row` (column x = 0) or `row + 4` (x = 1), whichever has this parity.
-            return Mux(parity[row] == p, addr[row], addr[row + 4])
+        r_lane, r_addr, r_par = self._route(step, k_read)
+        w_lane, w_addr, w_par = self._route(ws, k_write)
 
         read_data = []
         for q in range(nbytes):
@@ -529,14 +587,52 @@ class Compact(wiring.Component):
                 even, odd = mems[2 * row][0], mems[2 * row + 1][0]
                 read_data.append(Mux(r_par[q], odd.data, even.data))
         for lane, (rport, wport) in enumerate(mems):
-            raddr = lane_address(lane, r_lane, r_addr, r_par)
-            waddr = lane_address(lane, w_lane, w_addr, w_par)
+            raddr = self._lane_address(lane, r_lane, r_addr, r_par)
+            waddr = self._lane_address(lane, w_lane, w_addr, w_par)
             if not shared:
                 raddr = Cat(raddr, read_bank)
                 waddr = Cat(waddr, write_bank)
             m.d.comb += [rport.addr.eq(raddr), wport.addr.eq(waddr)]
+        return mems, read_data, (w_lane, w_par)
 
-        # --- Datapath: S-boxes, MixColumns, AddRoundKey --------------------------------------
+    def _route(self, n, k):
+        """Where the positions of step ``n`` live after ``k`` ShiftRows of addressing.
+
+        Returns ``(lane_of, addr, parity)``: per position ``q``, its lane and its address in the
+        lane, and ``parity`` None; at 64 bits ``parity`` holds the column parity of each
+        position (a 1-bit Value): positions ``q`` and ``q + 4``, of the same row, go to the two
+        parity lanes of that row, so the lane of a position is only known in hardware.
+        """
+        nbytes = self.datapath_width // 8
+        pos = [self._slot(n, q, k) for q in range(nbytes)]
+        if nbytes != 8:
+            return [p[0] for p in pos], [p[1] for p in pos], None
+        # 64 bits: positions q and q + 4 (same row) go to the two parity lanes of the row.
+        lane_of = [2 * (q % 4) + p for q, (p, _) in enumerate(pos)]
+        parity = [p for p, _ in pos]
+        return lane_of, [a for _, a in pos], parity
+
+    @staticmethod
+    def _lane_address(lane, lane_of, addr, parity):
+        """The address of ``lane`` for a route of :meth:`_route`."""
+        if parity is None:
+            return addr[lane_of.index(lane)]
+        row, p = lane // 2, lane % 2
+        # Position `row` (column x = 0) or `row + 4` (x = 1), whichever has this parity.
+        return Mux(parity[row] == p, addr[row], addr[row + 4])
+
+    def _build_round_datapath(self, m, ctl, read_data):
+        """The round datapath: SubBytes, MixColumns and AddRoundKey of one step (000 Table I).
+
+        One S-box per datapath byte reads the state memory; ``L`` cycles later, at the S-box
+        output stage, the load step takes the block bytes instead (``block ^ key``), round 10
+        skips MixColumns, and the other rounds go through the MixColumns units
+        (:meth:`_build_mixcolumns_buffer` at 8 bits, :meth:`_build_mixcolumns` otherwise).
+        Returns the AddRoundKey result of the write-back stage, ``width`` bits.
+        """
+        width = self.datapath_width
+        nbytes = width // 8
+        src_block = ctl.counter if self.mode == "ctr" else self.i.payload.data
         sub = []
         for q in range(nbytes):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
@@ -545,43 +641,78 @@ class Compact(wiring.Component):
             sub.append(sb.o)
         # Block bytes of the load step, in natural order, at the S-box output stage (the step
         # count is a power of two, so ~step is the word index counted from the right).
-        block_bytes = value_bytes(src_block.word_select(~ss, width), nbytes)
+        block_bytes = value_bytes(src_block.word_select(~ctl.ss, width), nbytes)
 
         pre_ark = [Signal(8, name=f"pre_ark{q}") for q in range(nbytes)]
-        buffer_bits = 0
         if nbytes == 1:
-            # 000 Fig. 14: the byte-serial MixColumns buffer (see the module notes).
-            buf = [Signal(8, name=f"buf{n}") for n in range(3)]
-            buffer_bits = 24
-            x = Signal(8)
-            m.d.comb += x.eq(Mux(sr == 0, block_bytes[0], sub[0]))
-            m.submodules.mix0 = mix = MixColumn()
-            m.d.comb += [mix.i[n].eq(buf[n]) for n in range(3)] + [mix.i[3].eq(x)]
-            mixing = sv & (sr != 0) & (sr != _ROUNDS) & (ss[0:2] == 3)
-            with m.If(mixing):
-                m.d.comb += pre_ark[0].eq(mix.o[0])
-                m.d.sync += [buf[n].eq(mix.o[n + 1]) for n in range(3)]
-            with m.Else():
-                m.d.comb += pre_ark[0].eq(buf[0])
-                m.d.sync += [buf[0].eq(buf[1]), buf[1].eq(buf[2]), buf[2].eq(x)]
+            buffer_bits = self._build_mixcolumns_buffer(m, ctl, sub[0], block_bytes[0],
+                                                        pre_ark[0])
         else:
-            mixed = []
-            for c in range(nbytes // 4):
-                mix = MixColumn()
-                m.submodules[f"mix{c}"] = mix
-                m.d.comb += [mix.i[n].eq(sub[4 * c + n]) for n in range(4)]
-                mixed += [mix.o[n] for n in range(4)]
-            for q in range(nbytes):
-                with m.If(sr == 0):
-                    m.d.comb += pre_ark[q].eq(block_bytes[q])
-                with m.Elif(sr == _ROUNDS):
-                    m.d.comb += pre_ark[q].eq(sub[q])
-                with m.Else():
-                    m.d.comb += pre_ark[q].eq(mixed[q])
+            buffer_bits = self._build_mixcolumns(m, ctl, sub, block_bytes, pre_ark)
 
         ark = Signal(width)
-        m.d.comb += ark.eq(bytes_value(pre_ark) ^ bytes_value(key_bytes))
+        m.d.comb += ark.eq(bytes_value(pre_ark) ^ bytes_value(ctl.key_bytes))
         self._built = {"buffer_bits": buffer_bits, "addroundkey_width": len(ark)}
+        return ark
+
+    def _build_mixcolumns_buffer(self, m, ctl, sub, block_byte, pre_ark):
+        """The byte-serial MixColumns buffer of the 8-bit datapath (000 Fig. 14).
+
+        A three-byte shift register (module notes): every byte leaves it exactly three cycles
+        after it entered, mixed or not, so the pipeline keeps its fixed depth. Drives
+        ``pre_ark`` (the byte before AddRoundKey); returns the buffer's size in bits.
+        """
+        sr, ss = ctl.sr, ctl.ss
+        buf = [Signal(8, name=f"buf{n}") for n in range(3)]
+        x = Signal(8)
+        m.d.comb += x.eq(Mux(sr == 0, block_byte, sub))
+        m.submodules.mix0 = mix = MixColumn()
+        m.d.comb += [mix.i[n].eq(buf[n]) for n in range(3)] + [mix.i[3].eq(x)]
+        mixing = ctl.sv & (sr != 0) & (sr != _ROUNDS) & (ss[0:2] == 3)
+        with m.If(mixing):
+            m.d.comb += pre_ark.eq(mix.o[0])
+            m.d.sync += [buf[n].eq(mix.o[n + 1]) for n in range(3)]
+        with m.Else():
+            m.d.comb += pre_ark.eq(buf[0])
+            m.d.sync += [buf[0].eq(buf[1]), buf[1].eq(buf[2]), buf[2].eq(x)]
+        return 24
+
+    def _build_mixcolumns(self, m, ctl, sub, block_bytes, pre_ark):
+        """MixColumns units of the 32- and 64-bit datapaths: one per column of the step.
+
+        Drives ``pre_ark`` per byte: the block byte in the load step, the S-box output in round
+        10 (no MixColumns), the mixed column otherwise. Returns 0 (no buffer bits).
+        """
+        nbytes = self.datapath_width // 8
+        sr = ctl.sr
+        mixed = []
+        for c in range(nbytes // 4):
+            mix = MixColumn()
+            m.submodules[f"mix{c}"] = mix
+            m.d.comb += [mix.i[n].eq(sub[4 * c + n]) for n in range(4)]
+            mixed += [mix.o[n] for n in range(4)]
+        for q in range(nbytes):
+            with m.If(sr == 0):
+                m.d.comb += pre_ark[q].eq(block_bytes[q])
+            with m.Elif(sr == _ROUNDS):
+                m.d.comb += pre_ark[q].eq(sub[q])
+            with m.Else():
+                m.d.comb += pre_ark[q].eq(mixed[q])
+        return 0
+
+    def _build_write_back(self, m, ctl, mems, write_route, ark):
+        """Write-back of a step: the state memory in round-steps 0-9, the output in round 10.
+
+        Round 10 shifts its bytes into the 128-bit output register (in CTR mode XORed with the
+        plaintext, which is held on the input until its transfer completes with the last byte),
+        which becomes valid with the last step of the round.
+        """
+        width = self.datapath_width
+        nbytes = width // 8
+        steps = self.steps_per_round
+        wv, wr, ws = ctl.wv, ctl.wr, ctl.ws
+        out_data, out_valid = ctl.out_data, ctl.out_valid
+        w_lane, w_par = write_route
         ark_bytes = value_bytes(ark, nbytes)
 
         # Write-back: the state memory in round-steps 0-9, the output register in round 10.
@@ -595,7 +726,7 @@ class Compact(wiring.Component):
             m.d.comb += [wport.data.eq(wdata), wport.en.eq(we)]
 
         result = ark
-        if ctr:
+        if self.mode == "ctr":
             # The plaintext is held on the input (its transfer completes with the last byte).
             result = ark ^ self.i.payload.data.word_select(~ws, width)
         with m.If(self.o.valid & self.o.ready):
@@ -605,80 +736,3 @@ class Compact(wiring.Component):
             with m.If(ws == steps - 1):
                 m.d.sync += out_valid.eq(1)
         m.d.comb += [self.o.valid.eq(out_valid), self.o.payload.data.eq(out_data)]
-        return m
-
-
-class EStreamAdapter(wiring.Component):
-    """The eSTREAM cipher interface of 000 Fig. 6 (section II.C) over a CTR-mode core.
-
-    Parameters
-    ----------
-    core : wiring.Component
-        A core with the common interface and a block input field ``iv`` (for example
-        ``Compact(mode="ctr")``); it becomes a submodule.
-
-    Members
-    -------
-    key : In(128)
-        Cipher key.
-    iv : In(128)
-        Initial counter block.
-    key_iv_write : In(1)
-        Strobe: load ``key`` and ``iv``; they must stay unchanged until ``key_iv_ready`` is high.
-    key_iv_ready : Out(1)
-        High once key and IV are loaded; low from ``key_iv_write`` until then, and after reset.
-    data_in : In(128)
-        Plaintext block.
-    data_in_write : In(1)
-        A plaintext block is offered; hold it with ``data_in`` until ``data_in_ready``. Only
-        taken while ``key_iv_ready`` is high.
-    data_in_ready : Out(1)
-        The block on ``data_in`` is taken in this cycle.
-    data_out : Out(128)
-        Ciphertext block.
-    data_out_write : Out(1)
-        ``data_out`` is a new ciphertext block, valid in this cycle only (eSTREAM output has no
-        back-pressure).
-    """
-
-    key: In(128)
-    iv: In(128)
-    key_iv_write: In(1)
-    key_iv_ready: Out(1)
-    data_in: In(128)
-    data_in_write: In(1)
-    data_in_ready: Out(1)
-    data_out: Out(128)
-    data_out_write: Out(1)
-
-    def __init__(self, core):
-        if "iv" not in core.i.payload.shape().members:
-            raise ValueError("The core must have a block input field 'iv' (mode='ctr')")
-        self.core = core
-        super().__init__()
-
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.core = core = self.core
-        loading_key = Signal()
-        loading_iv = Signal()
-        ready = Signal()
-        m.d.comb += [
-            core.key.payload.key.eq(self.key),
-            core.key.valid.eq(loading_key),
-            core.i.payload.data.eq(Mux(loading_iv, self.iv, self.data_in)),
-            core.i.payload.iv.eq(loading_iv),
-            core.i.valid.eq(loading_iv | (ready & self.data_in_write)),
-            self.data_in_ready.eq(ready & core.i.ready),
-            self.key_iv_ready.eq(ready),
-            core.o.ready.eq(1),
-            self.data_out.eq(core.o.payload.data),
-            self.data_out_write.eq(core.o.valid),
-        ]
-        with m.If(self.key_iv_write):
-            m.d.sync += [loading_key.eq(1), loading_iv.eq(0), ready.eq(0)]
-        with m.Elif(loading_key & core.key.ready):
-            m.d.sync += [loading_key.eq(0), loading_iv.eq(1)]
-        with m.Elif(loading_iv & core.i.ready):
-            m.d.sync += [loading_iv.eq(0), ready.eq(1)]
-        return m

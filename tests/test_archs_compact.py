@@ -4,14 +4,16 @@
 import random
 
 import pytest
-from amaranth.sim import Simulator
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from aesdse import reference
+from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
+                               stream_get, stream_put)
 from aesdse.vectors import SP800_38A_CTR
 from aesdse.verify import VerifyOptions, verify_component
 from archs import FAMILIES
-from archs.compact import Compact, EStreamAdapter, schedule
+from archs.compact import Compact, schedule
+from archs.estream import EStreamAdapter
 from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
 
 WIDTHS = (8, 32, 64)
@@ -39,46 +41,35 @@ def oracle_ctr(key, iv, blocks):
     return [int.from_bytes(out[16 * n:16 * n + 16], "big") for n in range(len(blocks))]
 
 
+async def put_item(ctx, dut, kind, value, **kwargs):
+    """Transfer one CTR item into ``dut``: ``"key"``, ``"iv"`` or ``"pt"`` (plaintext)."""
+    if kind == "key":
+        await stream_put(ctx, dut.key, {"key": value}, **kwargs)
+    else:
+        await stream_put(ctx, dut.i, {"data": value, "iv": int(kind == "iv")}, **kwargs)
+
+
 def rtl_ctr(dut, items, *, stall=0.25, seed=0, max_cycles=50_000):
     """Drive ``items`` into a CTR-mode core: ``("key", k)``, ``("iv", block)`` or
     ``("pt", block)``, in order, with random idle cycles and output back-pressure; return the
     output blocks."""
-    rng = random.Random(seed)
+    gaps = random_gaps(random.Random(seed), stall)
+    ready = random_ready(random.Random(seed + 1), stall)
     expected = sum(1 for kind, _ in items if kind == "pt")
     outputs = []
 
     async def producer(ctx):
+        clock = EdgeClock()
         for kind, value in items:
-            while rng.random() < stall:
-                await ctx.tick()
-            if kind == "key":
-                ctx.set(dut.key.payload.key, value)
-                ctx.set(dut.key.valid, 1)
-                await ctx.tick().until(dut.key.ready)
-                ctx.set(dut.key.valid, 0)
-            else:
-                ctx.set(dut.i.payload.data, value)
-                ctx.set(dut.i.payload.iv, kind == "iv")
-                ctx.set(dut.i.valid, 1)
-                await ctx.tick().until(dut.i.ready)
-                ctx.set(dut.i.valid, 0)
+            await clock.idle(ctx, gaps())
+            await put_item(ctx, dut, kind, value, timeout=max_cycles)
 
     async def consumer(ctx):
-        for _ in range(max_cycles):
-            ready = rng.random() >= stall
-            ctx.set(dut.o.ready, ready)
-            _, _, valid, data = await ctx.tick().sample(dut.o.valid, dut.o.payload.data)
-            if valid and ready:
-                outputs.append(data)
-                if len(outputs) == expected:
-                    return
-        raise AssertionError(f"hang: {len(outputs)} of {expected} blocks")
+        for _ in range(expected):
+            payload = await stream_get(ctx, dut.o, ready=ready, timeout=max_cycles)
+            outputs.append(payload.data)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
+    run_testbenches(dut, producer, consumer)
     return outputs
 
 
@@ -256,36 +247,20 @@ def test_ctr_back_to_back(width):
     key, iv, pts, cts = SP800_38A_CTR
     dut = Compact(datapath_width=width, mode="ctr")
     accepted = []
+    outputs = []
 
     async def producer(ctx):
         for kind, value in ctr_items(key, iv, pts * 2):
-            stream = dut.key if kind == "key" else dut.i
-            if kind == "key":
-                ctx.set(dut.key.payload.key, value)
-            else:
-                ctx.set(dut.i.payload.data, value)
-                ctx.set(dut.i.payload.iv, kind == "iv")
-            ctx.set(stream.valid, 1)
-            await ctx.tick().until(stream.ready)
-            ctx.set(stream.valid, 0)
-
-    outputs = []
+            await put_item(ctx, dut, kind, value)
 
     async def consumer(ctx):
-        ctx.set(dut.o.ready, 1)
-        cycle = 0
-        while len(outputs) < 8:
-            _, _, valid, data = await ctx.tick().sample(dut.o.valid, dut.o.payload.data)
-            cycle += 1
-            if valid:
-                outputs.append(data)
-                accepted.append(cycle)
+        clock = EdgeClock()   # always ready: every output transfers as soon as it is valid
+        for _ in range(8):
+            payload = await stream_get(ctx, dut.o, clock=clock)
+            outputs.append(payload.data)
+            accepted.append(clock.now)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
+    run_testbenches(dut, producer, consumer)
     assert outputs[:4] == list(cts)
     assert outputs[4:] == ref_ctr(key, iv + 4, pts)
     gaps = {b - a for a, b in zip(accepted[2:], accepted[3:])}
@@ -323,10 +298,6 @@ def test_estream_adapter(width):
             if write:
                 outputs.append(data)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(user)
-    sim.add_testbench(sink)
-    sim.run()
+    run_testbenches(dut, user, sink)
     assert ready_seen == [0, 0]
     assert outputs == list(cts)

@@ -6,25 +6,19 @@ import random
 
 import pytest
 from amaranth.back import rtlil
-from amaranth.sim import Simulator
 
 import archs
 from aesdse import reference
+from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
+                               stream_get, stream_put)
 from aesdse.verify import VerifyOptions, verify_component
 from archs.prims import gf
 from archs.prims.keyschedule import ROUNDS, extend_key, round_keys
 from archs.prims.mixcolumns import mix_column
-from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
+from archs.prims.sbox import sbox_latency
 from archs.prims.shiftrows import shift_rows
 from archs.prims.keyschedule import key_step_plan
 from archs.unrolled import Unrolled, unit_rounds
-
-
-def need(*families):
-    """Skip, naming the family, when an S-box family of the primitives library is missing."""
-    for family in families:
-        if family not in SBOX_FAMILIES:
-            pytest.skip(f"S-box family {family!r} does not exist in archs.prims.sbox yet")
 
 
 def verify(**params):
@@ -143,7 +137,6 @@ def test_lut(round_units, schedule, key_schedule):
     ({"round_units": 5, "schedule": "split", "sbox_stages": 0}, 11, 2.0, 5),
 ])
 def test_composite(params, latency, cycles_per_block, in_flight):
-    need("composite")
     dut, result = verify(sbox="composite", **params)
     assert (result.latency_cycles, result.cycles_per_block, dut.blocks_in_flight) == \
         (latency, cycles_per_block, in_flight)
@@ -152,7 +145,6 @@ def test_composite(params, latency, cycles_per_block, in_flight):
 def test_bram_rounds():
     # Seed 002 section 4: the first five rounds (and the key schedule) on block-RAM S-boxes, the
     # other five with 3-stage composite S-boxes; no loop, so one block per clock.
-    need("composite", "bram")
     dut, result = verify(round_units=10, sbox="composite", sbox_stages=3, bram_rounds=5)
     bram = 1 + sbox_latency("bram")
     assert dut.stages_per_round == (bram,) * 5 + (4,) * 5
@@ -162,7 +154,6 @@ def test_bram_rounds():
 
 def test_bram_sbox_loop():
     # Seed 004's ROM S-boxes in design 1: the ROM's stages are slots too.
-    need("bram")
     dut, result = verify(round_units=2, schedule="split", sbox="bram")
     assert result.cycles_per_block == 5.0
     assert dut.blocks_in_flight == 2 * dut.stages_per_round[0]
@@ -187,56 +178,32 @@ def test_key_sizes(key_bits, round_units, schedule, key_schedule):
 
 
 def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000):
-    """Feed ``items`` (("key", int) or ("block", int)) with random input gaps and output
-    back-pressure of probability ``stall``; return outputs and the cycle of every transfer."""
-    rng = random.Random(seed)
+    """Feed ``items`` (("key", int) or ("block", int)) in order with random input gaps, and take
+    the outputs with back-pressure, both of probability ``stall``; return the outputs, the
+    (kind, clock edge) of every input transfer and the clock edge of every output transfer."""
+    gaps = random_gaps(random.Random(seed), stall)
+    ready = random_ready(random.Random(seed + 1), stall)
     outputs, out_cycles, in_cycles = [], [], []
     n_blocks = sum(kind == "block" for kind, _ in items)
 
     async def producer(ctx):
-        pending, cycle, idle = list(items), 0, 0
-
-        def present():
-            ctx.set(dut.key.valid, 0)
-            ctx.set(dut.i.valid, 0)
-            if pending and not idle:
-                kind, value = pending[0]
-                port = dut.key if kind == "key" else dut.i
-                ctx.set(port.payload, {"key": value} if kind == "key" else {"data": value})
-                ctx.set(port.valid, 1)
-
-        present()
-        async for _, _, kv, kr, iv, ir in ctx.tick().sample(
-                dut.key.valid, dut.key.ready, dut.i.valid, dut.i.ready):
-            cycle += 1
-            if (kv and kr) or (iv and ir):
-                in_cycles.append((pending.pop(0)[0], cycle))
-                idle = int(rng.random() < stall)
-            elif idle:
-                idle -= 1
-            present()
-            if not pending:
-                return
+        clock = EdgeClock()
+        for kind, value in items:
+            await clock.idle(ctx, gaps())
+            if kind == "key":
+                await stream_put(ctx, dut.key, {"key": value}, clock=clock, timeout=max_cycles)
+            else:
+                await stream_put(ctx, dut.i, {"data": value}, clock=clock, timeout=max_cycles)
+            in_cycles.append((kind, clock.now))
 
     async def consumer(ctx):
-        cycle = 0
-        ctx.set(dut.o.ready, int(rng.random() >= stall))
-        async for _, _, valid, ready, payload in ctx.tick().sample(
-                dut.o.valid, dut.o.ready, dut.o.payload.data):
-            cycle += 1
-            if valid and ready:
-                outputs.append(payload)
-                out_cycles.append(cycle)
-            assert cycle < max_cycles, "hang"
-            if len(outputs) == n_blocks:
-                return
-            ctx.set(dut.o.ready, int(rng.random() >= stall))
+        clock = EdgeClock()
+        for _ in range(n_blocks):
+            payload = await stream_get(ctx, dut.o, clock=clock, ready=ready, timeout=max_cycles)
+            outputs.append(payload.data)
+            out_cycles.append(clock.now)
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(producer)
-    sim.add_testbench(consumer)
-    sim.run()
+    run_testbenches(dut, producer, consumer)
     return outputs, in_cycles, out_cycles
 
 
@@ -256,8 +223,6 @@ def agile_items(count, key_bits=128, seed=1):
     {"round_units": 2, "schedule": "split", "sbox": "composite", "sbox_stages": 3},
 ])
 def test_key_agility_with_backpressure(params):
-    if params.get("sbox") == "composite":
-        need("composite")
     items, expected = agile_items(24)
     outputs, _, _ = rtl_run(Unrolled(**params), items, stall=0.3, seed=5)
     assert outputs == expected

@@ -28,6 +28,8 @@ can share S-boxes between key schedule and datapath or give the schedule its own
 blocks of the one-round-per-cycle AES-128 schedule used inside :mod:`archs.iterative`.
 """
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
@@ -493,19 +495,40 @@ class KeyExpander(wiring.Component):
         """Groups in a whole walk for ``key_bits``: 16 x (Nr + 1) x 8 / width."""
         return self._geo[key_bits].total * 8 // self.width
 
+    # elaborate() builds the expander from named parts, in the order of the class notes: the
+    # S-boxes, the XOR network of a step, the consumer's side, the control. They share the
+    # registers of the walk through one namespace, ``walk`` (see :meth:`_registers`), to which
+    # each part adds the signals the later ones read.
+
     def elaborate(self, platform):
         m = Module()
-        step = self.width // 8
+        walk = self._registers()
+        sbox_i, sub = self._build_sbox_wiring(m)
+        self._build_step_logic(m, walk, sub)
+        self._build_outputs(m, walk, sbox_i)
+        self._build_control(m, walk)
+        return m
+
+    def _registers(self):
+        """The registers of the walk, in a namespace.
+
+        ``win`` is the window of the last Nk words of the expansion (the consumer's group at its
+        low end, seed 000 section II.D); ``key_copy`` (forward walks) and ``last_copy`` (reverse
+        walks) keep the key and the last group for later ``start``s; ``pos`` is the schedule
+        byte index of the window start, ``phase`` the position within the XOR network
+        (:func:`_step_plan`), ``rcon`` the next round constant. ``prepass`` is set while a
+        ``load`` of a core with a reverse direction walks forward to the last group. The
+        namespace also holds the static facts the parts need: ``n_max`` (window bytes of the
+        largest key), ``has_fwd`` and ``has_rev`` (the directions built).
+        """
         n_max = 4 * max(g.nk for g in self._geo.values())
         has_fwd = "forward" in self.directions
         has_rev = "reverse" in self.directions
-        latency = self.sbox_latency
-        sizes = self.key_sizes
 
         win = Signal(data.ArrayLayout(8, n_max))
         key_copy = Signal(data.ArrayLayout(8, n_max)) if has_fwd else None
         last_copy = Signal(data.ArrayLayout(8, n_max)) if has_rev else None
-        size = Signal(range(len(sizes)))           # index into key_sizes
+        size = Signal(range(len(self.key_sizes)))  # index into key_sizes
         pos = Signal(8)                            # schedule byte index of the window start
         phase = Signal(range(n_max))               # see _step_plan
         rcon = Signal(8)
@@ -514,9 +537,20 @@ class KeyExpander(wiring.Component):
         prepass = Signal()                         # load is walking forward to the last group
         rev_after = Signal()                       # direction to take when the prepass ends
         loading = Signal()                         # key_copy was just loaded
-        settle = Signal(range(latency + 1))        # cycles since the window last changed
+        settle = Signal(range(self.sbox_latency + 1))  # cycles since the window last changed
+        return SimpleNamespace(
+            n_max=n_max, has_fwd=has_fwd, has_rev=has_rev, win=win, key_copy=key_copy,
+            last_copy=last_copy, size=size, pos=pos, phase=phase, rcon=rcon, rev=rev,
+            running=running, prepass=prepass, rev_after=rev_after, loading=loading,
+            settle=settle)
 
-        # S-box wiring: ports, or S-boxes of our own.
+    def _build_sbox_wiring(self, m):
+        """The S-boxes of the step: the ``sbox_i`` / ``sbox_o`` ports (``sbox=None``, the S-boxes
+        belong to the architecture), or S-boxes of the expander's own.
+
+        Returns ``(sbox_i, sub)``: the S-box inputs (slot 0 the most significant byte) and the
+        S-box outputs per slot.
+        """
         if self.sbox is None:
             sbox_i, sbox_o = self.sbox_i, self.sbox_o
         else:
@@ -530,48 +564,68 @@ class KeyExpander(wiring.Component):
                 m.d.comb += [sb.i.eq(sbox_i[hi - 8:hi]), sbox_o[hi - 8:hi].eq(sb.o)]
         sub = [sbox_o[8 * (self.sbox_count - s) - 8:8 * (self.sbox_count - s)]
                for s in range(self.sbox_count)]
+        return sbox_i, sub
 
-        # Per key size and direction: the next window, S-box inputs, and whether the step uses
-        # the S-box / the round constant, selected by the phase register.
-        def build(geo, reverse):
-            plans = geo.phases(reverse)
-            known = {x: win[x] for x in range(geo.n)}
-            # Bytes of the new window, each a Mux over the distinct formulas the phases use.
-            order = list(plans[next(iter(plans))][0])
-            for x in order:
-                formulas = {}
-                for p, (outs, _, _) in plans.items():
-                    formulas.setdefault(outs[x], set()).add(p)
-                cases = []
-                for (old, temp), phases in formulas.items():
-                    if temp[0] == "byte":
-                        t = known[temp[1]]
-                    else:
-                        t = sub[temp[1]] ^ rcon if temp[2] else sub[temp[1]]
-                    cases.append((phases, known[old] ^ t))
-                known[x] = _select(phase, cases)
-            sbox_in = []
-            for slot in range(self.sbox_count):
-                srcs = {}
-                for p, (_, sbox, _) in plans.items():
-                    if slot in sbox:
-                        srcs.setdefault(sbox[slot], set()).add(p)
-                sbox_in.append(_select(phase, [(ps, known[src]) for src, ps in srcs.items()])
-                               if srcs else Const(0, 8))
-            needs = [p for p, (_, sbox, _) in plans.items() if sbox]
-            uses_rc = [p for p, (_, _, rc) in plans.items() if rc]
-            lo = -step if reverse else step
-            new_win = [known[x] for x in range(lo, lo + geo.n)]
-            def any_of(phases):
-                if len(phases) == len(plans):
-                    return Const(1, 1)
-                cond = Const(0, 1)
-                for p in sorted(phases):
-                    cond = cond | (phase == p)
-                return cond
-            return new_win, sbox_in, any_of(needs), any_of(uses_rc)
+    def _step_network(self, geo, reverse, walk, sub):
+        """The XOR network of one key size and direction, selected by the phase register.
 
-        new_win = Signal(data.ArrayLayout(8, n_max))
+        Derived from the recurrence by :meth:`_Geometry.phases` / :func:`_step_plan`: each byte
+        of the new window is a Mux over the distinct formulas the phases use. Returns
+        ``(new_win, sbox_in, needs_sbox, uses_rcon)``: the next window's bytes, the S-box input
+        of each slot, and whether the step at the current phase uses the S-box / the round
+        constant.
+        """
+        step = self.width // 8
+        win, phase, rcon = walk.win, walk.phase, walk.rcon
+        plans = geo.phases(reverse)
+        known = {x: win[x] for x in range(geo.n)}
+        # Bytes of the new window, each a Mux over the distinct formulas the phases use.
+        order = list(plans[next(iter(plans))][0])
+        for x in order:
+            formulas = {}
+            for p, (outs, _, _) in plans.items():
+                formulas.setdefault(outs[x], set()).add(p)
+            cases = []
+            for (old, temp), phases in formulas.items():
+                if temp[0] == "byte":
+                    t = known[temp[1]]
+                else:
+                    t = sub[temp[1]] ^ rcon if temp[2] else sub[temp[1]]
+                cases.append((phases, known[old] ^ t))
+            known[x] = _select(phase, cases)
+        sbox_in = []
+        for slot in range(self.sbox_count):
+            srcs = {}
+            for p, (_, sbox, _) in plans.items():
+                if slot in sbox:
+                    srcs.setdefault(sbox[slot], set()).add(p)
+            sbox_in.append(_select(phase, [(ps, known[src]) for src, ps in srcs.items()])
+                           if srcs else Const(0, 8))
+        needs = [p for p, (_, sbox, _) in plans.items() if sbox]
+        uses_rc = [p for p, (_, _, rc) in plans.items() if rc]
+        lo = -step if reverse else step
+        new_win = [known[x] for x in range(lo, lo + geo.n)]
+
+        def any_of(phases):
+            if len(phases) == len(plans):
+                return Const(1, 1)
+            cond = Const(0, 1)
+            for p in sorted(phases):
+                cond = cond | (phase == p)
+            return cond
+        return new_win, sbox_in, any_of(needs), any_of(uses_rc)
+
+    def _build_step_logic(self, m, walk, sub):
+        """The next window and its companions, for the key size and direction of the walk.
+
+        One :meth:`_step_network` per key size and direction, chosen by ``size`` and ``rev``.
+        Adds to ``walk``: ``new_win``, ``sbox_bytes`` (S-box inputs per slot), ``needs_sbox``,
+        ``uses_rcon``, ``next_phase``, ``is_last`` (the window is the last group of the walk)
+        and ``at_end`` (the window is the last group of the schedule).
+        """
+        step = self.width // 8
+        win, size, pos, phase, rev = walk.win, walk.size, walk.pos, walk.phase, walk.rev
+        new_win = Signal(data.ArrayLayout(8, walk.n_max))
         needs_sbox = Signal()
         uses_rcon = Signal()
         is_last = Signal()
@@ -580,15 +634,15 @@ class KeyExpander(wiring.Component):
         sbox_bytes = Signal(data.ArrayLayout(8, self.sbox_count))
         m.d.comb += new_win.eq(win)
         with m.Switch(size):
-            for index, key_bits in enumerate(sizes):
+            for index, key_bits in enumerate(self.key_sizes):
                 geo = self._geo[key_bits]
                 with m.Case(index):
                     m.d.comb += at_end.eq(pos == geo.end)
                     m.d.comb += is_last.eq(Mux(rev, pos == 0, pos == geo.end))
                     for reverse in (False, True):
-                        if reverse and not has_rev:
+                        if reverse and not walk.has_rev:
                             continue
-                        built = build(geo, reverse)
+                        built = self._step_network(geo, reverse, walk, sub)
                         with m.If(rev if reverse else ~rev):
                             for x, value in enumerate(built[0]):
                                 m.d.comb += new_win[x].eq(value)
@@ -601,21 +655,38 @@ class KeyExpander(wiring.Component):
                             else:
                                 m.d.comb += next_phase.eq(
                                     Mux(phase + step >= geo.n, phase + step - geo.n, phase + step))
+        walk.new_win, walk.needs_sbox, walk.uses_rcon = new_win, needs_sbox, uses_rcon
+        walk.is_last, walk.at_end, walk.next_phase = is_last, at_end, next_phase
+        walk.sbox_bytes = sbox_bytes
+
+    def _build_outputs(self, m, walk, sbox_i):
+        """The consumer's side: the current group, ``valid``/``last``, and when the walk steps.
+
+        A group whose step uses the S-box is ``valid`` only once the S-box has settled,
+        ``sbox_latency`` cycles after the window changed (class notes, "Protocol timing");
+        ``settle`` counts those cycles. Adds ``can_step``, ``take`` (the group is taken) and
+        ``do_step`` (the window advances: a taken group, or a prepass step) to ``walk``.
+        """
+        step = self.width // 8
+        latency = self.sbox_latency
+        win, pos, settle, running, prepass = (walk.win, walk.pos, walk.settle, walk.running,
+                                              walk.prepass)
         # Slot 0 is the most significant byte of sbox_i.
-        m.d.comb += sbox_i.eq(Cat(*[sbox_bytes[s] for s in reversed(range(self.sbox_count))]))
+        m.d.comb += sbox_i.eq(Cat(*[walk.sbox_bytes[s]
+                                    for s in reversed(range(self.sbox_count))]))
 
         settled = Const(1, 1) if latency == 0 else (settle == latency)
-        can_step = settled | ~needs_sbox
+        can_step = settled | ~walk.needs_sbox
         take = Signal()
         do_step = Signal()
         m.d.comb += [
-            self.valid.eq(running & ~prepass & (can_step | is_last)),
-            self.last.eq(is_last),
-            self.sbox_req.eq(running & needs_sbox),
+            self.valid.eq(running & ~prepass & (can_step | walk.is_last)),
+            self.last.eq(walk.is_last),
+            self.sbox_req.eq(running & walk.needs_sbox),
             self.round_key.eq(Cat(*[win[x] for x in reversed(range(step))])),
             self.round.eq(pos[4:]),
             take.eq(self.valid & self.next),
-            do_step.eq((take & ~is_last) | (prepass & running & ~at_end & can_step)),
+            do_step.eq((take & ~walk.is_last) | (prepass & running & ~walk.at_end & can_step)),
         ]
         if self.parts > 1:
             m.d.comb += self.part.eq(pos[exact_log2(step):4])
@@ -623,83 +694,109 @@ class KeyExpander(wiring.Component):
         if latency:
             with m.If(~settled):
                 m.d.sync += settle.eq(settle + 1)
+        walk.can_step, walk.take, walk.do_step = can_step, take, do_step
 
-        # Control: one priority chain, so each window bit has one input mux (restart from the
-        # stored key, restart from the stored last group, step) rather than one per event.
+    def _build_control(self, m, walk):
+        """The register updates: ``load``, then ``start``, then a step (the priority of the
+        class notes).
+
+        One priority chain, so each window bit has one input mux (restart from the stored key,
+        restart from the stored last group, step) rather than one per event. A ``load`` with a
+        reverse direction first walks forward to the last group (the prepass), keeps it in
+        ``last_copy`` and then starts the requested walk.
+        """
+        has_fwd, has_rev = walk.has_fwd, walk.has_rev
+        prepass, running, loading = walk.prepass, walk.running, walk.loading
         reverse_in = self.reverse if (has_fwd and has_rev) else Const(int(has_rev), 1)
         start_ok = self.start & ~prepass & ~loading
-        prepass_end = prepass & running & at_end & can_step
-        restart_fwd = loading | (start_ok & ~reverse_in) | (prepass_end & ~rev_after)
+        prepass_end = prepass & running & walk.at_end & walk.can_step
+        restart_fwd = loading | (start_ok & ~reverse_in) | (prepass_end & ~walk.rev_after)
         restart_rev = start_ok & reverse_in
-
-        def restart(reverse):
-            """Position the walk at its first group: forward from the stored key, reverse from
-            the stored last group."""
-            m.d.sync += [running.eq(1), prepass.eq(0), rev.eq(reverse), settle.eq(0)]
-            if reverse:
-                m.d.sync += win.eq(last_copy)
-            else:
-                m.d.sync += [win.eq(key_copy), pos.eq(0), phase.eq(0), rcon.eq(gf.RCON[0])]
-            for index, key_bits in enumerate(sizes):
-                geo = self._geo[key_bits]
-                with m.If(size == index):
-                    if reverse:
-                        m.d.sync += [pos.eq(geo.end), phase.eq(geo.rev_phase),
-                                     rcon.eq(geo.rev_rcon)]
 
         # The prepass has reached the last group: keep it for later `start`s.
         if has_rev:
             with m.If(prepass_end):
-                m.d.sync += last_copy.eq(win)
+                m.d.sync += walk.last_copy.eq(walk.win)
 
         with m.If(self.load):
-            # With a forward direction the key goes to `key_copy` first and reaches the window
-            # a cycle later through the restart path: one cycle of load latency buys a window
-            # input mux with one source less (about one LUT4 per window bit).
-            key_bytes = [self.key[len(self.key) - 8 * (x + 1):len(self.key) - 8 * x]
-                         for x in range(len(self.key) // 8)]
-            key_win = Signal(data.ArrayLayout(8, n_max))
-            for x in range(n_max):
-                m.d.comb += key_win[x].eq(key_bytes[x] if x < len(key_bytes) else 0)
-            if len(sizes) > 1:
-                m.d.sync += size.eq(0)
-                for index, key_bits in enumerate(sizes):
-                    with m.If(self.key_bits == key_bits):
-                        m.d.sync += size.eq(index)
-            if has_fwd:
-                m.d.sync += [key_copy.eq(key_win), loading.eq(1), running.eq(0), prepass.eq(0)]
-            else:
-                m.d.sync += [win.eq(key_win), pos.eq(0), phase.eq(0), rcon.eq(gf.RCON[0]),
-                             running.eq(1), rev.eq(0), settle.eq(0), prepass.eq(1)]
-            if has_rev:
-                m.d.sync += rev_after.eq(reverse_in)
+            self._load(m, walk, reverse_in)
         if has_rev:
             with m.Elif(restart_rev):
-                restart(True)
+                self._restart(m, walk, True)
         if has_fwd:
             with m.Elif(restart_fwd):
-                restart(False)
+                self._restart(m, walk, False)
                 m.d.sync += loading.eq(0)
                 if has_rev:
                     m.d.sync += prepass.eq(loading)  # a load walks forward to the end first
         with m.Else():
-            with m.If(do_step):
-                m.d.sync += [win.eq(new_win), phase.eq(next_phase), settle.eq(0)]
-                m.d.sync += pos.eq(Mux(rev, pos - step, pos + step))
-                with m.If(uses_rcon):
-                    m.d.sync += rcon.eq(Mux(rev, inv_xtime_value(rcon), gf.xtime_value(rcon)))
-            with m.If(take & is_last):
-                m.d.sync += running.eq(0)
-            if has_rev:
-                # A reverse walk after the prepass begins right here: the window already is
-                # the last group.
-                with m.If(prepass_end & rev_after):
-                    m.d.sync += [prepass.eq(0), rev.eq(1), settle.eq(0)]
-                    for index, key_bits in enumerate(sizes):
-                        geo = self._geo[key_bits]
-                        with m.If(size == index):
-                            m.d.sync += [phase.eq(geo.rev_phase), rcon.eq(geo.rev_rcon)]
-        return m
+            self._advance(m, walk, prepass_end)
+
+    def _load(self, m, walk, reverse_in):
+        """Take a new key (and its size); the walk restarts from it."""
+        n_max = walk.n_max
+        # With a forward direction the key goes to `key_copy` first and reaches the window
+        # a cycle later through the restart path: one cycle of load latency buys a window
+        # input mux with one source less (about one LUT4 per window bit).
+        key_bytes = [self.key[len(self.key) - 8 * (x + 1):len(self.key) - 8 * x]
+                     for x in range(len(self.key) // 8)]
+        key_win = Signal(data.ArrayLayout(8, n_max))
+        for x in range(n_max):
+            m.d.comb += key_win[x].eq(key_bytes[x] if x < len(key_bytes) else 0)
+        if len(self.key_sizes) > 1:
+            m.d.sync += walk.size.eq(0)
+            for index, key_bits in enumerate(self.key_sizes):
+                with m.If(self.key_bits == key_bits):
+                    m.d.sync += walk.size.eq(index)
+        if walk.has_fwd:
+            m.d.sync += [walk.key_copy.eq(key_win), walk.loading.eq(1), walk.running.eq(0),
+                         walk.prepass.eq(0)]
+        else:
+            m.d.sync += [walk.win.eq(key_win), walk.pos.eq(0), walk.phase.eq(0),
+                         walk.rcon.eq(gf.RCON[0]), walk.running.eq(1), walk.rev.eq(0),
+                         walk.settle.eq(0), walk.prepass.eq(1)]
+        if walk.has_rev:
+            m.d.sync += walk.rev_after.eq(reverse_in)
+
+    def _restart(self, m, walk, reverse):
+        """Position the walk at its first group: forward from the stored key, reverse from the
+        stored last group."""
+        m.d.sync += [walk.running.eq(1), walk.prepass.eq(0), walk.rev.eq(reverse),
+                     walk.settle.eq(0)]
+        if reverse:
+            m.d.sync += walk.win.eq(walk.last_copy)
+        else:
+            m.d.sync += [walk.win.eq(walk.key_copy), walk.pos.eq(0), walk.phase.eq(0),
+                         walk.rcon.eq(gf.RCON[0])]
+        for index, key_bits in enumerate(self.key_sizes):
+            geo = self._geo[key_bits]
+            with m.If(walk.size == index):
+                if reverse:
+                    m.d.sync += [walk.pos.eq(geo.end), walk.phase.eq(geo.rev_phase),
+                                 walk.rcon.eq(geo.rev_rcon)]
+
+    def _advance(self, m, walk, prepass_end):
+        """A step of the walk (the window moves by one group), the end of a walk, and the turn
+        from the prepass to a reverse walk."""
+        step = self.width // 8
+        rev, pos, rcon = walk.rev, walk.pos, walk.rcon
+        with m.If(walk.do_step):
+            m.d.sync += [walk.win.eq(walk.new_win), walk.phase.eq(walk.next_phase),
+                         walk.settle.eq(0)]
+            m.d.sync += pos.eq(Mux(rev, pos - step, pos + step))
+            with m.If(walk.uses_rcon):
+                m.d.sync += rcon.eq(Mux(rev, inv_xtime_value(rcon), gf.xtime_value(rcon)))
+        with m.If(walk.take & walk.is_last):
+            m.d.sync += walk.running.eq(0)
+        if walk.has_rev:
+            # A reverse walk after the prepass begins right here: the window already is
+            # the last group.
+            with m.If(prepass_end & walk.rev_after):
+                m.d.sync += [walk.prepass.eq(0), rev.eq(1), walk.settle.eq(0)]
+                for index, key_bits in enumerate(self.key_sizes):
+                    geo = self._geo[key_bits]
+                    with m.If(walk.size == index):
+                        m.d.sync += [walk.phase.eq(geo.rev_phase), walk.rcon.eq(geo.rev_rcon)]
 
 
 # --- Hardware: stored round keys ------------------------------------------------------------

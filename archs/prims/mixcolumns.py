@@ -1,13 +1,19 @@
 """MixColumns and InvMixColumns on one column (FIPS-197 sections 5.1.3 and 5.3.3).
 
 Column-wise so that 8-, 32-, 64- and 128-bit datapaths all use the same parts: a datapath of width
-W applies :func:`mix_column_value` to W / 32 columns (or time-shares one).
+W applies :func:`mix_column_value` to W / 32 columns (or time-shares one). :class:`MixColumn` wraps
+the expressions in a component of its own, so that an architecture's MixColumns units can be
+counted in its elaborated design.
 """
+
+from amaranth.hdl import Module
+from amaranth.lib import data, wiring
+from amaranth.lib.wiring import In, Out
 
 from . import gf
 
 __all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
-           "mix_column_value", "inv_mix_column_value"]
+           "mix_column_value", "inv_mix_column_value", "MixColumn"]
 
 #: Row 0 of the circulant MixColumns matrix; row r is this rotated right by r.
 MIX_MATRIX = (2, 3, 1, 1)
@@ -48,3 +54,26 @@ def mix_column_value(column):
 def inv_mix_column_value(column):
     """Amaranth expressions for InvMixColumns of four 8-bit values (row 0 first)."""
     return [_row_value(INV_MIX_MATRIX, column, r) for r in range(4)]
+
+
+class MixColumn(wiring.Component):
+    """MixColumns of one column (FIPS-197 section 5.1.3), combinational.
+
+    A component of its own so that a design's MixColumns units can be counted (000 Table I).
+
+    Members
+    -------
+    i : In(ArrayLayout(8, 4))
+        Column, row 0 first.
+    o : Out(ArrayLayout(8, 4))
+        Mixed column.
+    """
+
+    i: In(data.ArrayLayout(8, 4))
+    o: Out(data.ArrayLayout(8, 4))
+
+    def elaborate(self, platform):
+        m = Module()
+        for r, value in enumerate(mix_column_value([self.i[k] for k in range(4)])):
+            m.d.comb += self.o[r].eq(value)
+        return m

@@ -1,0 +1,55 @@
+"""Structure of the hardware code: every ``elaborate`` reads top to bottom in one screen.
+
+A long ``elaborate`` is split into named sub-builders (``_build_...`` methods with docstrings,
+as :class:`archs.compact.Compact` and :class:`archs.prims.keyschedule.KeyExpander` do); this
+test keeps it that way.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import archs
+
+#: Longest ``elaborate`` allowed, in source lines (docstring and comments included).
+MAX_LINES = 80
+#: ``elaborate`` methods written before the limit, with their length then: they may shrink, not
+#: grow. Remove an entry when its method is split.
+LONGER = {
+    ("iterative.py", "Iterative"): 84,
+    ("unrolled.py", "Unrolled"): 116,
+}
+
+ARCHS_DIR = Path(archs.__file__).parent
+
+
+def elaborate_methods():
+    for path in sorted(ARCHS_DIR.rglob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for cls in ast.walk(tree):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for node in cls.body:
+                if isinstance(node, ast.FunctionDef) and node.name == "elaborate":
+                    name = path.relative_to(ARCHS_DIR).as_posix()
+                    yield name, cls.name, node.end_lineno - node.lineno + 1
+
+
+METHODS = list(elaborate_methods())
+
+
+def test_elaborate_methods_found():
+    names = {(path, cls) for path, cls, _ in METHODS}
+    assert {("compact.py", "Compact"), ("prims/keyschedule.py", "KeyExpander"),
+            ("prims/mixcolumns.py", "MixColumn"), ("estream.py", "EStreamAdapter")} <= names
+    assert set(LONGER) <= names
+
+
+@pytest.mark.parametrize("path, cls, lines", METHODS, ids=[f"{p}:{c}" for p, c, _ in METHODS])
+def test_elaborate_is_short(path, cls, lines):
+    limit = LONGER.get((path, cls), MAX_LINES)
+    assert lines <= limit, (f"{cls}.elaborate in archs/{path} has {lines} lines, over {limit}: "
+                            f"split it into named sub-builders")
+    if (path, cls) in LONGER:
+        assert lines > MAX_LINES, f"{cls}.elaborate is short now: remove it from LONGER"
