@@ -1,0 +1,290 @@
+"""T-box / T^-1-box AES-128 in block RAM, encryption and decryption in one core (seed 001).
+
+Kundi & Aziz (seed 001, section 3) compute a round of AES as sixteen 32-bit table lookups XORed per
+column with the round key, keep one joint T-box/T^-1-box table per block-RAM port (the direction
+bit as the top address bit), and clock the block RAM at twice the system clock so that each port
+serves two lookups per system cycle: 8 block RAMs for 16 lookups become 4.
+
+Architecture
+------------
+One round per round-step, the direction chosen per block (``decrypt`` field of the block input).
+Decryption is FIPS-197's *equivalent inverse cipher* (section 5.3.5): the rounds are
+InvSubBytes, InvShiftRows, InvMixColumns, AddRoundKey with InvMixColumns applied to the round
+keys, so both directions are the same table-lookup-and-XOR network; only which state byte feeds
+which lookup differs (ShiftRows vs InvShiftRows: a 2:1 byte mux on rows 1 and 3, 001's
+multiplexers M1-M4).
+
+The tables (:data:`archs.prims.tbox.ROUND_TABLE`, one per memory, :class:`archs.prims.tbox.TBoxBank`)
+hold ``TE0`` and ``TD0``; the lookups of rows 1-3 rotate the word (``Ti`` is ``T0`` rotated by
+``8 i`` bits), which is wiring. The last round has no (Inv)MixColumns. Encryption could take the
+S-box byte out of ``TE0`` (``TE0[x] = (2S, S, S, 3S)``), but ``TD0[x] = (14 S', 9 S', 13 S',
+11 S')`` holds no lane equal to ``S' = InvS[x]``. A DP16KD port is 1024 x 18 in true-dual-port
+mode, so a 512 x 32 table in two x18 halves leaves half of each block RAM empty: the upper half
+(address bit 9, "last round") holds ``(S[x], 0, 0, 0)`` and ``(InvS[x], 0, 0, 0)``. The last
+round then reads those entries through the same row rotations and XOR network, with no extra
+logic, and fills the block RAM to 32 of its 36 bits x 1024.
+
+The block RAM's address register is the state register: the XOR network's output goes straight
+to the next round's read addresses, and the read data of round ``r`` is there one cycle after its
+addresses (001's "latency of one clock cycle").
+
+``datapath_width``
+    128: 16 lookups per cycle, one round per cycle, 10 cycles per block. 64 (001's half
+    datapath, which it replicates for 128 bits): 8 lookups per cycle, two output columns, two
+    cycles per round, 20 cycles per block; a 128-bit state register keeps the round input for
+    the second half and a 64-bit register the first half's output columns.
+``bram_pumping``
+    1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
+    at twice the system frequency (top-level port ``bram_clk``), two reads per port per system
+    cycle; ``lookups / 4`` memories. Same cycle behaviour on the system clock.
+
+Block RAM count on ECP5
+-----------------------
+A DP16KD in true-dual-port mode is at most x18 per port (512 x 36 only as the pseudo-dual-port
+PDPW16KD, one read port; Lattice FPGA-DS-02012). A 32-bit table read on two ports therefore takes
+two DP16KD (two x18 halves), i.e. one DP16KD gives about 36 read bits per clock where a 36 Kbit
+Virtex-5/6/7 block RAM gives 64. The 16 lookups of a round need 16 DP16KD at ``bram_pumping=1``
+and 8 at ``bram_pumping=2`` (001: 8 and 4 Virtex block RAMs); the half datapath 8 and 4. 001's
+4 block RAMs for the 128-bit core are not possible on ECP5 with one round per cycle: that would
+need 16 x 32 = 512 read bits per system cycle from 4 x 36 bits per edge, i.e. a block-RAM clock
+of 3.6 times the system clock.
+
+Round keys
+----------
+Precomputed at key load into two 11 x 128 memories with asynchronous reads (LUT RAM, so they do
+not take block RAM): the encryption keys ``w[0..10]`` and the decryption keys in use order,
+``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. A forward :class:`archs.prims.keyschedule.KeyExpander`
+makes one round key per step; its SubWord S-boxes are the tables themselves (the last-round
+encryption entries hold ``S[x]`` in row 0), read through the first four lookup slots while the
+core is loading a key and has no block in flight, so the core has no S-box besides the block
+RAMs. Blocks are held off until the memories are full (24 cycles after the key transfer).
+
+Output
+------
+A two-entry output FIFO: a block is accepted only when its result will find a free entry, so the
+table reads (whose data is not held by anything but the block RAM) never have to stall. Back to
+back with the output always ready, the next block starts in the cycle the previous one finishes.
+
+Two clocks on ECP5 (``bram_pumping=2``)
+-----------------------------------------
+The ``bram`` domain must be edge-aligned with ``sync`` at exactly twice its frequency: one
+EHXPLLL with both outputs from the same VCO, e.g. CLKOP = 2 f (the block RAMs) and CLKOS = f
+(``CLKOS_DIV = 2 x CLKOP_DIV``, zero phase), with CLKOP as the feedback so the two are
+phase-aligned (001 does the same with a Virtex DCM's CLK0 and CLK2X). The core finds which half
+of the system cycle the block RAMs are in from a ``sync`` toggle sampled in the ``bram`` domain,
+so no particular reset phase is needed. Paths between the two domains are launched and captured
+on coincident edges or half a system cycle apart.
+
+nextpnr times each clock on its own: it reports an Fmax per clock. It treats two clocks as
+related only when it can see one derived from the other (a PLL it places, with known
+dividers); given two top-level clock inputs and one ``--freq`` (this flow is out of context) it
+does not know they are related, does not check the cross-domain paths against any constraint
+(the toggle sample, the registered *b* addresses, the ``sync`` registers feeding the *a*
+addresses and the ``bram`` data feeding the ``sync`` registers) and constrains ``bram_clk`` to
+the same frequency as ``clk``. The usable system clock is therefore computed by the metrics stage
+as ``min(Fmax(clk), Fmax(bram_clk) / 2)`` (``clock_multipliers``), which covers the round loop:
+block-RAM output -> XOR network -> next read address runs within one ``bram`` period. The
+cross-domain paths are not covered: in a real design give nextpnr the PLL (or related clock
+constraints) so it times them.
+"""
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import fifo, memory, wiring
+
+from .interface import AESSignature, column_words, value_bytes
+from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.mixcolumns import inv_mix_column_value
+from .prims.tbox import TBoxBank
+
+__all__ = ["TBox"]
+
+
+class TBox(wiring.Component):
+    """AES-128 encryption and decryption with joint T-box/T^-1-box tables in block RAM.
+
+    Parameters
+    ----------
+    bram_pumping : int
+        1 or 2: block-RAM reads per port per system cycle (2: the ``bram`` domain at twice the
+        system clock).
+    datapath_width : int
+        128 (16 lookups, one round per cycle) or 64 (8 lookups, two cycles per round).
+    target : str
+        Device family of the netlist; the tables are inferred memories for every target.
+
+    Members
+    -------
+    key, i, o
+        The common AES interface (:class:`archs.interface.AESSignature`), AES-128; the block
+        input has a ``decrypt`` field (0: encrypt, the default; 1: decrypt), per block.
+
+    Attributes
+    ----------
+    rounds : int
+        Rounds per block (10).
+    lookups : int
+        Table lookups per system cycle.
+    table_memories : int
+        1024 x 32 two-read-port table memories (two DP16KD each on ECP5).
+    clock_multipliers : dict
+        ``{"bram": 2}`` when double-pumped (:mod:`archs.interface`).
+    """
+
+    rounds = ROUNDS[128]
+
+    def __init__(self, *, bram_pumping=1, datapath_width=128, target="generic"):
+        if bram_pumping not in (1, 2):
+            raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
+        if datapath_width not in (64, 128):
+            raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
+        self.bram_pumping = bram_pumping
+        self.datapath_width = datapath_width
+        self.target = target
+        self.lookups = datapath_width // 8
+        self.parts = 128 // datapath_width
+        self.table_memories = self.lookups // (2 * bram_pumping)
+        self.clock_multipliers = {"bram": 2} if bram_pumping == 2 else {}
+        self.resources = {"table_lookups_per_cycle": self.lookups,
+                          "table_memories": self.table_memories}
+        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1}))
+
+    def _addresses(self, state, columns, decrypt, last):
+        """Read addresses of the lookups that compute output ``columns`` from 128-bit ``state``:
+        row ``i`` of output column ``c`` reads state byte (``i``, ``c + i``) when encrypting
+        (ShiftRows) and (``i``, ``c - i``) when decrypting (InvShiftRows)."""
+        state_bytes = value_bytes(state)
+        addresses = []
+        for c in columns:
+            for row in range(4):
+                enc = state_bytes[4 * ((c + row) % 4) + row]
+                dec = state_bytes[4 * ((c - row) % 4) + row]
+                byte = enc if enc is dec else Mux(decrypt, dec, enc)
+                addresses.append(Cat(byte, decrypt, last))
+        return addresses
+
+    def elaborate(self, platform):
+        m = Module()
+        parts, lookups = self.parts, self.lookups
+        columns_per_step = 4 // parts
+
+        m.submodules.tables = bank = TBoxBank(lookups, pumping=self.bram_pumping)
+        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=1)
+        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128, depth=2)
+        m.submodules.enc_keys = enc_keys = memory.Memory(shape=128, depth=self.rounds + 1,
+                                                         init=[])
+        m.submodules.dec_keys = dec_keys = memory.Memory(shape=128, depth=self.rounds + 1,
+                                                         init=[])
+
+        keys_ready = Signal()
+        busy = Signal()
+        decrypt = Signal()
+        round_index = Signal(range(self.rounds + 1))
+        part = Signal(range(parts))
+
+        # Round-key memories, filled by the expander at key load.
+        exp_round = exp.round
+        key_columns = column_words(exp.round_key)
+        inv_mixed = Cat(*reversed([b for w in key_columns
+                                   for b in inv_mix_column_value(value_bytes(w, 4))]))
+        enc_wr = enc_keys.write_port()
+        dec_wr = dec_keys.write_port()
+        m.d.comb += [
+            exp.key.eq(self.key.payload.key),
+            exp.load.eq(self.key.valid & self.key.ready),
+            exp.next.eq(1),
+            enc_wr.addr.eq(exp_round), enc_wr.data.eq(exp.round_key), enc_wr.en.eq(exp.valid),
+            dec_wr.addr.eq(self.rounds - exp_round),
+            dec_wr.data.eq(Mux((exp_round == 0) | (exp_round == self.rounds),
+                               exp.round_key, inv_mixed)),
+            dec_wr.en.eq(exp.valid),
+        ]
+        with m.If(exp.valid & exp.last):
+            m.d.sync += keys_ready.eq(1)
+        with m.If(self.key.valid & self.key.ready):
+            m.d.sync += keys_ready.eq(0)
+
+        # Round keys: the current round's, and round 0's for a block starting now (the two can
+        # be needed in the same cycle, when a block finishes and the next one starts).
+        round_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
+        first_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
+        for d in (0, 1):
+            m.d.comb += [round_rd[d].addr.eq(round_index), first_rd[d].addr.eq(0)]
+        round_key = Mux(decrypt, round_rd[1].data, round_rd[0].data)
+        step_key = column_words(round_key)
+        if parts > 1:
+            step_key = [Mux(part, step_key[2 + c], step_key[c]) for c in range(2)]
+
+        # The XOR network: this cycle's table words, rotated into their rows, per output column.
+        words = bank.data
+        step_out = []
+        for c in range(columns_per_step):
+            acc = step_key[c]
+            for row in range(4):
+                w = words[4 * c + row]
+                acc = acc ^ (w.rotate_right(8 * row) if row else w)
+            step_out.append(acc)
+        step_value = Cat(*reversed(step_out))
+
+        final = busy & (round_index == self.rounds) & (part == parts - 1)
+        start = Signal()
+        m.d.comb += [
+            self.key.ready.eq(~busy),
+            # Accept a block only if its result will find room in the output FIFO.
+            self.i.ready.eq(keys_ready & ~self.key.valid & (~busy | final)
+                            & (out_fifo.w_level + final <= 1)),
+            start.eq(self.i.valid & self.i.ready),
+            self.o.valid.eq(out_fifo.r_rdy),
+            self.o.payload.data.eq(out_fifo.r_data),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+
+        in_decrypt = self.i.payload.decrypt
+        first_state = self.i.payload.data ^ Mux(in_decrypt, first_rd[1].data, first_rd[0].data)
+        next_last = round_index + 1 == self.rounds
+        if parts == 1:
+            result = step_value
+            with m.If(start):
+                m.d.comb += [a.eq(v) for a, v in zip(
+                    bank.addr, self._addresses(first_state, range(4), in_decrypt, 0))]
+            with m.Else():
+                m.d.comb += [a.eq(v) for a, v in zip(
+                    bank.addr, self._addresses(step_value, range(4), decrypt, next_last))]
+        else:
+            # Half datapath: the round input stays in `state` for the second half's lookups;
+            # the first half's output columns wait in `hold`.
+            state = Signal(128)
+            hold = Signal(64)
+            result = Cat(step_value, hold)
+            with m.If(start):
+                m.d.comb += [a.eq(v) for a, v in zip(
+                    bank.addr, self._addresses(first_state, (0, 1), in_decrypt, 0))]
+                m.d.sync += state.eq(first_state)
+            with m.Elif(part == 0):
+                m.d.comb += [a.eq(v) for a, v in zip(
+                    bank.addr, self._addresses(state, (2, 3), decrypt,
+                                               round_index == self.rounds))]
+                m.d.sync += hold.eq(step_value)
+            with m.Else():
+                m.d.comb += [a.eq(v) for a, v in zip(
+                    bank.addr, self._addresses(result, (0, 1), decrypt, next_last))]
+                m.d.sync += state.eq(result)
+
+        # Key loading: the expander's SubWord through the first four lookups (last-round
+        # encryption entries: S[x] in row 0), one cycle of latency.
+        with m.If(~keys_ready):
+            for n, b in enumerate(value_bytes(exp.sbox_i, 4)):
+                m.d.comb += bank.addr[n].eq(Cat(b, 0, 1))
+        m.d.comb += exp.sbox_o.eq(Cat(*reversed([bank.data[n][24:32] for n in range(4)])))
+
+        # Control.
+        m.d.comb += [out_fifo.w_data.eq(result), out_fifo.w_en.eq(final)]
+        with m.If(busy):
+            if parts > 1:
+                m.d.sync += part.eq(part + 1)
+            with m.If(part == parts - 1):
+                m.d.sync += round_index.eq(round_index + 1)
+            with m.If(final):
+                m.d.sync += busy.eq(0)
+        with m.If(start):
+            m.d.sync += [busy.eq(1), decrypt.eq(in_decrypt), round_index.eq(1), part.eq(0)]
+        return m
