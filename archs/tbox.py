@@ -57,13 +57,16 @@ not take block RAM): the encryption keys ``w[0..10]`` and the decryption keys in
 makes one round key per step; its SubWord S-boxes are the tables themselves (the last-round
 encryption entries hold ``S[x]`` in row 0), read through the first four lookup slots while the
 core is loading a key and has no block in flight, so the core has no S-box besides the block
-RAMs. Blocks are held off until the memories are full (24 cycles after the key transfer).
+RAMs. Blocks are held off until the memories are full: the first block is taken 23 cycles
+after the key transfer.
 
 Output
 ------
 A two-entry output FIFO: a block is accepted only when its result will find a free entry, so the
 table reads (whose data is not held by anything but the block RAM) never have to stall. Back to
-back with the output always ready, the next block starts in the cycle the previous one finishes.
+back with the output always ready, the next block starts in the cycle the previous one finishes;
+a result comes out 12 (128-bit) or 22 (64-bit) cycles after its block went in, two of them in
+the FIFO.
 
 Two clocks on ECP5 (``bram_pumping=2``)
 -----------------------------------------
@@ -75,17 +78,27 @@ of the system cycle the block RAMs are in from a ``sync`` toggle sampled in the 
 so no particular reset phase is needed. Paths between the two domains are launched and captured
 on coincident edges or half a system cycle apart.
 
-nextpnr times each clock on its own: it reports an Fmax per clock. It treats two clocks as
-related only when it can see one derived from the other (a PLL it places, with known
-dividers); given two top-level clock inputs and one ``--freq`` (this flow is out of context) it
-does not know they are related, does not check the cross-domain paths against any constraint
-(the toggle sample, the registered *b* addresses, the ``sync`` registers feeding the *a*
-addresses and the ``bram`` data feeding the ``sync`` registers) and constrains ``bram_clk`` to
-the same frequency as ``clk``. The usable system clock is therefore computed by the metrics stage
-as ``min(Fmax(clk), Fmax(bram_clk) / 2)`` (``clock_multipliers``), which covers the round loop:
-block-RAM output -> XOR network -> next read address runs within one ``bram`` period. The
-cross-domain paths are not covered: in a real design give nextpnr the PLL (or related clock
-constraints) so it times them.
+nextpnr times each clock on its own and reports an Fmax per clock. It checks a path between two
+clocks only when it finds them related (one common driver; it then assumes one frequency and
+a phase difference, nextpnr PR #1019); otherwise it prints the cross-domain path's delay ("Max
+delay posedge bram_clk -> posedge clk") and the path in its critical-path report, and checks
+nothing. This flow is out of context with ``clk`` and ``bram_clk`` as two independent ports and
+one ``--freq``: nextpnr does not know they are related, constrains both to the same frequency and
+leaves the cross-domain paths (the toggle sample, the registered *b* addresses, the ``sync``
+registers feeding the *a* addresses, the ``bram`` data feeding the ``sync`` registers) unchecked;
+a 2:1 frequency relation it would not model even for a PLL it places. The usable system clock is
+computed by the metrics stage as ``min(Fmax(clk), Fmax(bram_clk) / 2)`` (``clock_multipliers``),
+which covers the round loop (block-RAM output -> XOR network -> next read address, within one
+``bram`` period). The cross-domain paths must fit in one ``bram`` period too: read the "Max delay"
+lines of nextpnr's log (LFE5U-85F: 8.2 ns bram -> sync and 6.7 ns sync -> bram against the 9.6 ns
+``bram`` period of the 104 MHz it reached, ``bram_pumping=2``, 128-bit).
+
+Measured (LFE5U-85F-8, out of context, one seed, ``experiments/tbox.yaml``): Yosys infers 16 / 8
+DP16KD at pumping 1 / 2 for the 128-bit core and 8 / 4 for the 64-bit one. An inferred DP16KD
+read costs 4.3 ns clock-to-output (Yosys leaves the output register off), so the one-cycle round
+loop runs at 93-99 MHz on the system clock and at 97-104 MHz on the ``bram`` clock, i.e. a system
+clock of 49-52 MHz when double-pumped: on ECP5 double pumping halves the block RAMs and the
+throughput.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
