@@ -90,15 +90,16 @@ a 2:1 frequency relation it would not model even for a PLL it places. The usable
 computed by the metrics stage as ``min(Fmax(clk), Fmax(bram_clk) / 2)`` (``clock_multipliers``),
 which covers the round loop (block-RAM output -> XOR network -> next read address, within one
 ``bram`` period). The cross-domain paths must fit in one ``bram`` period too: read the "Max delay"
-lines of nextpnr's log (LFE5U-85F: 8.2 ns bram -> sync and 6.7 ns sync -> bram against the 9.6 ns
-``bram`` period of the 104 MHz it reached, ``bram_pumping=2``, 128-bit).
+lines of nextpnr's log (``experiments/tbox.yaml`` records them with the measured rows).
 
-Measured (LFE5U-85F-8, out of context, one seed, ``experiments/tbox.yaml``): Yosys infers 16 / 8
+Measured on LFE5U-85F-8 out of context (numbers in ``experiments/tbox.yaml``): Yosys infers 16 / 8
 DP16KD at pumping 1 / 2 for the 128-bit core and 8 / 4 for the 64-bit one. An inferred DP16KD
-read costs 4.3 ns clock-to-output (Yosys leaves the output register off), so the one-cycle round
-loop runs at 93-99 MHz on the system clock and at 97-104 MHz on the ``bram`` clock, i.e. a system
-clock of 49-52 MHz when double-pumped: on ECP5 double pumping halves the block RAMs and the
-throughput.
+read costs about 4.3 ns clock-to-output (Yosys leaves the output register off), so the one-cycle
+round loop runs at about 100 MHz, on the system clock or on the ``bram`` clock: double-pumped,
+the system clock is about 50 MHz, and on ECP5 double pumping halves both the block RAMs and the
+throughput. Using the output register would take two cycles per round, i.e. two blocks
+interleaved to keep 10 cycles per block, as 001 does ("it takes 20 clock cycles to process two
+128-bit data block of AES in pipelined", section 4).
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -216,12 +217,17 @@ class TBox(wiring.Component):
         with m.If(self.key.valid & self.key.ready):
             m.d.sync += keys_ready.eq(0)
 
-        # Round keys: the current round's, and round 0's for a block starting now (the two can
-        # be needed in the same cycle, when a block finishes and the next one starts).
+        # Round keys: the current round's from the memories, and round 0's for a block starting
+        # now from registers (the two are needed in the same cycle when a block finishes and the
+        # next one starts; registers cost less than a second LUT-RAM read port).
         round_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
-        first_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
         for d in (0, 1):
-            m.d.comb += [round_rd[d].addr.eq(round_index), first_rd[d].addr.eq(0)]
+            m.d.comb += round_rd[d].addr.eq(round_index)
+        first_keys = {0: Signal(128, name="first_enc_key"), 1: Signal(128, name="first_dec_key")}
+        with m.If(exp.valid & (exp_round == 0)):
+            m.d.sync += first_keys[0].eq(exp.round_key)
+        with m.If(exp.valid & (exp_round == self.rounds)):
+            m.d.sync += first_keys[1].eq(exp.round_key)
         round_key = Mux(decrypt, round_rd[1].data, round_rd[0].data)
         step_key = column_words(round_key)
         if parts > 1:
@@ -252,7 +258,7 @@ class TBox(wiring.Component):
         ]
 
         in_decrypt = self.i.payload.decrypt
-        first_state = self.i.payload.data ^ Mux(in_decrypt, first_rd[1].data, first_rd[0].data)
+        first_state = self.i.payload.data ^ Mux(in_decrypt, first_keys[1], first_keys[0])
         next_last = round_index + 1 == self.rounds
         if parts == 1:
             result = step_value
