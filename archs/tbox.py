@@ -14,15 +14,15 @@ keys, so both directions are the same table-lookup-and-XOR network; only which s
 which lookup differs (ShiftRows vs InvShiftRows: a 2:1 byte mux on rows 1 and 3, 001's
 multiplexers M1-M4).
 
-The tables (:data:`archs.prims.tbox.ROUND_TABLE`, one per memory, :class:`archs.prims.tbox.TBoxBank`)
-hold ``TE0`` and ``TD0``; the lookups of rows 1-3 rotate the word (``Ti`` is ``T0`` rotated by
-``8 i`` bits), which is wiring. The last round has no (Inv)MixColumns. Encryption could take the
-S-box byte out of ``TE0`` (``TE0[x] = (2S, S, S, 3S)``), but ``TD0[x] = (14 S', 9 S', 13 S',
-11 S')`` holds no lane equal to ``S' = InvS[x]``. A DP16KD port is 1024 x 18 in true-dual-port
-mode, so a 512 x 32 table in two x18 halves leaves half of each block RAM empty: the upper half
-(address bit 9, "last round") holds ``(S[x], 0, 0, 0)`` and ``(InvS[x], 0, 0, 0)``. The last
-round then reads those entries through the same row rotations and XOR network, with no extra
-logic, and fills the block RAM to 32 of its 36 bits x 1024.
+The tables (:data:`archs.prims.tbox.ROUND_TABLE`, one per memory,
+:class:`archs.prims.tbox.TBoxBank`) hold ``TE0`` and ``TD0``; the lookups of rows 1-3 rotate the
+word (``Ti`` is ``T0`` rotated by ``8 i`` bits), which is wiring. The last round has no
+(Inv)MixColumns. Encryption could take the S-box byte out of ``TE0`` (``TE0[x] = (2S, S, S, 3S)``),
+but ``TD0[x] = (14 S', 9 S', 13 S', 11 S')`` holds no lane equal to ``S' = InvS[x]``. A DP16KD port
+is 1024 x 18 in true-dual-port mode, so a 512 x 32 table in two x18 halves leaves half of each block
+RAM empty: the upper half (address bit 9, "last round") holds ``(S[x], 0, 0, 0)`` and ``(InvS[x], 0,
+0, 0)``. The last round then reads those entries through the same row rotations and XOR network,
+with no extra logic, and fills the block RAM to 32 of its 36 bits x 1024.
 
 The block RAM's address register is the state register: the XOR network's output goes straight
 to the next round's read addresses, and the read data of round ``r`` is there one cycle after its
