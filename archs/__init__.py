@@ -150,6 +150,11 @@ def _check_unrolled(**params):
     Unrolled.check(**params)
 
 
+def _tbox(target="generic", **params):
+    from .tbox import TBox
+    return TBox(target=target, **params)
+
+
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
                     "S-box implementation family (archs.prims.sbox)")
 
@@ -210,6 +215,18 @@ FAMILIES = {
             Param("key_schedule", ("on_the_fly", "precomputed"), "on_the_fly",
                   "round keys carried with every block (key agile) or expanded once per key"),
             Param("key_bits", (128, 192, 256), 128, "key size of the core"),
+        )),
+    "tbox": Family(
+        name="tbox", module="archs.tbox", build=_tbox, kind="cipher",
+        directions=("encrypt", "decrypt"),
+        doc="AES-128 encryption and decryption from joint T-box/T^-1-box tables in block RAM, "
+            "one round per step, optionally double-pumped block RAM (seed 001); ECP5 needs 16/8 "
+            "DP16KD for the 128-bit core (001's 4 are impossible: a DP16KD port is x18)",
+        params=(
+            Param("bram_pumping", (1, 2), 1,
+                  "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)"),
+            Param("datapath_width", (64, 128), 128,
+                  "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round"),
         )),
 }
 

@@ -248,7 +248,7 @@ def test_compare_json_and_csv(rows, papers):
 
 def test_compare_bram_area_uses_001_convention(rows, papers):
     tbox = replace(rows[6], key="k-tbox", arch="tbox", brams=4, luts=400, ffs=300, slices=200,
-                   params={"decrypt": True, "bram_clock_ratio": 2})
+                   params={"bram_pumping": 2, "datapath_width": 128})
     c = compare([tbox], papers)
     assert [m.published.label for m in c.matches] == ["Our Work (Virtex-7)",
                                                       "Our Work (Virtex-6)",

@@ -13,10 +13,15 @@ InvMixColumns. Words are 32-bit columns with row 0 in bits 31..24, the byte orde
 :mod:`.mixcolumns`; nothing is typed in.
 """
 
+from amaranth.hdl import Module, Signal
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out
+
 from . import gf
 from .mixcolumns import inv_mix_column, mix_column
 
-__all__ = ["column_word", "TE", "TD", "te", "td", "joint_table"]
+__all__ = ["column_word", "TE", "TD", "te", "td", "joint_table", "rotate_row", "ROUND_TABLE",
+           "round_table_address", "TBoxBank"]
 
 
 def column_word(column) -> int:
@@ -65,3 +70,124 @@ def joint_table(row: int = 0) -> tuple[int, ...]:
     if row not in range(4):
         raise ValueError(f"Row must be an integer in 0..3, not {row!r}")
     return TE[row] + TD[row]
+
+
+def rotate_row(word: int, row: int) -> int:
+    """A row-0 table word moved to row ``row``: ``Ti[x] = rotate_row(T0[x], i)`` (MixColumns and
+    InvMixColumns are circulant, so the four tables of one direction are rotations of one)."""
+    n = 8 * (row % 4)
+    return ((word >> n) | (word << (32 - n))) & 0xFFFFFFFF if n else word
+
+
+def _last_round_table(sbox):
+    return tuple(column_word([sbox[x], 0, 0, 0]) for x in range(256))
+
+
+#: 1024 x 32 contents of one joint round-table memory: address bits 7..0 the byte, bit 8 the
+#: direction (0: encryption, 1: decryption), bit 9 the last round. Normal rounds read ``TE[0]`` /
+#: ``TD[0]``; the last round reads ``(S[x], 0, 0, 0)`` / ``(InvS[x], 0, 0, 0)``, so the same
+#: row rotations and XOR network also compute the last round (which has no (Inv)MixColumns).
+#: 1024 x 32 bits fill the two 1024 x 18 halves of a DP16KD pair exactly (32 of 36 bits).
+ROUND_TABLE = TE[0] + TD[0] + _last_round_table(gf.SBOX) + _last_round_table(gf.INV_SBOX)
+
+
+def round_table_address(x: int, *, decrypt: bool = False, last: bool = False) -> int:
+    """Address of byte ``x`` in :data:`ROUND_TABLE`."""
+    return x | int(decrypt) << 8 | int(last) << 9
+
+
+class TBoxBank(wiring.Component):
+    """``lookups`` reads of :data:`ROUND_TABLE` per system cycle from dual-port block RAM, on the
+    system clock or double-pumped on a block-RAM clock at twice its frequency.
+
+    Seed 001 (Kundi & Aziz, section 3) keeps one joint T-box/T^-1-box table per block-RAM port and
+    clocks the block RAM with the DCM's Clk2x, so each port serves two lookups per system cycle
+    and the block-RAM count halves. Every memory here holds :data:`ROUND_TABLE` and has two
+    synchronous read ports (a true-dual-port block RAM used as ROM).
+
+    Parameters
+    ----------
+    lookups : int
+        Table reads per system cycle, a multiple of ``2 * pumping``.
+    pumping : int
+        1: the memories are clocked by ``sync``; ``lookups / 2`` memories. 2: they are clocked by
+        the ``bram`` domain at twice the ``sync`` frequency, edge-aligned with it;
+        ``lookups / 4`` memories.
+
+    Members
+    -------
+    addr : In(ArrayLayout(10, lookups))
+        Addresses presented in system cycle ``k`` (sampled at the ``sync`` edge ending it).
+    data : Out(ArrayLayout(32, lookups))
+        The words read, valid in system cycle ``k + 1`` (one system cycle of latency in both
+        pumping modes).
+
+    Attributes
+    ----------
+    memories : int
+        Memories of 1024 x 32 with two read ports (two DP16KD each on ECP5: a true-dual-port
+        DP16KD port is at most 18 bits wide).
+    clock_multipliers : dict
+        ``{"bram": 2}`` when double-pumped, else ``{}``.
+
+    Implementation notes
+    --------------------
+    Double pumping: lookups ``0 .. lookups/2 - 1`` (the *a* half) are read at the ``bram`` edge
+    that coincides with the ``sync`` edge ending cycle ``k``, straight from ``addr``; the *b* half
+    is registered at that ``sync`` edge and read at the next ``bram`` edge, half a system cycle
+    later. At that edge the *a* words are moved into capture registers (001's second register
+    bank, clocked there on the negative edge of the system clock), so in the second half of cycle
+    ``k + 1`` all ``lookups`` words are there at once. Which half of the system cycle the
+    ``bram`` domain is in comes from a ``sync`` toggle and its ``bram``-domain copy: they differ
+    exactly in the first half, whatever the reset phase of the two domains.
+    """
+
+    def __init__(self, lookups, *, pumping=1):
+        if pumping not in (1, 2):
+            raise ValueError(f"Pumping must be 1 or 2, not {pumping!r}")
+        if not isinstance(lookups, int) or lookups <= 0 or lookups % (2 * pumping):
+            raise ValueError(f"Lookups must be a positive multiple of {2 * pumping}, "
+                             f"not {lookups!r}")
+        self.lookups = lookups
+        self.pumping = pumping
+        self.memories = lookups // (2 * pumping)
+        self.clock_multipliers = {"bram": 2} if pumping == 2 else {}
+        super().__init__({
+            "addr": In(data.ArrayLayout(10, lookups)),
+            "data": Out(data.ArrayLayout(32, lookups)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        domain = "sync" if self.pumping == 1 else "bram"
+        ports = []
+        for n in range(self.memories):
+            mem = memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
+            m.submodules[f"table{n}"] = mem
+            ports += [mem.read_port(domain=domain), mem.read_port(domain=domain)]
+
+        if self.pumping == 1:
+            for port, addr, word in zip(ports, self.addr, self.data):
+                m.d.comb += [port.addr.eq(addr), word.eq(port.data)]
+            return m
+
+        half = self.lookups // 2
+        toggle = Signal()
+        toggle_seen = Signal()
+        first_half = Signal()
+        m.d.sync += toggle.eq(~toggle)
+        m.d.bram += toggle_seen.eq(toggle)
+        m.d.comb += first_half.eq(toggle ^ toggle_seen)
+        for j, port in enumerate(ports):
+            b_addr = Signal(10, name=f"b_addr{j}")
+            captured = Signal(32, name=f"a_word{j}")
+            m.d.sync += b_addr.eq(self.addr[half + j])
+            # First half: the port reads the registered b address at the mid-cycle edge; second
+            # half: the a address of the next cycle, at the edge that ends the system cycle.
+            with m.If(first_half):
+                m.d.comb += port.addr.eq(b_addr)
+                m.d.bram += captured.eq(port.data)
+            with m.Else():
+                m.d.comb += port.addr.eq(self.addr[j])
+            m.d.comb += [self.data[j].eq(captured), self.data[half + j].eq(port.data)]
+        return m

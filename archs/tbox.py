@@ -1,0 +1,326 @@
+"""T-box / T^-1-box AES-128 in block RAM, encryption and decryption in one core (seed 001).
+
+Kundi & Aziz (seed 001, section 3) compute a round of AES as sixteen 32-bit table lookups XORed per
+column with the round key, keep one joint T-box/T^-1-box table per block-RAM port (the direction
+bit as the top address bit), and clock the block RAM at twice the system clock so that each port
+serves two lookups per system cycle: 8 block RAMs for 16 lookups become 4.
+
+Architecture
+------------
+One round per round-step, the direction chosen per block (``decrypt`` field of the block input).
+Decryption is FIPS-197's *equivalent inverse cipher* (section 5.3.5): the rounds are
+InvSubBytes, InvShiftRows, InvMixColumns, AddRoundKey with InvMixColumns applied to the round
+keys, so both directions are the same table-lookup-and-XOR network; only which state byte feeds
+which lookup differs (ShiftRows vs InvShiftRows: a 2:1 byte mux on rows 1 and 3, 001's
+multiplexers M1-M4).
+
+The tables (:data:`archs.prims.tbox.ROUND_TABLE`, one per memory,
+:class:`archs.prims.tbox.TBoxBank`) hold ``TE0`` and ``TD0``; the lookups of rows 1-3 rotate the
+word (``Ti`` is ``T0`` rotated by ``8 i`` bits), which is wiring. The last round has no
+(Inv)MixColumns. Encryption could take the S-box byte out of ``TE0`` (``TE0[x] = (2S, S, S, 3S)``),
+but ``TD0[x] = (14 S', 9 S', 13 S', 11 S')`` holds no lane equal to ``S' = InvS[x]``. A DP16KD port
+is 1024 x 18 in true-dual-port mode, so a 512 x 32 table in two x18 halves leaves half of each block
+RAM empty: the upper half (address bit 9, "last round") holds ``(S[x], 0, 0, 0)`` and ``(InvS[x], 0,
+0, 0)``. The last round then reads those entries through the same row rotations and XOR network,
+with no extra logic, and fills the block RAM to 32 of its 36 bits x 1024.
+
+The block RAM's address register is the state register: the XOR network's output goes straight
+to the next round's read addresses, and the read data of round ``r`` is there one cycle after its
+addresses (001's "latency of one clock cycle").
+
+``datapath_width``
+    128: 16 lookups per cycle, one round per cycle, 10 cycles per block. 64 (001's half
+    datapath, which it replicates for 128 bits): 8 lookups per cycle, two output columns, two
+    cycles per round, 20 cycles per block; a 128-bit state register keeps the round input for
+    the second half and a 64-bit register the first half's output columns.
+``bram_pumping``
+    1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
+    at twice the system frequency (top-level port ``bram_clk``), two reads per port per system
+    cycle; ``lookups / 4`` memories. Same cycle behaviour on the system clock.
+
+Block RAM count on ECP5
+-----------------------
+A DP16KD in true-dual-port mode is at most x18 per port (512 x 36 only as the pseudo-dual-port
+PDPW16KD, one read port; Lattice FPGA-DS-02012). A 32-bit table read on two ports therefore takes
+two DP16KD (two x18 halves), i.e. one DP16KD gives about 36 read bits per clock where a 36 Kbit
+Virtex-5/6/7 block RAM gives 64. The 16 lookups of a round need 16 DP16KD at ``bram_pumping=1``
+and 8 at ``bram_pumping=2`` (001: 8 and 4 Virtex block RAMs); the half datapath 8 and 4. 001's
+4 block RAMs for the 128-bit core are not possible on ECP5 with one round per cycle: that would
+need 16 x 32 = 512 read bits per system cycle from 4 x 36 bits per edge, i.e. a block-RAM clock
+of 3.6 times the system clock.
+
+Round keys
+----------
+Precomputed at key load into two 11 x 128 memories with asynchronous reads (LUT RAM, so they do
+not take block RAM): the encryption keys ``w[0..10]`` and the decryption keys in use order,
+``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. A forward :class:`archs.prims.keyschedule.KeyExpander`
+makes one round key per step; its SubWord S-boxes are the tables themselves (the last-round
+encryption entries hold ``S[x]`` in row 0), read through the first four lookup slots while the
+core is loading a key and has no block in flight, so the core has no S-box besides the block
+RAMs. Blocks are held off until the memories are full: the first block is taken 23 cycles
+after the key transfer.
+
+Output
+------
+A two-entry output FIFO: a block is accepted only when its result will find a free entry, so the
+table reads (whose data is not held by anything but the block RAM) never have to stall. Back to
+back with the output always ready, the next block starts in the cycle the previous one finishes;
+a result comes out 12 (128-bit) or 22 (64-bit) cycles after its block went in, two of them in
+the FIFO.
+
+Two clocks on ECP5 (``bram_pumping=2``)
+-----------------------------------------
+The ``bram`` domain must be edge-aligned with ``sync`` at exactly twice its frequency: one
+EHXPLLL with both outputs from the same VCO, e.g. CLKOP = 2 f (the block RAMs) and CLKOS = f
+(``CLKOS_DIV = 2 x CLKOP_DIV``, zero phase), with CLKOP as the feedback so the two are
+phase-aligned (001 does the same with a Virtex DCM's CLK0 and CLK2X). The core finds which half
+of the system cycle the block RAMs are in from a ``sync`` toggle sampled in the ``bram`` domain,
+so no particular reset phase is needed. Paths between the two domains are launched and captured
+on coincident edges or half a system cycle apart.
+
+nextpnr times each clock on its own and reports an Fmax per clock. It checks a path between two
+clocks only when it finds them related (one common driver; it then assumes one frequency and
+a phase difference, nextpnr PR #1019); otherwise it prints the cross-domain path's delay ("Max
+delay posedge bram_clk -> posedge clk") and the path in its critical-path report, and checks
+nothing. This flow is out of context with ``clk`` and ``bram_clk`` as two independent ports and
+one ``--freq``: nextpnr does not know they are related, constrains both to the same frequency and
+leaves the cross-domain paths (the toggle sample, the registered *b* addresses, the ``sync``
+registers feeding the *a* addresses, the ``bram`` data feeding the ``sync`` registers) unchecked;
+a 2:1 frequency relation it would not model even for a PLL it places. The usable system clock is
+computed by the metrics stage as ``min(Fmax(clk), Fmax(bram_clk) / 2)`` (``clock_multipliers``),
+which covers the round loop (block-RAM output -> XOR network -> next read address, within one
+``bram`` period). The cross-domain paths must fit in one ``bram`` period too: read the "Max delay"
+lines of nextpnr's log (``experiments/tbox.yaml`` records them with the measured rows).
+
+Measured on LFE5U-85F-8 out of context (numbers in ``experiments/tbox.yaml``): Yosys infers 16 / 8
+DP16KD at pumping 1 / 2 for the 128-bit core and 8 / 4 for the 64-bit one. An inferred DP16KD
+read costs about 4.3 ns clock-to-output (Yosys leaves the output register off), so the one-cycle
+round loop runs at about 100 MHz, on the system clock or on the ``bram`` clock: double-pumped,
+the system clock is about 50 MHz, and on ECP5 double pumping halves both the block RAMs and the
+throughput. Using the output register would take two cycles per round, i.e. two blocks
+interleaved to keep 10 cycles per block, as 001 does ("it takes 20 clock cycles to process two
+128-bit data block of AES in pipelined", section 4).
+"""
+
+from types import SimpleNamespace
+
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import fifo, memory, wiring
+
+from .interface import AESSignature, column_words, value_bytes
+from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.mixcolumns import inv_mix_column_value
+from .prims.tbox import TBoxBank
+
+__all__ = ["TBox"]
+
+
+class TBox(wiring.Component):
+    """AES-128 encryption and decryption with joint T-box/T^-1-box tables in block RAM.
+
+    Parameters
+    ----------
+    bram_pumping : int
+        1 or 2: block-RAM reads per port per system cycle (2: the ``bram`` domain at twice the
+        system clock).
+    datapath_width : int
+        128 (16 lookups, one round per cycle) or 64 (8 lookups, two cycles per round).
+    target : str
+        Device family of the netlist; the tables are inferred memories for every target.
+
+    Members
+    -------
+    key, i, o
+        The common AES interface (:class:`archs.interface.AESSignature`), AES-128; the block
+        input has a ``decrypt`` field (0: encrypt, the default; 1: decrypt), per block.
+
+    Attributes
+    ----------
+    rounds : int
+        Rounds per block (10).
+    lookups : int
+        Table lookups per system cycle.
+    table_memories : int
+        1024 x 32 two-read-port table memories (two DP16KD each on ECP5).
+    clock_multipliers : dict
+        ``{"bram": 2}`` when double-pumped (:mod:`archs.interface`).
+    """
+
+    rounds = ROUNDS[128]
+
+    def __init__(self, *, bram_pumping=1, datapath_width=128, target="generic"):
+        if bram_pumping not in (1, 2):
+            raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
+        if datapath_width not in (64, 128):
+            raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
+        self.bram_pumping = bram_pumping
+        self.datapath_width = datapath_width
+        self.target = target
+        self.lookups = datapath_width // 8
+        self.parts = 128 // datapath_width
+        self.table_memories = self.lookups // (2 * bram_pumping)
+        self.clock_multipliers = {"bram": 2} if bram_pumping == 2 else {}
+        self.resources = {"table_lookups_per_cycle": self.lookups,
+                          "table_memories": self.table_memories}
+        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1}))
+
+    def _addresses(self, state, columns, decrypt, last):
+        """Read addresses of the lookups that compute output ``columns`` from 128-bit ``state``:
+        row ``i`` of output column ``c`` reads state byte (``i``, ``c + i``) when encrypting
+        (ShiftRows) and (``i``, ``c - i``) when decrypting (InvShiftRows)."""
+        state_bytes = value_bytes(state)
+        addresses = []
+        for c in columns:
+            for row in range(4):
+                enc = state_bytes[4 * ((c + row) % 4) + row]
+                dec = state_bytes[4 * ((c - row) % 4) + row]
+                byte = enc if enc is dec else Mux(decrypt, dec, enc)
+                addresses.append(Cat(byte, decrypt, last))
+        return addresses
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping)
+        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=1)
+        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128, depth=2)
+        ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
+                              decrypt=Signal(name="decrypt"),
+                              round_index=Signal(range(self.rounds + 1), name="round_index"),
+                              part=Signal(range(self.parts), name="part"),
+                              start=Signal(name="start"))
+        first_keys, step_key = self._build_round_keys(m, exp, ctl)
+        step_value = self._build_xor_network(bank, step_key)
+        final = ctl.busy & (ctl.round_index == self.rounds) & (ctl.part == self.parts - 1)
+        self._build_handshakes(m, out_fifo, ctl, final)
+        result = self._build_table_addresses(m, bank, ctl, first_keys, step_value)
+        self._build_key_load_lookups(m, bank, exp, ctl)
+        self._build_control(m, out_fifo, ctl, final, result)
+        return m
+
+    def _build_round_keys(self, m, exp, ctl):
+        """Round-key memories, filled by the expander at key load (encryption keys in order,
+        decryption keys of the equivalent inverse cipher: InvMixColumns of rounds 1..9, FIPS-197
+        section 5.3.5, stored last round first). Returns the round-0 keys of both directions (in
+        registers) and this step's key columns."""
+        m.submodules.enc_keys = enc_keys = memory.Memory(shape=128, depth=self.rounds + 1,
+                                                         init=[])
+        m.submodules.dec_keys = dec_keys = memory.Memory(shape=128, depth=self.rounds + 1,
+                                                         init=[])
+        exp_round = exp.round
+        key_columns = column_words(exp.round_key)
+        inv_mixed = Cat(*reversed([b for w in key_columns
+                                   for b in inv_mix_column_value(value_bytes(w, 4))]))
+        enc_wr = enc_keys.write_port()
+        dec_wr = dec_keys.write_port()
+        m.d.comb += [
+            exp.key.eq(self.key.payload.key),
+            exp.load.eq(self.key.valid & self.key.ready),
+            exp.next.eq(1),
+            enc_wr.addr.eq(exp_round), enc_wr.data.eq(exp.round_key), enc_wr.en.eq(exp.valid),
+            dec_wr.addr.eq(self.rounds - exp_round),
+            dec_wr.data.eq(Mux((exp_round == 0) | (exp_round == self.rounds),
+                               exp.round_key, inv_mixed)),
+            dec_wr.en.eq(exp.valid),
+        ]
+        with m.If(exp.valid & exp.last):
+            m.d.sync += ctl.keys_ready.eq(1)
+        with m.If(self.key.valid & self.key.ready):
+            m.d.sync += ctl.keys_ready.eq(0)
+
+        # Round keys: the current round's from the memories, and round 0's for a block starting
+        # now from registers (the two are needed in the same cycle when a block finishes and the
+        # next one starts; registers cost less than a second LUT-RAM read port).
+        round_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
+        for d in (0, 1):
+            m.d.comb += round_rd[d].addr.eq(ctl.round_index)
+        first_keys = {0: Signal(128, name="first_enc_key"), 1: Signal(128, name="first_dec_key")}
+        with m.If(exp.valid & (exp_round == 0)):
+            m.d.sync += first_keys[0].eq(exp.round_key)
+        with m.If(exp.valid & (exp_round == self.rounds)):
+            m.d.sync += first_keys[1].eq(exp.round_key)
+        round_key = Mux(ctl.decrypt, round_rd[1].data, round_rd[0].data)
+        step_key = column_words(round_key)
+        if self.parts > 1:
+            step_key = [Mux(ctl.part, step_key[2 + c], step_key[c]) for c in range(2)]
+        return first_keys, step_key
+
+    def _build_xor_network(self, bank, step_key):
+        """The XOR network (001 section 3): this cycle's table words, rotated into their rows,
+        XORed per output column with the round key. Returns the step's output columns."""
+        step_out = []
+        for c in range(4 // self.parts):
+            acc = step_key[c]
+            for row in range(4):
+                w = bank.data[4 * c + row]
+                acc = acc ^ (w.rotate_right(8 * row) if row else w)
+            step_out.append(acc)
+        return Cat(*reversed(step_out))
+
+    def _build_handshakes(self, m, out_fifo, ctl, final):
+        """Key, block and result streams. A block is accepted only when its result will find
+        room in the output FIFO, so table reads never stall."""
+        m.d.comb += [
+            self.key.ready.eq(~ctl.busy),
+            self.i.ready.eq(ctl.keys_ready & ~self.key.valid & (~ctl.busy | final)
+                            & (out_fifo.w_level + final <= 1)),
+            ctl.start.eq(self.i.valid & self.i.ready),
+            self.o.valid.eq(out_fifo.r_rdy),
+            self.o.payload.data.eq(out_fifo.r_data),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+
+    def _build_table_addresses(self, m, bank, ctl, first_keys, step_value):
+        """The next lookups' addresses: from the incoming block XOR round key 0 when a block
+        starts, else from this step's output. Returns the round's 128-bit result."""
+        in_decrypt = self.i.payload.decrypt
+        first_state = self.i.payload.data ^ Mux(in_decrypt, first_keys[1], first_keys[0])
+        next_last = ctl.round_index + 1 == self.rounds
+
+        def read(state, columns, decrypt, last):
+            return [a.eq(v) for a, v in zip(bank.addr,
+                                             self._addresses(state, columns, decrypt, last))]
+        if self.parts == 1:
+            with m.If(ctl.start):
+                m.d.comb += read(first_state, range(4), in_decrypt, 0)
+            with m.Else():
+                m.d.comb += read(step_value, range(4), ctl.decrypt, next_last)
+            return step_value
+        # Half datapath (001's 64-bit half): the round input stays in `state` for the second
+        # half's lookups; the first half's output columns wait in `hold`.
+        state = Signal(128)
+        hold = Signal(64)
+        result = Cat(step_value, hold)
+        with m.If(ctl.start):
+            m.d.comb += read(first_state, (0, 1), in_decrypt, 0)
+            m.d.sync += state.eq(first_state)
+        with m.Elif(ctl.part == 0):
+            m.d.comb += read(state, (2, 3), ctl.decrypt, ctl.round_index == self.rounds)
+            m.d.sync += hold.eq(step_value)
+        with m.Else():
+            m.d.comb += read(result, (0, 1), ctl.decrypt, next_last)
+            m.d.sync += state.eq(result)
+        return result
+
+    def _build_key_load_lookups(self, m, bank, exp, ctl):
+        """Key loading: the expander's SubWord through the first four lookups (last-round
+        encryption entries: S[x] in row 0), one cycle of latency; the core has no other
+        S-box."""
+        with m.If(~ctl.keys_ready):
+            for n, b in enumerate(value_bytes(exp.sbox_i, 4)):
+                m.d.comb += bank.addr[n].eq(Cat(b, 0, 1))
+        m.d.comb += exp.sbox_o.eq(Cat(*reversed([bank.data[n][24:32] for n in range(4)])))
+
+    def _build_control(self, m, out_fifo, ctl, final, result):
+        """Round and half-round counters; the result goes to the output FIFO in the last
+        step."""
+        m.d.comb += [out_fifo.w_data.eq(result), out_fifo.w_en.eq(final)]
+        with m.If(ctl.busy):
+            if self.parts > 1:
+                m.d.sync += ctl.part.eq(ctl.part + 1)
+            with m.If(ctl.part == self.parts - 1):
+                m.d.sync += ctl.round_index.eq(ctl.round_index + 1)
+            with m.If(final):
+                m.d.sync += ctl.busy.eq(0)
+        with m.If(ctl.start):
+            m.d.sync += [ctl.busy.eq(1), ctl.decrypt.eq(self.i.payload.decrypt),
+                         ctl.round_index.eq(1), ctl.part.eq(0)]

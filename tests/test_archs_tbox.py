@@ -1,0 +1,168 @@
+# amaranth: UnusedElaboratable=no
+"""Tests of :mod:`archs.tbox` (seed 001, Kundi & Aziz) and its tables in :mod:`archs.prims.tbox`:
+both directions, both pumping modes, both datapath widths."""
+
+import random
+
+import pytest
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from aesdse.testbench import EdgeClock, run_testbenches, stream_get, stream_put
+from aesdse.verify import VerifyOptions, verify_component
+from archs import FAMILIES
+from archs.prims import gf
+from archs.prims.tbox import (ROUND_TABLE, TD, TE, TBoxBank, rotate_row, round_table_address)
+from archs.tbox import TBox
+
+#: Edges from the key transfer to the first block transfer (measured; see the test using it).
+KEY_LOAD_CYCLES = 23
+CONFIGS = [(pumping, width) for pumping in (1, 2) for width in (128, 64)]
+
+
+# --- Tables -----------------------------------------------------------------------------------
+
+
+def test_round_table_contents():
+    assert len(ROUND_TABLE) == 1024
+    for x in range(256):
+        assert ROUND_TABLE[round_table_address(x)] == TE[0][x]
+        assert ROUND_TABLE[round_table_address(x, decrypt=True)] == TD[0][x]
+        assert ROUND_TABLE[round_table_address(x, last=True)] == gf.SBOX[x] << 24
+        assert ROUND_TABLE[round_table_address(x, decrypt=True, last=True)] == \
+            gf.INV_SBOX[x] << 24
+
+
+def test_rows_are_rotations():
+    for row in range(4):
+        for x in range(256):
+            assert rotate_row(TE[0][x], row) == TE[row][x]
+            assert rotate_row(TD[0][x], row) == TD[row][x]
+
+
+@pytest.mark.parametrize("pumping", [1, 2])
+def test_bank_reads_one_cycle_later(pumping):
+    bank = TBoxBank(4, pumping=pumping)
+    assert bank.memories == 2 // pumping
+    assert bank.clock_multipliers == ({"bram": 2} if pumping == 2 else {})
+    rng = random.Random(pumping)
+    addresses = [[rng.randrange(1024) for _ in range(4)] for _ in range(24)]
+    seen = []
+
+    async def testbench(ctx):
+        for cycle in addresses + [[0] * 4]:
+            for n, a in enumerate(cycle):
+                ctx.set(bank.addr[n], a)
+            _, _, words = await ctx.tick().sample(bank.data)
+            seen.append([words[n] for n in range(4)])
+
+    run_testbenches(bank, testbench, clock_multipliers=bank.clock_multipliers)
+    # Sampled at the edge ending cycle k + 1: the words addressed in cycle k.
+    assert seen[1:] == [[ROUND_TABLE[a] for a in cycle] for cycle in addresses]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"lookups": 6, "pumping": 2}, r"^Lookups must be a positive multiple of 4, not 6$"),
+    ({"lookups": 4, "pumping": 3}, r"^Pumping must be 1 or 2, not 3$"),
+])
+def test_bank_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TBoxBank(**kwargs)
+
+
+# --- Core -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"bram_pumping": 4}, r"^Block-RAM pumping must be 1 or 2, not 4$"),
+    ({"datapath_width": 32}, r"^Datapath width must be 64 or 128, not 32$"),
+])
+def test_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        TBox(**kwargs)
+
+
+@pytest.mark.parametrize("pumping,width", CONFIGS)
+def test_table_memories(pumping, width):
+    core = TBox(bram_pumping=pumping, datapath_width=width)
+    # 16 or 8 lookups per cycle, two per memory (two read ports) per block-RAM edge.
+    assert core.table_memories == {(1, 128): 8, (2, 128): 4, (1, 64): 4, (2, 64): 2}[
+        (pumping, width)]
+    assert core.clock_multipliers == ({"bram": 2} if pumping == 2 else {})
+    assert hasattr(core.i.payload, "decrypt")
+
+
+def test_family_registry():
+    family = FAMILIES["tbox"]
+    assert family.module == "archs.tbox"
+    assert family.directions == ("encrypt", "decrypt")
+    assert family.param("bram_pumping").choices == (1, 2)
+    assert family.param("datapath_width").choices == (64, 128)
+
+
+def oracle(key, block, decrypt):
+    cipher = Cipher(algorithms.AES(key.to_bytes(16, "big")), modes.ECB())
+    op = cipher.decryptor() if decrypt else cipher.encryptor()
+    return int.from_bytes(op.update(block.to_bytes(16, "big")) + op.finalize(), "big")
+
+
+def rtl_run(dut, key, blocks):
+    """Load ``key``, stream ``blocks`` ((data, decrypt) pairs) back to back with the output
+    always ready; return the outputs, the edges at which they came out and the edges at which
+    the key and the blocks went in."""
+    outputs, edges, accepted = [], [], []
+
+    async def producer(ctx):
+        clock = EdgeClock()
+        await stream_put(ctx, dut.key, {"key": key}, clock=clock)
+        accepted.append(clock.now)
+        for data, decrypt in blocks:
+            await stream_put(ctx, dut.i, {"data": data, "decrypt": int(decrypt)}, clock=clock)
+            accepted.append(clock.now)
+
+    async def consumer(ctx):
+        clock = EdgeClock()
+        for _ in blocks:
+            payload = await stream_get(ctx, dut.o, clock=clock, timeout=2000)
+            outputs.append(payload.data)
+            edges.append(clock.now)
+
+    run_testbenches(dut, producer, consumer, clock_multipliers=dut.clock_multipliers)
+    return outputs, edges, accepted
+
+
+@pytest.mark.parametrize("pumping,width", CONFIGS)
+def test_fips197_alternating_directions(pumping, width):
+    """FIPS-197 C.1 and random blocks, the direction switching at every block, back to back:
+    every result is right and a switch costs no cycle (10 or 20 cycles per block). The first
+    block waits for the round-key memories: 11 expansion steps of two cycles (SubWord through
+    the tables, one cycle of latency) plus the expander's load cycles."""
+    key = 0x000102030405060708090A0B0C0D0E0F
+    rng = random.Random(width + pumping)
+    blocks = [(0x00112233445566778899AABBCCDDEEFF, False),
+              (0x69C4E0D86A7B0430D8CDB78070B4C55A, True)]
+    blocks += [(rng.getrandbits(128), n % 2 == 1) for n in range(6)]
+    outputs, edges, accepted = rtl_run(TBox(bram_pumping=pumping, datapath_width=width), key,
+                                       blocks)
+    assert outputs[:2] == [0x69C4E0D86A7B0430D8CDB78070B4C55A,
+                           0x00112233445566778899AABBCCDDEEFF]
+    assert outputs == [oracle(key, data, decrypt) for data, decrypt in blocks]
+    cycles = 10 * 128 // width
+    assert [b - a for a, b in zip(edges, edges[1:])] == [cycles] * (len(blocks) - 1)
+    assert [b - a for a, b in zip(accepted[1:], accepted[2:])] == [cycles] * (len(blocks) - 1)
+    assert accepted[1] - accepted[0] == KEY_LOAD_CYCLES
+
+
+@pytest.mark.parametrize("pumping,width", CONFIGS)
+def test_verify(pumping, width):
+    """The verify stage: FIPS-197, SP 800-38A and random vectors against the oracle in both
+    directions, the direction drawn per block, random input gaps and output back-pressure;
+    measured 10 (128-bit) or 20 (64-bit) cycles per block in both directions."""
+    family = FAMILIES["tbox"]
+    result = verify_component(
+        lambda: family.build(bram_pumping=pumping, datapath_width=width), "cipher",
+        VerifyOptions(random_vectors=4, measure_blocks=6), directions=family.directions)
+    assert result.ok, result.reason
+    cycles = 10 * 128 // width
+    assert result.cycles_per_block == cycles
+    assert {d: v["cycles_per_block"] for d, v in result.details.items()} == \
+        {"encrypt": cycles, "decrypt": cycles}
