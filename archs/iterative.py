@@ -107,7 +107,6 @@ class Iterative(wiring.Component):
         Adds ``sub_bytes`` (16 state bytes after SubBytes), ``key_words`` (the round key's four
         words) and ``sub_rot`` (the four S-box outputs of SubWord(RotWord)) to ``regs``.
         """
-        # SubBytes of the state and SubWord(RotWord(w3)) of the round key, one S-box each.
         state_bytes = value_bytes(regs.state)
         sub_bytes = []
         for n in range(16):
@@ -132,7 +131,6 @@ class Iterative(wiring.Component):
         ``next_round_key``, ``round_out`` (the state after the round) and ``last_round`` to
         ``regs``.
         """
-        # The rest of the round: ShiftRows, MixColumns (skipped in the last round), AddRoundKey.
         next_round_key = Signal(128)
         m.d.comb += next_round_key.eq(bytes_value(
             b for w in next_round_key_128_value(regs.key_words, regs.sub_rot, regs.rcon)

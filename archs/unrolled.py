@@ -458,7 +458,6 @@ class Unrolled(wiring.Component):
         ``round_keys`` (the round key registers, or None), ``expanding``, ``key`` (the key
         register, or None), ``key_ready`` and ``round_key_0`` (the initial AddRoundKey's key).
         """
-        # Keys: the key register (on the fly) or the expanded round keys (precomputed).
         round_keys = None
         expanding = None
         key = None
@@ -484,7 +483,6 @@ class Unrolled(wiring.Component):
         is left and no key expansion runs. Adds ``entry`` (a slot) and ``entry_taken`` (the
         first ring takes the entry's block this cycle, driven by :meth:`_build_rings`).
         """
-        # The entry register: initial AddRoundKey, then wait for a free slot.
         entry = Signal(ctl.slot)
         entry_taken = Signal()
         credit_ok = ctl.credit < ctl.depth
@@ -520,7 +518,6 @@ class Unrolled(wiring.Component):
         ring's last unit writes the output FIFO directly. Adds ``exit_write`` and ``exit_data``
         (a finished block goes into the FIFO) to ``ctl``.
         """
-        # Rings of units: one per unit (split) or one of all units (alternate).
         if self.schedule == "split":
             rings = [[u] for u in range(self.round_units)]
         else:
