@@ -14,6 +14,8 @@ register can load the next block (with its initial AddRoundKey), so back-to-back
 ``10 x (1 + sbox_latency)`` cycles each, and no cycle is spent on loading.
 """
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
@@ -62,9 +64,28 @@ class Iterative(wiring.Component):
 
     rounds = ROUNDS[128]
 
+    # elaborate() builds the core from named parts, in dataflow order: the S-boxes, the rest of
+    # the round with the next round key, then the control and the stream interface. They share
+    # the registers through one namespace, ``regs`` (see :meth:`_registers`), to which each part
+    # adds the signals the later ones read.
+
     def elaborate(self, platform):
         m = Module()
+        regs = self._registers()
+        self._build_sboxes(m, regs)
+        self._build_round(m, regs)
+        self._build_control(m, regs)
+        return m
 
+    def _registers(self):
+        """The registers of the core, in a namespace.
+
+        ``key`` is the stored cipher key (round key 0), ``state`` and ``round_key`` the block and
+        round key of the round-step in progress, ``rcon`` the round constant of the next round
+        key, ``round_index`` the round being computed (1..10), ``step_cycle`` counts the cycles
+        of a round-step while the pipelined S-boxes settle (module notes), ``busy`` is set while
+        a block is in the datapath; ``out_data`` / ``out_valid`` are the output register.
+        """
         key = Signal(128)
         state = Signal(128)
         round_key = Signal(128)
@@ -74,39 +95,68 @@ class Iterative(wiring.Component):
         busy = Signal()
         out_data = Signal(128)
         out_valid = Signal()
+        return SimpleNamespace(
+            key=key, state=state, round_key=round_key, rcon=rcon, round_index=round_index,
+            step_cycle=step_cycle, busy=busy, out_data=out_data, out_valid=out_valid)
 
-        # SubBytes of the state and SubWord(RotWord(w3)) of the round key, one S-box each.
-        state_bytes = value_bytes(state)
+    def _build_sboxes(self, m, regs):
+        """The 20 S-boxes: SubBytes of the state and SubWord(RotWord(w3)) of the round key.
+
+        The key schedule has S-boxes of its own (the 128-bit column of Zhou & Gaj Table I, seed
+        000), so the next round key is ready in the same round-step as the round that uses it.
+        Adds ``sub_bytes`` (16 state bytes after SubBytes), ``key_words`` (the round key's four
+        words) and ``sub_rot`` (the four S-box outputs of SubWord(RotWord)) to ``regs``.
+        """
+        state_bytes = value_bytes(regs.state)
         sub_bytes = []
         for n in range(16):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += sb.i.eq(state_bytes[n])
             sub_bytes.append(sb.o)
-        key_words = column_words(round_key)
+        key_words = column_words(regs.round_key)
         sub_rot = []
         for n, b in enumerate(rot_word_bytes(value_bytes(key_words[3], 4))):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
             m.submodules[f"key_sbox{n}"] = sb
             m.d.comb += sb.i.eq(b)
             sub_rot.append(sb.o)
+        regs.sub_bytes, regs.key_words, regs.sub_rot = sub_bytes, key_words, sub_rot
 
-        # The rest of the round: ShiftRows, MixColumns (skipped in the last round), AddRoundKey.
+    def _build_round(self, m, regs):
+        """The rest of the round after the S-boxes, and the next round key.
+
+        ShiftRows, MixColumns (skipped in the last round, FIPS-197 section 5.1) and AddRoundKey
+        with the round key the on-the-fly schedule computes in the same round-step. Adds
+        ``next_round_key``, ``round_out`` (the state after the round) and ``last_round`` to
+        ``regs``.
+        """
         next_round_key = Signal(128)
         m.d.comb += next_round_key.eq(bytes_value(
-            b for w in next_round_key_128_value(key_words, sub_rot, rcon) for b in value_bytes(w, 4)))
-        shifted = shift_rows(sub_bytes)
+            b for w in next_round_key_128_value(regs.key_words, regs.sub_rot, regs.rcon)
+            for b in value_bytes(w, 4)))
+        shifted = shift_rows(regs.sub_bytes)
         mixed = [b for c in range(4) for b in mix_column_value(shifted[4 * c:4 * c + 4])]
-        last_round = round_index == self.rounds
+        last_round = regs.round_index == self.rounds
         round_out = Signal(128)
         with m.If(last_round):
             m.d.comb += round_out.eq(bytes_value(shifted) ^ next_round_key)
         with m.Else():
             m.d.comb += round_out.eq(bytes_value(mixed) ^ next_round_key)
+        regs.next_round_key, regs.round_out, regs.last_round = (next_round_key, round_out,
+                                                                last_round)
 
+    def _build_control(self, m, regs):
+        """The stream interface and the register updates of a round-step.
+
+        A round-step ends after ``1 + sbox_latency`` cycles; the final one writes the output
+        register, and in that cycle the state register may already load the next block with
+        its initial AddRoundKey (module notes: no cycle is spent on loading).
+        """
+        busy, out_valid, step_cycle = regs.busy, regs.out_valid, regs.step_cycle
         step_done = busy & (step_cycle == self.sbox_latency)
         output_free = ~out_valid | self.o.ready
-        finishing = step_done & last_round & output_free
+        finishing = step_done & regs.last_round & output_free
 
         # Interface. A pending key write takes priority over a new block, so the order of
         # key and block transfers is the order the user issued them in.
@@ -114,35 +164,34 @@ class Iterative(wiring.Component):
             self.key.ready.eq(~busy),
             self.i.ready.eq((~busy | finishing) & ~self.key.valid),
             self.o.valid.eq(out_valid),
-            self.o.payload.data.eq(out_data),
+            self.o.payload.data.eq(regs.out_data),
         ]
 
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += out_valid.eq(0)
         with m.If(self.key.valid & self.key.ready):
-            m.d.sync += key.eq(self.key.payload.key)
+            m.d.sync += regs.key.eq(self.key.payload.key)
 
         with m.If(busy & ~step_done):
             m.d.sync += step_cycle.eq(step_cycle + 1)
-        with m.If(step_done & ~last_round):
+        with m.If(step_done & ~regs.last_round):
             m.d.sync += [
-                state.eq(round_out),
-                round_key.eq(next_round_key),
-                rcon.eq(gf.xtime_value(rcon)),
-                round_index.eq(round_index + 1),
+                regs.state.eq(regs.round_out),
+                regs.round_key.eq(regs.next_round_key),
+                regs.rcon.eq(gf.xtime_value(regs.rcon)),
+                regs.round_index.eq(regs.round_index + 1),
                 step_cycle.eq(0),
             ]
         with m.If(finishing):
-            m.d.sync += [out_data.eq(round_out), out_valid.eq(1), busy.eq(0)]
+            m.d.sync += [regs.out_data.eq(regs.round_out), out_valid.eq(1), busy.eq(0)]
 
         # Load a block: initial AddRoundKey, first round key, first round constant.
         with m.If(self.i.valid & self.i.ready):
             m.d.sync += [
-                state.eq(self.i.payload.data ^ key),
-                round_key.eq(key),
-                rcon.eq(gf.RCON[0]),
-                round_index.eq(1),
+                regs.state.eq(self.i.payload.data ^ regs.key),
+                regs.round_key.eq(regs.key),
+                regs.rcon.eq(gf.RCON[0]),
+                regs.round_index.eq(1),
                 step_cycle.eq(0),
                 busy.eq(1),
             ]
-        return m

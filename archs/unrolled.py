@@ -59,6 +59,8 @@ register per round key (every unit reads its own, in parallel); a new key waits 
 in flight.
 """
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, wiring
 
@@ -406,12 +408,34 @@ class Unrolled(wiring.Component):
         return out
 
     # --- The core -------------------------------------------------------------------------
+    # elaborate() builds the core from named parts, in the order a block meets them (module
+    # notes): the output FIFO with its credit counter, the keys, the entry register, the rings
+    # of round units. They share signals through one namespace, ``ctl``, to which each part adds
+    # the signals the later ones read.
 
     def elaborate(self, platform):
         m = Module()
-        slot = self._slot_layout()
-        depth = self.fifo_depth
+        ctl = SimpleNamespace(slot=self._slot_layout(), depth=self.fifo_depth)
+        self._build_output(m, ctl)
+        self._build_keys(m, ctl)
+        self._build_entry(m, ctl)
+        self._build_rings(m, ctl)
+        m.d.comb += [ctl.out_fifo.w_en.eq(ctl.exit_write), ctl.out_fifo.w_data.eq(ctl.exit_data)]
+        m.d.sync += [
+            ctl.credit.eq(ctl.credit + ctl.accept - ctl.handed_out),
+            ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.exit_write),
+        ]
+        return m
 
+    def _build_output(self, m, ctl):
+        """The output FIFO and the counters of blocks accepted but not yet out.
+
+        The rings never stall, so back-pressure is a credit counter in front of a FIFO as deep
+        as the slots plus two (module notes, "Back-pressure without stalls"). Adds ``out_fifo``,
+        ``credit`` (accepted, not yet handed out), ``in_flight`` (accepted, not yet written to
+        the FIFO), ``accept`` and ``handed_out`` (this cycle's transfers) to ``ctl``.
+        """
+        depth = ctl.depth
         m.submodules.fifo = out_fifo = fifo.SyncFIFO(width=128, depth=depth)
         credit = Signal(range(depth + 1))     # accepted, not yet handed out
         in_flight = Signal(range(depth + 1))  # accepted, not yet written to the FIFO
@@ -422,9 +446,21 @@ class Unrolled(wiring.Component):
             self.o.payload.data.eq(out_fifo.r_data),
             out_fifo.r_en.eq(self.o.ready),
         ]
+        ctl.out_fifo, ctl.credit, ctl.in_flight = out_fifo, credit, in_flight
+        ctl.accept, ctl.handed_out = accept, handed_out
 
-        # Keys: the key register (on the fly) or the expanded round keys (precomputed).
+    def _build_keys(self, m, ctl):
+        """The key register (on the fly) or the expanded round keys (precomputed).
+
+        On the fly, every block carries its key window and each unit expands it one step (seed
+        004 section III.C, seed 002's key agility), so a key transfer is always accepted. With
+        precomputed keys (:meth:`_expander`) a new key waits until no block is in flight. Adds
+        ``round_keys`` (the round key registers, or None), ``expanding``, ``key`` (the key
+        register, or None), ``key_ready`` and ``round_key_0`` (the initial AddRoundKey's key).
+        """
         round_keys = None
+        expanding = None
+        key = None
         key_ready = Signal()
         if self.key_schedule == "on_the_fly":
             key = Signal(self.key_bits)
@@ -434,20 +470,29 @@ class Unrolled(wiring.Component):
             round_key_0 = key[self.key_bits - 128:]
         else:
             round_keys, expanding = self._expander(m)
-            m.d.comb += key_ready.eq(~expanding & (in_flight == 0))
+            m.d.comb += key_ready.eq(~expanding & (ctl.in_flight == 0))
             round_key_0 = round_keys[0]
+        ctl.round_keys, ctl.expanding, ctl.key, ctl.key_ready = (round_keys, expanding, key,
+                                                                 key_ready)
+        ctl.round_key_0 = round_key_0
 
-        # The entry register: initial AddRoundKey, then wait for a free slot.
-        entry = Signal(slot)
+    def _build_entry(self, m, ctl):
+        """The entry register: a new block after its initial AddRoundKey, waiting for a slot.
+
+        A block is accepted while the entry register is free (or leaves this cycle), a credit
+        is left and no key expansion runs. Adds ``entry`` (a slot) and ``entry_taken`` (the
+        first ring takes the entry's block this cycle, driven by :meth:`_build_rings`).
+        """
+        entry = Signal(ctl.slot)
         entry_taken = Signal()
-        credit_ok = credit < depth
+        credit_ok = ctl.credit < ctl.depth
         block_ready = Signal()
         if self.key_schedule == "precomputed":
-            m.d.comb += block_ready.eq(~expanding)
+            m.d.comb += block_ready.eq(~ctl.expanding)
         else:
             m.d.comb += block_ready.eq(1)
         m.d.comb += [
-            self.key.ready.eq(key_ready),
+            self.key.ready.eq(ctl.key_ready),
             # A pending key transfer goes first: the order of key and block transfers is the
             # order the user issued them in (as in archs.iterative).
             self.i.ready.eq((~entry.valid | entry_taken) & credit_ok & block_ready
@@ -455,74 +500,98 @@ class Unrolled(wiring.Component):
         ]
         with m.If(entry_taken):
             m.d.sync += entry.valid.eq(0)
-        with m.If(accept):
+        with m.If(ctl.accept):
             m.d.sync += [
                 entry.valid.eq(1),
                 entry.round.eq(1),
-                entry.state.eq(self.i.payload.data ^ round_key_0),
+                entry.state.eq(self.i.payload.data ^ ctl.round_key_0),
             ]
             if self.key_schedule == "on_the_fly":
-                m.d.sync += entry.key.eq(key)
+                m.d.sync += entry.key.eq(ctl.key)
+        ctl.entry, ctl.entry_taken = entry, entry_taken
 
-        # Rings of units: one per unit (split) or one of all units (alternate).
+    def _build_rings(self, m, ctl):
+        """The rings of round units, one per unit (``split``) or one of all units
+        (``alternate``): seed 004 designs 1 and 2, module notes "Schedules".
+
+        Each ring takes blocks from the entry register or the previous ring's exit; the last
+        ring's last unit writes the output FIFO directly. Adds ``exit_write`` and ``exit_data``
+        (a finished block goes into the FIFO) to ``ctl``.
+        """
         if self.schedule == "split":
             rings = [[u] for u in range(self.round_units)]
         else:
             rings = [list(range(self.round_units))]
-        incoming, incoming_taken = entry, entry_taken
+        incoming, incoming_taken = ctl.entry, ctl.entry_taken
         exit_write = Signal()
         exit_data = Signal(128)
+        ctl.exit_write, ctl.exit_data = exit_write, exit_data
         for j, ring in enumerate(rings):
             last_ring = j == len(rings) - 1
             ring_last_round = max(r for u in ring for r in self._units[u]["rounds"])
-            feedback = Signal(slot, name=f"ring{j}_feedback") if self.laps > 1 else None
-            ring_in = Signal(slot, name=f"ring{j}_in")
-            if feedback is None:
-                m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
-            else:
-                # A block still looping keeps its slot; otherwise the slot takes a new block.
-                # (The last ring's feedback holds looping blocks only: finished ones left for
-                # the FIFO.)
-                looping = feedback.valid
-                if not last_ring:
-                    looping = looping & (feedback.round <= ring_last_round)
-                with m.If(looping):
-                    m.d.comb += ring_in.eq(feedback)
-                with m.Else():
-                    m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
-            unit_in = ring_in
-            for n, u in enumerate(ring):
-                out = self._unit(m, u, unit_in, round_keys)
-                last_unit = n == len(ring) - 1
-                if last_unit and last_ring:
-                    # The last round writes the FIFO directly: no register in between.
-                    done = out.valid
-                    if feedback is not None:
-                        done = done & (out.round == self.rounds + 1)
-                    m.d.comb += [exit_write.eq(done), exit_data.eq(out.state)]
-                    if feedback is not None:
-                        m.d.sync += feedback.eq(out)
-                        m.d.sync += feedback.valid.eq(out.valid & ~done)
-                    break
-                reg = feedback if (last_unit and feedback is not None) else \
-                    Signal(slot, name=f"u{u}_reg")
-                m.d.sync += reg.eq(out)
-                unit_in = reg
+            feedback, ring_in = self._ring_input(m, ctl, j, last_ring, ring_last_round,
+                                                 incoming, incoming_taken)
+            unit_in = self._ring_units(m, ctl, ring, ring_in, feedback, last_ring)
             if not last_ring:
                 # The next ring sees the blocks that leave this one.
-                incoming = Signal(slot, name=f"ring{j}_exit")
+                incoming = Signal(ctl.slot, name=f"ring{j}_exit")
                 incoming_taken = Signal(name=f"ring{j}_exit_taken")
                 m.d.comb += incoming.eq(unit_in)
                 if feedback is not None:
                     m.d.comb += incoming.valid.eq(
                         unit_in.valid & (unit_in.round > ring_last_round))
 
-        m.d.comb += [out_fifo.w_en.eq(exit_write), out_fifo.w_data.eq(exit_data)]
-        m.d.sync += [
-            credit.eq(credit + accept - handed_out),
-            in_flight.eq(in_flight + accept - exit_write),
-        ]
-        return m
+    def _ring_input(self, m, ctl, j, last_ring, ring_last_round, incoming, incoming_taken):
+        """The input slot of ring ``j``: a looping block keeps its slot, otherwise the slot
+        takes the ``incoming`` block (seed 004's loop, module notes "Slots").
+
+        Returns ``(feedback, ring_in)``: the ring's feedback register (None without a loop)
+        and the slot entering its first unit.
+        """
+        feedback = Signal(ctl.slot, name=f"ring{j}_feedback") if self.laps > 1 else None
+        ring_in = Signal(ctl.slot, name=f"ring{j}_in")
+        if feedback is None:
+            m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
+        else:
+            # A block still looping keeps its slot; otherwise the slot takes a new block.
+            # (The last ring's feedback holds looping blocks only: finished ones left for
+            # the FIFO.)
+            looping = feedback.valid
+            if not last_ring:
+                looping = looping & (feedback.round <= ring_last_round)
+            with m.If(looping):
+                m.d.comb += ring_in.eq(feedback)
+            with m.Else():
+                m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
+        return feedback, ring_in
+
+    def _ring_units(self, m, ctl, ring, ring_in, feedback, last_ring):
+        """The units of one ring in a chain, each followed by its output register (outer-round
+        pipelining, seed 002 section 3); the last unit's register is the ring's feedback.
+
+        In the last ring the last unit writes the FIFO instead (``exit_write``), so a finished
+        block costs no register, and only blocks still looping go to the feedback register.
+        Returns the ring's last register (its exit), or None for the last ring.
+        """
+        unit_in = ring_in
+        for n, u in enumerate(ring):
+            out = self._unit(m, u, unit_in, ctl.round_keys)
+            last_unit = n == len(ring) - 1
+            if last_unit and last_ring:
+                # The last round writes the FIFO directly: no register in between.
+                done = out.valid
+                if feedback is not None:
+                    done = done & (out.round == self.rounds + 1)
+                m.d.comb += [ctl.exit_write.eq(done), ctl.exit_data.eq(out.state)]
+                if feedback is not None:
+                    m.d.sync += feedback.eq(out)
+                    m.d.sync += feedback.valid.eq(out.valid & ~done)
+                return None
+            reg = feedback if (last_unit and feedback is not None) else \
+                Signal(ctl.slot, name=f"u{u}_reg")
+            m.d.sync += reg.eq(out)
+            unit_in = reg
+        return unit_in
 
     def _expander(self, m):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.

@@ -16,10 +16,7 @@ import archs
 MAX_LINES = 80
 #: ``elaborate`` methods written before the limit, with their length then: they may shrink, not
 #: grow. Remove an entry when its method is split.
-LONGER = {
-    ("iterative.py", "Iterative"): 84,
-    ("unrolled.py", "Unrolled"): 116,
-}
+LONGER = {}
 
 ARCHS_DIR = Path(archs.__file__).parent
 
@@ -42,7 +39,8 @@ METHODS = list(elaborate_methods())
 def test_elaborate_methods_found():
     names = {(path, cls) for path, cls, _ in METHODS}
     assert {("compact.py", "Compact"), ("prims/keyschedule.py", "KeyExpander"),
-            ("prims/mixcolumns.py", "MixColumn"), ("estream.py", "EStreamAdapter")} <= names
+            ("prims/mixcolumns.py", "MixColumn"), ("estream.py", "EStreamAdapter"),
+            ("iterative.py", "Iterative"), ("unrolled.py", "Unrolled")} <= names
     assert set(LONGER) <= names
 
 

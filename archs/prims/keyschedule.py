@@ -425,7 +425,10 @@ class KeyExpander(wiring.Component):
     step involves at most one SubWord (one S-box lookup at width 8), whose input is at most a
     few XORs of window bytes, so the S-box is never chained through another S-box within one
     step; the exact XOR network for every phase of the walk is derived by :func:`_step_plan`
-    from the recurrence. At the last group the window reaches 4·Nk - width/8 bytes past the
+    from the recurrence. The S-box input is built from the formulas of the phases that feed it
+    only (:meth:`_step_network`), so no path leads from ``sbox_o`` to ``sbox_i`` even through
+    phases that do not use it (AES-192 at width 128 feeds a new byte of one phase to the S-box
+    whose output other phases compute that byte from). At the last group the window reaches 4·Nk - width/8 bytes past the
     schedule end (the extended words of :func:`extend_key`); the reverse walk starts from that
     window, so the walk positions (and the phase of the XOR network) coincide in both
     directions.
@@ -593,13 +596,35 @@ class KeyExpander(wiring.Component):
                     t = sub[temp[1]] ^ rcon if temp[2] else sub[temp[1]]
                 cases.append((phases, known[old] ^ t))
             known[x] = _select(phase, cases)
+        all_phases = set(plans)
+
+        def sbox_source(x, phases):
+            # Byte `x` as the `phases` compute it. An S-box input may be a byte of the new
+            # window (AES-192 at width 128: the RotWord word follows a new word in the same
+            # step); `known[x]` would also carry the formulas of the other phases, some through
+            # the S-box output, and the phase Mux would close a structural loop from `sbox_o`
+            # to `sbox_i` (a false path, but a combinational cycle to RTLIL conversion and to
+            # an architecture sharing the S-boxes). So rebuild such a byte from the formulas of
+            # the phases that feed it to the S-box only: XORs of window bytes.
+            if 0 <= x < geo.n or phases == all_phases:
+                return known[x]
+            formulas = {}
+            for p in phases:
+                formulas.setdefault(plans[p][0][x], set()).add(p)
+            cases = []
+            for (old, temp), ps in formulas.items():
+                assert temp[0] == "byte", "an S-box input through the S-box in one step"
+                cases.append((ps, sbox_source(old, ps) ^ sbox_source(temp[1], ps)))
+            return _select(phase, cases)
+
         sbox_in = []
         for slot in range(self.sbox_count):
             srcs = {}
             for p, (_, sbox, _) in plans.items():
                 if slot in sbox:
                     srcs.setdefault(sbox[slot], set()).add(p)
-            sbox_in.append(_select(phase, [(ps, known[src]) for src, ps in srcs.items()])
+            sbox_in.append(_select(phase, [(ps, sbox_source(src, ps))
+                                           for src, ps in srcs.items()])
                            if srcs else Const(0, 8))
         needs = [p for p, (_, sbox, _) in plans.items() if sbox]
         uses_rc = [p for p, (_, _, rc) in plans.items() if rc]
