@@ -126,6 +126,23 @@ def test_markdown_table(rows):
     assert "second line of the reason" not in text
 
 
+def test_two_clock_domains_show_each_clock(rows):
+    # A double-pumped block RAM (seed 001): the Fmax column is the usable system clock, the
+    # Clocks column each domain's own Fmax; single-clock tables have no such column.
+    pumped = replace(rows[6], fmax_mhz=49.8, fmax_by_clock={"clk": 166.1, "bram_clk": 99.6})
+    text = render([pumped], "markdown")
+    header, rule, body = text.splitlines()[:3]
+    assert header.endswith("| Mbit/s per slice | Clocks (MHz) |")
+    assert rule.endswith("|---:|---|")
+    assert "| 49.8 |" in body and body.endswith("| bram_clk 99.6, clk 166.1 |")
+    assert "Clocks: Fmax of each clock domain after routing" in text
+    latex = render([pumped], "latex")
+    spec = latex.split("{tabular}{")[1].split("}")[0]
+    header_line = latex.split("\\toprule")[1].strip().splitlines()[0]
+    assert spec.endswith("rl") and len(spec) == header_line.count("&") + 1
+    assert "Clocks" not in render([rows[6]], "markdown")
+
+
 def test_markdown_marks_capped_fmax(rows):
     capped = [replace(rows[6], fmax_capped="block RAM maximum 272 MHz")]
     text = render(capped, "markdown")

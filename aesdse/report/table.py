@@ -338,8 +338,28 @@ _STALE_NOTE = ("Provenance: \"stale\" rows were measured with another generator 
                "current rows.")
 
 
+#: Headers of the optional text columns after the metrics.
+_TEXT_COLUMNS = ("Clocks (MHz)", "Provenance")
+
+_CLOCKS_NOTE = ("Clocks: Fmax of each clock domain after routing (nextpnr, uncapped); the Fmax "
+                "column is the usable system clock: the minimum over the domains of each "
+                "domain's Fmax (capped) divided by its multiple of the system clock (a block RAM "
+                "on a clock at twice the system clock counts half).")
+
+
+def _multi_clock(entries) -> bool:
+    return any(len(e.row.fmax_by_clock or {}) > 1 for e in entries)
+
+
+def _clocks_text(row: Row) -> str:
+    return ", ".join(f"{name} {mhz:.1f}" for name, mhz in sorted((row.fmax_by_clock or {}).items()))
+
+
 def _table(entries, leading, ctx: _Context):
     headers = [_header(n) for n in leading] + [h for _, h, _ in COLUMNS]
+    clocks = _multi_clock(entries)
+    if clocks:
+        headers.append("Clocks (MHz)")
     provenance = ctx.any_provenance(entries)
     if provenance:
         headers.append("Provenance")
@@ -354,6 +374,8 @@ def _table(entries, leading, ctx: _Context):
                 if r.fmax_capped:
                     text += "*"
             cells.append(text)
+        if clocks:
+            cells.append(_clocks_text(r))
         if provenance:
             cells.append(ctx.provenance_text(e))
         body.append(cells)
@@ -386,6 +408,8 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
         counts = sorted({len(e.members) for e in multi})
         notes.append(f"Fmax: {stat} of {'/'.join(map(str, counts))} placer seeds; ± is half the "
                      f"min-max range across seeds, in percent. Throughput follows the Fmax shown.")
+    if _multi_clock(entries):
+        notes.append(_CLOCKS_NOTE)
     capped = sorted({e.row.fmax_capped for e in entries if e.row.fmax_capped})
     if capped:
         notes.append("* Fmax capped at the device's data-sheet maximum: " + "; ".join(capped))
@@ -412,7 +436,7 @@ def _markdown(entries, failures, leading, title, ctx: _Context):
         out += [f"## {title}", ""]
     if body:
         out.append("| " + " | ".join(headers) + " |")
-        out.append("|" + "|".join("---" if i < len(leading) or h == "Provenance" else "---:"
+        out.append("|" + "|".join("---" if i < len(leading) or h in _TEXT_COLUMNS else "---:"
                                   for i, h in enumerate(headers)) + "|")
         out += ["| " + " | ".join(cells) + " |" for cells in body]
     else:
@@ -473,7 +497,7 @@ def _span(entry: Entry, search: dict | None) -> tuple:
 def _latex(entries, failures, leading, title, ctx: _Context):
     headers, body = _table(entries, leading, ctx)
     spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1) + \
-        ("l" if "Provenance" in headers else "")
+        "".join("l" for h in headers if h in _TEXT_COLUMNS)
     out = [r"\begin{table}", r"\centering"]
     if title:
         out.append(r"\caption{" + _latex_escape(title) + "}")
