@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from aesdse.testbench import run_testbenches
 from archs import FAMILIES
 from archs.harness import HarnessStub, MeasurementHarness, fold_value
+from archs.sbox_standalone import StandaloneSBox
 
 
 def aes_ecb(key: int, block: int) -> int:
@@ -83,7 +84,9 @@ def test_fold_value():
 
 
 def test_stub_wires_outputs_to_inputs_and_has_no_logic():
-    core = FAMILIES["sbox"].build(sbox="lut")
+    # Built here, not through FAMILIES: this file's first line silences the warning for cores
+    # that are never elaborated (only their signature is used).
+    core = StandaloneSBox(sbox="lut")
     stub = HarnessStub(core.signature)
     harness = MeasurementHarness(stub, fold_width=8)
     assert harness.chain == [("i", 8)] and harness.folded == [("o", 8)]
@@ -99,7 +102,7 @@ def test_stub_wires_outputs_to_inputs_and_has_no_logic():
 
 
 def test_harness_errors():
-    core = FAMILIES["sbox"].build(sbox="lut")
+    core = StandaloneSBox(sbox="lut")
     with pytest.raises(ValueError, match=r"^Fold width must be an integer from 1 to 32, not 0$"):
         MeasurementHarness(core, fold_width=0)
     harness = MeasurementHarness(core)

@@ -48,6 +48,40 @@ def test_reduced_round_unrolled_core_places_and_routes(tmp_path):
     assert pnr.fmax_mhz["clk"] > 30
 
 
+# --- other device families (issue 14) -----------------------------------------------------------
+
+def _installed(tool: str) -> bool:
+    from aesdse.flow.tools import ToolNotFound, find_tool
+    try:
+        find_tool(tool)
+        return True
+    except ToolNotFound:
+        return False
+
+
+@pytest.mark.skipif(not _installed("nextpnr-ice40"),
+                    reason='nextpnr-ice40 is not installed: pip install "aesdse[ice40]"')
+def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
+    # The core goes through the harness (iCE40 has no out-of-context mode); the harness alone is
+    # routed too and subtracted; the family's own names are kept with the row.
+    point = make_point("sbox", {"sbox": "composite"},
+                       target=Target("iCE40UP5K", "sg48", None), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "iCE40UP5K-sg48"
+    resources = row.details["resources"]
+    assert resources["family"] == "ice40"
+    whole, harness = resources["pnr"]["ICESTORM_LC"], resources["harness"]["pnr"]["ICESTORM_LC"]
+    assert row.slices == whole - harness > 0  # logic cells of the core alone
+    assert resources["harness"]["common"]["ffs"] >= 16  # the 8-bit chain and the 8-bit fold
+    assert row.luts == resources["synth"]["SB_LUT4"] - resources["harness"]["synth"].get(
+        "SB_LUT4", 0)
+    assert 20 < row.luts < 400 and row.brams == 0
+    assert row.fmax_mhz > 20
+    manifest = json.loads((Path(row.artifacts) / "manifest.json").read_text())
+    assert manifest["harness"]["pins"] == 2 + 8 and manifest["ports"][0]["name"] == "i"
+
+
 # --- the sweep engine against the real tools (issue 13) ----------------------------------------
 
 SMALL_SBOX_EXPERIMENT = """\
