@@ -48,6 +48,7 @@ from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
 from .devices import family_info, fits, speed_limits
 from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
+from .flow.asic import estimate as asic_estimate
 from .flow.nextpnr import parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
@@ -287,8 +288,12 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
             raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist before "
                                               f"synthesis; no tool was run)", **known)
 
-    # Synthesize.
+    # The asic target: a gate-equivalent estimate, no place and route.
     top = design["top"]
+    if point.target.family == "asic":
+        return _asic_estimate(point, run, design, known)
+
+    # Synthesize.
     synth, synth_entry, hit = run.stage(
         "synth", synth_key(point, design["digest"], top),
         ("netlist.json", "stat.json", "yosys.log", f"{top}.v"),
@@ -339,6 +344,40 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     details = dict(known.get("details") or {})
     details["resources"] = resources
     return {**known, **asdict(m), "details": details}
+
+
+def _asic_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:
+    """The ``asic`` target (:mod:`aesdse.flow.asic`): area in gate equivalents and the critical
+    path in NAND2 delays, in the row's ``details["asic"]``; ``ffs`` is the flip-flop count; no
+    LUT, no Fmax and so no throughput (an estimate without place and route has no clock in
+    MHz)."""
+    verified = design["verification"]
+
+    def produce():
+        result = asic_estimate("design.il", design["top"], run.work, point.flow.synth_timeout_s)
+        if not result.ok:
+            raise StageFailed("failed-flow", f"yosys (asic): {result.reason}",
+                              synth_seconds=result.seconds, **known)
+        return {"seconds": result.seconds, "area_ge": result.area_ge,
+                "sequential_ge": result.sequential_ge, "cells": result.cells,
+                "depth_nand2": result.depth_nand2}
+
+    meta, _, hit = run.stage("synth", synth_key(point, design["digest"], design["top"]),
+                             ("stat.json", "yosys.log", "ge.lib"), produce,
+                             label="synthesize (asic)")
+    if hit:
+        run.hits.append("synth")
+    (run.work / "netlist.json").unlink(missing_ok=True)  # large; the numbers are in stat.json
+    details = dict(known.get("details") or {})
+    details["asic"] = {**{k: meta[k] for k in ("area_ge", "sequential_ge", "cells",
+                                               "depth_nand2")},
+                       "unit": "GE (NAND2 = 1), aesdse/flow/ge.lib",
+                       "note": "estimate: generic synthesis mapped by ABC to a gate-equivalent "
+                               "library, without place and route; depth in NAND2 delays"}
+    return {**known, "synth_seconds": meta["seconds"], "ffs": meta["cells"].get("DFF", 0),
+            "brams": 0, "carries": 0, "dsps": 0,
+            "cycles_per_block": verified["cycles_per_block"],
+            "latency_cycles": verified["latency_cycles"], "details": details}
 
 
 def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:

@@ -82,6 +82,34 @@ def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
     assert manifest["harness"]["pins"] == 2 + 8 and manifest["ports"][0]["name"] == "i"
 
 
+def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
+    # The asic target: verified, synthesized to the GE library, no place and route; the sweep's
+    # progress line and the report show it without a clock in MHz.
+    from click.testing import CliRunner
+
+    from aesdse.cli import main
+    (tmp_path / "asic.yaml").write_text(
+        "name: asic\narchitectures:\n  - arch: sbox\n    params: {sbox: composite}\n"
+        "targets:\n  - {device: asic}\nverify: {random_vectors: 4}\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["sweep", "asic.yaml", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "GE (estimate), 16 FF, depth" in result.output
+    report = runner.invoke(main, ["report", "asic.yaml", "--format", "json"])
+    assert report.exit_code == 0, report.output
+    [row] = json.loads(report.stdout)
+    assert row["status"] == "ok" and row["target"] == "asic"
+    assert row["fmax_mhz"] is None and row["throughput_mbps"] is None and row["ffs"] == 16
+    assert not (Path(row["artifacts"]) / "nextpnr.log").exists()
+    from aesdse.store import Store
+    with Store(tmp_path / "results" / "aesdse.sqlite", readonly=True) as store:
+        [stored] = store.rows()
+    asic = stored.details["asic"]
+    assert 200 < asic["area_ge"] < 700 and asic["sequential_ge"] == pytest.approx(16 * 4.67)
+    assert "without place and route" in asic["note"]
+
+
 # --- the sweep engine against the real tools (issue 13) ----------------------------------------
 
 SMALL_SBOX_EXPERIMENT = """\
