@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from aesdse.testbench import run_testbenches
 from archs import FAMILIES
 from archs.harness import HarnessStub, MeasurementHarness, fold_value
+from archs.iterative import Iterative
 from archs.sbox_standalone import StandaloneSBox
 
 
@@ -108,3 +109,21 @@ def test_harness_errors():
     harness = MeasurementHarness(core)
     with pytest.raises(ValueError, match=r"^Not wide inputs of the core: x$"):
         harness.chain_value({"x": 1})
+
+
+def test_every_chain_bit_of_the_stub_harness_reaches_the_fold():
+    # Issue 14: the harness alone must keep its whole shift register, or its flip-flops are
+    # under-counted and the core's over-counted (an AES core: 256 chain bits, 128 output bits).
+    core = Iterative(sbox="lut")  # only its signature is used (see test_stub_...)
+    harness = MeasurementHarness(HarnessStub(core.signature), fold_width=8)
+    assert harness.chain_bits == 256
+    seen = {}
+
+    async def testbench(ctx):
+        for position in (0, 127, 128, 200, 255):
+            await shift_in(ctx, harness, 1 << position)
+            await ctx.tick()
+            seen[position] = ctx.get(harness.fold)
+
+    run_testbenches(harness, testbench)
+    assert all(seen.values()), seen
