@@ -12,13 +12,20 @@ Everything aesdse knows about a device family lives here, each number with its s
 
 ECP5 numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-02012 version 1.9
 (March 2018), cited below by table; the exact LUT4 counts are those nextpnr reports as available.
+iCE40 numbers come from the Lattice "iCE40 LP/HX Family Data Sheet" (DS1040 v3.4, Table 1-1) and
+"iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); the ``asic`` target is the
+generic gate-level estimate of :mod:`aesdse.flow.asic` (no device, no package, no speed grade).
+
+Each family's flow facts (synthesis command, place-and-route tool, whether it can place a core
+out of context, the pip extra that installs its tool) are in :data:`FAMILIES`.
 """
 
 import math
 from dataclasses import dataclass
 
 __all__ = [
-    "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
+    "DeviceFamily", "FAMILIES", "family_info", "ICE40_PARTS", "ICE40_SPEED_LIMITS", "ASIC_PARTS",
+    "fits", "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
     "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
     "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
     "bram_slice_equivalents", "slice_equivalents", "slices", "area",
@@ -49,7 +56,7 @@ class Part:
     packages : tuple of str
         Packages the part comes in.
     speeds : tuple of int
-        Speed grades.
+        Speed grades; empty for a family whose parts have none (iCE40, ``asic``).
     """
     name: str
     family: str
@@ -92,17 +99,113 @@ ECP5_PACKAGES = ("CABGA256", "CSFBGA285", "CABGA381", "CABGA554", "CABGA756")
 #: ECP5 speed grades (8 is the fastest).
 ECP5_SPEEDS = (6, 7, 8)
 
-#: Every part aesdse can target, by name (today: ECP5).
-DEVICES = dict(ECP5_PARTS)
-#: Every package, every speed grade.
-PACKAGES = ECP5_PACKAGES
+
+# --- iCE40 parts ------------------------------------------------------------------------------
+
+# iCE40 LP/HX Family Data Sheet, DS1040 v3.4 (October 2017), Table 1-1 "iCE40 Family Selection
+# Guide": HX8K 7,680 logic cells (one LUT4 + one flip-flop each), 32 RAM4K blocks (128 Kbit), no
+# DSP. iCE40 UltraPlus Family Data Sheet (FPGA-DS-02008), Table 1.1: UP5K 5,280 logic cells,
+# 30 EBR of 4 Kbit (120 Kbit), 8 DSP (SB_MAC16), 4 SPRAM of 256 Kbit (not counted here: aesdse
+# never infers SPRAM). The parts have no speed grade (HX is the high-performance line, UP the
+# ultra-low-power one; nextpnr-ice40 has no --speed). Packages: those nextpnr-ice40 0.11 accepts
+# for the part, as the data sheets name them (lower case, as nextpnr's --package takes them).
+ICE40_PARTS = {p.name: p for p in (
+    Part("iCE40HX8K", "ice40", "--hx8k", 7680, 7680, 32, 0,
+         ("ct256", "cb132", "cm225", "bg121"), ()),
+    Part("iCE40UP5K", "ice40", "--up5k", 5280, 5280, 30, 8, ("sg48", "uwg30"), ()),
+)}
+
+# --- the ASIC estimate ---------------------------------------------------------------------------
+
+#: The ``asic`` target: Yosys generic synthesis mapped by ABC to the gate-equivalent Liberty file
+#: of :mod:`aesdse.flow.asic`. No capacity, no package, no speed grade.
+ASIC_PARTS = {"asic": Part("asic", "asic", "", 0, 0, 0, 0, (), ())}
+
+#: Every part aesdse can target, by name.
+DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **ASIC_PARTS}
+#: Every package of some part, and every speed grade (which part takes which: :class:`Part`).
+PACKAGES = ECP5_PACKAGES + tuple(pkg for p in ICE40_PARTS.values() for pkg in p.packages)
 SPEEDS = ECP5_SPEEDS
 
 
+@dataclass(frozen=True)
+class DeviceFamily:
+    """The flow of one device family.
+
+    Attributes
+    ----------
+    name : str
+        ``"ecp5"``, ``"ice40"``, ``"asic"``.
+    synth_command : str
+        The Yosys synthesis script (``synth_ecp5``, ``synth_ice40``, ``synth``).
+    pnr_tool : str or None
+        Key of :data:`aesdse.flow.tools.TOOLS` that places and routes; None for ``asic``.
+    out_of_context : bool
+        nextpnr can place a core without I/O (``--out-of-context``). Without it the core is
+        wrapped in the measurement harness (:mod:`archs.harness`) and the harness measured alone.
+    extra : str or None
+        The pip extra that installs the family's tools (``pip install "aesdse[ice40]"``); None
+        when they are aesdse's own dependencies.
+    unit : str
+        The area unit of the family, in words (the area table of the README).
+    """
+    name: str
+    synth_command: str
+    pnr_tool: str | None
+    out_of_context: bool
+    extra: str | None
+    unit: str
+
+    @property
+    def tools(self) -> tuple:
+        """The tools a point of this family runs (the only ones in its key)."""
+        return ("yosys",) + ((self.pnr_tool,) if self.pnr_tool else ())
+
+
+#: Device families by name.
+FAMILIES = {f.name: f for f in (
+    DeviceFamily("ecp5", "synth_ecp5", "nextpnr-ecp5", True, None,
+                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM"),
+    DeviceFamily("ice40", "synth_ice40", "nextpnr-ice40", False, "ice40",
+                 "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM"),
+    DeviceFamily("asic", "synth", None, True, None,
+                 "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route"),
+)}
+
+
+def family_info(family: str) -> DeviceFamily:
+    """The :class:`DeviceFamily` named ``family``."""
+    try:
+        return FAMILIES[family]
+    except KeyError:
+        raise ValueError(f"Device family must be one of {', '.join(FAMILIES)}, "
+                         f"not {family!r}") from None
+
+
 def part_of(target_label: str) -> Part | None:
-    """The part of a stored target label (``"LFE5U-85F-8CABGA381"`` -> LFE5U-85F), or None."""
-    matches = [p for name, p in DEVICES.items() if target_label.startswith(name + "-")]
+    """The part of a stored target label (``"LFE5U-85F-8CABGA381"`` -> LFE5U-85F,
+    ``"iCE40UP5K-sg48"`` -> iCE40UP5K, ``"asic"`` -> asic), or None."""
+    matches = [p for name, p in DEVICES.items()
+               if target_label.startswith(name + "-") or target_label == name]
     return max(matches, key=lambda p: len(p.name)) if matches else None
+
+
+def fits(device: str, *, luts: int = 0, ffs: int = 0, brams: int = 0) -> str | None:
+    """None when ``luts``, ``ffs`` and ``brams`` fit ``device``; else why not, in words. A part
+    without capacity (``asic``) fits everything. For iCE40 a logic cell holds one LUT4 and one
+    flip-flop, so a design needs at least ``max(LUT4, FF)`` cells (a lower bound: a LUT and a
+    flip-flop share a cell only when the flip-flop takes the LUT's output or nothing)."""
+    part = DEVICES[device]
+    if not part.luts:
+        return None
+    over = []
+    if luts > part.luts:
+        over.append(f"{luts} LUT4 > {part.luts}")
+    if ffs > part.ffs:
+        over.append(f"{ffs} FF > {part.ffs}")
+    if brams > part.brams:
+        over.append(f"{brams} block RAM > {part.brams}")
+    return f"does not fit {device}: " + ", ".join(over) if over else None
 
 
 def family_of(device: str) -> str:
@@ -156,15 +259,36 @@ ECP5_SPEED_LIMITS = {
 }
 
 
-def speed_limits(device: str, speed: int) -> SpeedLimits:
-    """The data-sheet limits of ``device`` at speed grade ``speed``."""
+#: iCE40 limits (the parts have no speed grade: one entry, under ``None``). NOT FOUND: aesdse
+#: cites no number. DS1040 v3.4 and FPGA-DS-02008 publish PLL output ranges and a "Typical
+#: Building Block Function Performance" table of example circuits, but no maximum frequency of the
+#: global clock network nor of the RAM4K / EBR that this code could cite as a hard limit with
+#: confidence; rather than invent one, no cap is applied (``inf``) and the source says so.
+#: Place-and-route results above what the silicon can do are therefore not capped on iCE40.
+ICE40_SPEED_LIMITS = {
+    None: SpeedLimits(math.inf, math.inf,
+                      "iCE40: no data-sheet clock or block RAM maximum cited (not found in "
+                      "DS1040 v3.4 / FPGA-DS-02008); Fmax not capped"),
+}
+
+#: The ``asic`` estimate has no data-sheet limits.
+ASIC_SPEED_LIMITS = {
+    None: SpeedLimits(math.inf, math.inf, "asic: a generic gate-level estimate, no limits"),
+}
+
+
+def speed_limits(device: str, speed: int | None) -> SpeedLimits:
+    """The data-sheet limits of ``device`` at speed grade ``speed`` (None for a family without
+    speed grades)."""
     family = family_of(device)
-    table = {"ecp5": ECP5_SPEED_LIMITS}[family]
+    table = {"ecp5": ECP5_SPEED_LIMITS, "ice40": ICE40_SPEED_LIMITS,
+             "asic": ASIC_SPEED_LIMITS}[family]
     try:
         return table[speed]
     except KeyError:
+        grades = [str(g) for g in table if g is not None] or ["none (the part has no grade)"]
         raise ValueError(f"Speed grade of {device} must be one of "
-                         f"{', '.join(map(str, sorted(table)))}, not {speed!r}") from None
+                         f"{', '.join(sorted(grades))}, not {speed!r}") from None
 
 
 def cap_fmax(fmax_mhz: float, limits: SpeedLimits, *, uses_bram: bool) -> tuple[float, str | None]:
@@ -238,6 +362,13 @@ SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
     # full 18 Kbit; 16 Kbit of data bits would give 64).
     SliceConvention("ecp5", "Lattice ECP5: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "DP16KD",
                     "Lattice FPGA-DS-02012 (slice); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # Lattice DS1040 "PLB Blocks": a Programmable Logic Block holds eight logic cells, each one
+    # LUT4, one flip-flop and carry logic; aesdse's "slice" of an iCE40 is the logic cell, so an
+    # iCE40 slice is HALF an ECP5 slice (cross-family tables say so). RAM4K (SB_RAM40_4K) is
+    # 4 Kbit: 16 slice-equivalents at the default rate.
+    SliceConvention("ice40", "Lattice iCE40: logic cell = 1 LUT4 + 1 FF", 4, 1, 1, 4,
+                    "SB_RAM40_4K", "Lattice DS1040 v3.4 (PLB, logic cell; RAM4K); "
+                                   "001 Sec. 4 rate of 4 slices per Kbit"),
     # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
     # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
     _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",

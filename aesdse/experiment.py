@@ -60,7 +60,7 @@ from pathlib import Path
 
 import archs
 
-from .devices import DEVICES, PACKAGES, SPEEDS, family_of
+from .devices import DEVICES, PACKAGES, family_of
 from .fmax_search import SearchSettings
 from .verify import VerifyOptions
 from .yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
@@ -82,14 +82,15 @@ class Target:
     ----------
     device : str
         Part name, one of :data:`DEVICES`.
-    package : str
-        Package, one of :data:`PACKAGES`.
-    speed : int
-        Speed grade, one of 6, 7, 8 (8 is fastest).
+    package : str or None
+        Package, one of the part's (:class:`aesdse.devices.Part`); None for ``asic``.
+    speed : int or None
+        Speed grade, one of the part's (ECP5: 6, 7, 8; 8 is fastest); None for a part without
+        speed grades (iCE40, ``asic``).
     """
     device: str = "LFE5U-85F"
-    package: str = "CABGA381"
-    speed: int = 8
+    package: str | None = "CABGA381"
+    speed: int | None = 8
 
     @property
     def family(self) -> str:
@@ -98,7 +99,10 @@ class Target:
 
     @property
     def label(self) -> str:
-        return f"{self.device}-{self.speed}{self.package}"
+        """``LFE5U-85F-8CABGA381``, ``iCE40UP5K-sg48``, ``asic``."""
+        if self.package is None:
+            return self.device
+        return f"{self.device}-{'' if self.speed is None else self.speed}{self.package}"
 
 
 @dataclass(frozen=True)
@@ -187,9 +191,14 @@ class DesignPoint:
         (:mod:`aesdse.provenance`), the verification options, the tool identifiers and the
         aesdse version."""
         from . import __version__
+        from .devices import family_info
         from .provenance import generator_fingerprint
+        # Only the tools this point runs: an optional family's tool installed or updated does
+        # not change the keys of the other families' points.
+        used = family_info(self.target.family).tools
+        tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
         return {"generator": generator_fingerprint(self.arch), "verify": asdict(self.verify),
-                "tools": tool_versions or {}, "aesdse": __version__}
+                "tools": tools, "aesdse": __version__}
 
     def key(self, tool_versions: dict | None = None) -> str:
         """The point's key in the results database: its configuration and its provenance. Two
@@ -259,6 +268,18 @@ def _bounded(mapping, key, value, index, low, high, what="", low_open=False):
     return value
 
 
+def _part_value(t, key, default, choices, device):
+    """A target's ``package`` or ``speed``: one of the part's ``choices``; absent (or null)
+    when the part has none."""
+    if not choices:
+        if t.get(key) is not None:
+            raise YamlError(item_line(t, key, 0), f"{key}: {device} has no {key}; leave it out")
+        return None
+    if key not in t:
+        return default if default in choices else choices[0]
+    return _choice(t, key, t[key], 0, choices)
+
+
 def _choice(mapping, key, value, index, choices):
     """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
     is not ``1``)."""
@@ -300,8 +321,11 @@ def _parse_targets(doc):
     for n, t in enumerate(raw):
         check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
         device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
-        package = _choice(t, "package", t.get("package", Target.package), 0, PACKAGES)
-        speed = _choice(t, "speed", t.get("speed", Target.speed), 0, SPEEDS)
+        part = DEVICES[device]
+        # Defaults: ECP5's (CABGA381, speed 8) where the part has them, else the part's first
+        # package and no speed grade. The allowed values are the part's own.
+        package = _part_value(t, "package", Target.package, part.packages, device)
+        speed = _part_value(t, "speed", Target.speed, part.speeds, device)
         targets.append(Target(device, package, speed))
     return targets
 

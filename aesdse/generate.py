@@ -16,12 +16,20 @@ from amaranth.hdl import Value
 from amaranth.lib import wiring
 
 import archs
+from archs.harness import HarnessStub, MeasurementHarness
 from archs.interface import BYTE_ORDER
+from archs.prims.sbox import TARGETS as ARCH_TARGETS
+
+from .devices import FAMILIES as DEVICE_FAMILIES
 
 from .experiment import DesignPoint
 from .flow.yosys import write_verilog as yosys_write_verilog
 
-__all__ = ["Design", "build_component", "generate", "write_verilog", "GenerateError"]
+__all__ = ["Design", "build_component", "generate", "write_verilog",
+           "GenerateError", "HARNESS_FOLD_WIDTH"]
+
+#: Output pins of the measurement harness's XOR fold (:mod:`archs.harness`).
+HARNESS_FOLD_WIDTH = 8
 
 
 class GenerateError(Exception):
@@ -42,18 +50,30 @@ class Design:
         SHA-256 of ``rtlil`` (identifies the netlist for caching and provenance).
     manifest : dict
         Architecture, parameters, ports, key sizes, directions, modes and byte order.
+    harness_rtlil : str or None
+        For a design inside the measurement harness: the harness alone (around a
+        :class:`archs.harness.HarnessStub` of the core's signature, top module named
+        ``harness``), to be measured on the same device and subtracted.
     """
     top: str
     rtlil: str
     digest: str
     manifest: dict
+    harness_rtlil: str | None = None
+
+
+def _needs_harness(target: str) -> bool:
+    return target in DEVICE_FAMILIES and not DEVICE_FAMILIES[target].out_of_context
 
 
 def build_component(point: DesignPoint, target: str = "generic") -> wiring.Component:
-    """Construct the point's component (``target`` as in :class:`archs.Family`)."""
+    """Construct the point's component (``target`` as in :class:`archs.Family`; a device family
+    with no primitives of its own in :mod:`archs`, such as ``ice40`` or ``asic``, builds the
+    generic netlist)."""
     fam = archs.family(point.arch)
     try:
-        return fam.build(target=target, **point.params_dict)
+        return fam.build(target=target if target in ARCH_TARGETS else "generic",
+                         **point.params_dict)
     except (ValueError, TypeError) as e:
         raise GenerateError(f"{point.label}: {e}") from e
 
@@ -68,13 +88,27 @@ def _ports(component) -> list[dict]:
 
 
 def generate(point: DesignPoint, target: str | None = None) -> Design:
-    """Elaborate the point for ``target`` (default: its target's device family) to RTLIL."""
+    """Elaborate the point for ``target`` (default: its target's device family) to RTLIL.
+
+    For a device family without out-of-context place and route (iCE40) the netlist is the core
+    inside the measurement harness (:class:`archs.harness.MeasurementHarness`); the manifest
+    still lists the core's ports, and the harness's under ``"harness"``."""
     target = target or point.target.family
     fam = archs.family(point.arch)
     component = build_component(point, target)
     ports = _ports(component)
+    harness = harness_rtlil = None
+    top = component
+    if _needs_harness(target):
+        top = MeasurementHarness(component, fold_width=HARNESS_FOLD_WIDTH)
+        harness = {"kind": "MeasurementHarness", "fold_width": HARNESS_FOLD_WIDTH,
+                   "chain_bits": top.chain_bits, "folded_bits": top.folded_bits,
+                   "pins": top.pins, "ports": _ports(top)}
+        alone = MeasurementHarness(HarnessStub(component.signature),
+                                   fold_width=HARNESS_FOLD_WIDTH)
+        harness_rtlil = rtlil.convert(alone, name="harness", emit_src=False)
     try:
-        text = rtlil.convert(component, name=point.top_name, emit_src=False)
+        text = rtlil.convert(top, name=point.top_name, emit_src=False)
     except Exception as e:  # elaboration errors come in every kind; the point records the text
         raise GenerateError(f"{point.label}: elaboration failed: {type(e).__name__}: {e}") from e
     manifest = {
@@ -91,7 +125,10 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         "resources": getattr(component, "resources", None),
         "clock_multipliers": dict(getattr(component, "clock_multipliers", None) or {}),
     }
-    return Design(point.top_name, text, hashlib.sha256(text.encode()).hexdigest(), manifest)
+    if harness is not None:
+        manifest["harness"] = harness
+    return Design(point.top_name, text, hashlib.sha256(text.encode()).hexdigest(), manifest,
+                  harness_rtlil)
 
 
 def write_verilog(design: Design, out_dir: Path, timeout_s: float = 600) -> Path:

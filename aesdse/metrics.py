@@ -6,11 +6,22 @@ per architecture; device facts come from :mod:`aesdse.devices`.
 
 Formulas
 --------
+Resources
+    The family's own names map to the common columns (:data:`RESOURCE_NAMES`): ECP5 from
+    nextpnr's report (``TRELLIS_COMB`` -> LUT4, ...) and the carry count from synthesis; iCE40
+    LUT4, flip-flops and carries from synthesis (``SB_LUT4``, ``SB_DFF*``, ``SB_CARRY``: nextpnr's
+    report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr.
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
-    (:func:`aesdse.devices.slices`). Block RAM is *not* folded in; it is reported separately
-    (``brams``).
+    (:func:`aesdse.devices.slices`). iCE40: the logic cells nextpnr used (``ICESTORM_LC``, one
+    LUT4 + one FF each; half an ECP5 slice). Block RAM is *not* folded in; it is reported
+    separately (``brams``).
+Harness
+    On a family without out-of-context place and route (iCE40) the routed design is the core in
+    the measurement harness (:mod:`archs.harness`); the harness alone is routed too, and every
+    area column is the whole design's minus the harness's (:func:`subtract_harness`). Fmax is the
+    whole design's (the harness adds a fold register after the core's outputs).
 ``fmax_mhz``
     The usable system clock. nextpnr reports an Fmax per clock, register to register; a core
     with clock domains besides ``sync`` states each one's frequency as a multiple of the system
@@ -35,7 +46,38 @@ from dataclasses import dataclass
 
 from .devices import SpeedLimits, cap_fmax, slices as slice_count
 
-__all__ = ["Metrics", "compute_metrics", "clock_domain_of"]
+__all__ = ["Metrics", "compute_metrics", "clock_domain_of", "RESOURCE_NAMES", "common_resources",
+           "subtract_harness"]
+
+#: Common column -> (where it is counted, the family's own cell names summed), per family.
+#: ``synth``: Yosys ``stat`` after synthesis; ``pnr``: nextpnr's ``--report`` utilization. A
+#: name ending in ``*`` is a prefix.
+RESOURCE_NAMES = {
+    "ecp5": {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
+             "brams": ("pnr", ("DP16KD",)), "dsps": ("pnr", ("MULT18X18D", "ALU54B")),
+             "carries": ("synth", ("CCU2C",))},
+    "ice40": {"luts": ("synth", ("SB_LUT4",)), "ffs": ("synth", ("SB_DFF*",)),
+              "brams": ("pnr", ("ICESTORM_RAM",)), "dsps": ("pnr", ("ICESTORM_DSP",)),
+              "carries": ("synth", ("SB_CARRY",)), "slices": ("pnr", ("ICESTORM_LC",))},
+}
+
+
+def common_resources(family: str, utilization: dict, synth_cells: dict) -> dict:
+    """The common columns (``luts``, ``ffs``, ``brams``, ``dsps``, ``carries`` and, where the tool
+    counts them, ``slices``) from the family's own names (:data:`RESOURCE_NAMES`)."""
+    out = {}
+    for column, (source, names) in RESOURCE_NAMES[family].items():
+        counts = utilization if source == "pnr" else synth_cells
+        out[column] = sum(int(v) for cell, v in counts.items()
+                          if any(cell.startswith(n[:-1]) if n.endswith("*") else cell == n
+                                 for n in names))
+    return out
+
+
+def subtract_harness(whole: dict, harness: dict) -> dict:
+    """The core's columns: ``whole - harness`` per column, never below 0 (packing differs a
+    little between the two runs, so a tiny core may come out slightly negative)."""
+    return {k: max(0, v - harness.get(k, 0)) for k, v in whole.items()}
 
 
 @dataclass(frozen=True)
@@ -71,7 +113,9 @@ def clock_domain_of(clock: str, domains) -> str:
 
 def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: float,
                     latency_cycles: int, *, limits: SpeedLimits, carries: int = 0,
-                    block_bits: int = 128, clock_multipliers: dict | None = None) -> Metrics:
+                    block_bits: int = 128, clock_multipliers: dict | None = None,
+                    family: str = "ecp5", synth_cells: dict | None = None,
+                    harness: dict | None = None) -> Metrics:
     """Derive the metrics of a point from nextpnr's report and the simulation's cycle counts.
 
     Parameters
@@ -84,6 +128,13 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
         Data-sheet limits of the target's speed grade.
     clock_multipliers : dict, optional
         Clock domains besides ``sync`` -> their frequency as a multiple of the system clock.
+    family : str
+        Device family (the names of :data:`RESOURCE_NAMES`).
+    synth_cells : dict, optional
+        Cell type -> count after synthesis (ECP5: only ``carries`` is taken from it, and only
+        when given).
+    harness : dict, optional
+        The common columns of the measurement harness alone, subtracted from every area column.
 
     Raises
     ------
@@ -95,10 +146,13 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
     if not cycles_per_block or cycles_per_block <= 0:
         raise ValueError(f"Cycles per block must be positive, not {cycles_per_block!r}")
     multipliers = {"sync": 1, **(clock_multipliers or {})}
-    luts = utilization.get("TRELLIS_COMB", 0)
-    ffs = utilization.get("TRELLIS_FF", 0)
-    brams = utilization.get("DP16KD", 0)
-    dsps = utilization.get("MULT18X18D", 0) + utilization.get("ALU54B", 0)
+    counts = common_resources(family, utilization, synth_cells or {"CCU2C": carries})
+    if family == "ecp5" and synth_cells is None:
+        counts["carries"] = carries
+    if harness is not None:
+        counts = subtract_harness(counts, harness)
+    luts, ffs, brams, dsps = counts["luts"], counts["ffs"], counts["brams"], counts["dsps"]
+    carries = counts["carries"]
     # The system clock each clock allows, raw and capped; the lowest one limits the core.
     allowed = []
     for clock, mhz in fmax_by_clock.items():
@@ -109,7 +163,8 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
     if reason and len(fmax_by_clock) > 1:
         reason = f"{clock}: {reason}" + (f", / {multiple} for the system clock"
                                          if multiple != 1 else "")
-    n_slices = slice_count(luts, ffs)
+    n_slices = counts["slices"] if "slices" in counts else \
+        slice_count(luts, ffs, device_family=family)
     throughput = block_bits * fmax / cycles_per_block
     return Metrics(
         luts=luts, ffs=ffs, brams=brams, carries=carries, dsps=dsps, slices=n_slices,

@@ -26,6 +26,7 @@ Artifacts are written to a temporary directory (``runs/.tmp-<key>-<pid>@<host>``
 leaves nothing that looks finished but is not.
 """
 
+import hashlib
 import io
 import json
 import os
@@ -44,14 +45,15 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from .devices import speed_limits
+from .devices import family_info, fits, speed_limits
 from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
+from .flow.asic import estimate as asic_estimate
 from .flow.nextpnr import parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
 from .generate import GenerateError, build_component, generate
-from .metrics import compute_metrics
+from .metrics import common_resources, compute_metrics
 from .provenance import generator_fingerprint
 from .store import PnrRun, Row
 from .verify import verify_component
@@ -76,6 +78,23 @@ def design_key(point: DesignPoint) -> str:
         "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch)})
 
 
+def rtlil_flip_flops(rtlil_text: str) -> int:
+    """Flip-flop bits of an RTLIL netlist before synthesis (the ``WIDTH`` of every ``$dff``-like
+    cell): what the design needs at least, known without running a tool (synthesis may merge a
+    few equal flip-flops, but keeps every one that drives an output)."""
+    count, in_dff = 0, False
+    for line in rtlil_text.splitlines():
+        words = line.split()
+        if words[:1] == ["cell"] and len(words) > 1:
+            in_dff = words[1] in ("$dff", "$adff", "$sdff", "$dffe", "$adffe", "$sdffe",
+                                  "$sdffce", "$aldff", "$aldffe", "$dffsr", "$dffsre")
+        elif in_dff and words[:2] == ["parameter", "\\WIDTH"]:
+            count += int(words[2])
+        elif words[:1] == ["end"]:
+            in_dff = False
+    return count
+
+
 def _synth_options(point: DesignPoint) -> SynthOptions:
     return SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff)
 
@@ -95,7 +114,7 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
     return stage_key("pnr", {
         "netlist": netlist_digest, "device": target.device, "package": target.package,
         "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
-        "nextpnr": find_tool("nextpnr-ecp5").version})
+        "nextpnr": find_tool(family_info(target.family).pnr_tool).version})
 
 
 # --- the stage runner -------------------------------------------------------------------------
@@ -251,7 +270,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     :class:`StageFailed` with the fields known so far."""
     # Generate and verify: correct before measured.
     design, _, hit = run.stage("design", design_key(point),
-                               ("design.il", "manifest.json", "verify.txt"),
+                               ("design.il", "manifest.json", "verify.txt", "harness.il"),
                                lambda: _generate_and_verify(point, run), label="generate")
     if hit:
         run.hits.append("design")
@@ -261,8 +280,20 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     if not verified["ok"]:
         raise StageFailed("failed-verification", verified["reason"], **known)
 
-    # Synthesize.
+    # Capacity, before any tool runs: the netlist's flip-flops against the device's.
+    ff_bits = design.get("flip_flops")
+    if ff_bits is not None:
+        too_big = fits(point.target.device, ffs=ff_bits)
+        if too_big:
+            raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist before "
+                                              f"synthesis; no tool was run)", **known)
+
+    # The asic target: a gate-equivalent estimate, no place and route.
     top = design["top"]
+    if point.target.family == "asic":
+        return _asic_estimate(point, run, design, known)
+
+    # Synthesize.
     synth, synth_entry, hit = run.stage(
         "synth", synth_key(point, design["digest"], top),
         ("netlist.json", "stat.json", "yosys.log", f"{top}.v"),
@@ -271,6 +302,15 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     if hit:
         run.hits.append("synth")
     known["synth_seconds"] = synth["seconds"]
+    family = point.target.family
+    # Capacity again after synthesis, before place and route: LUT4, FF and block RAM.
+    synthesized = common_resources(family, {}, synth["cells"]) if family == "ice40" else None
+    if synthesized:
+        too_big = fits(point.target.device, luts=synthesized["luts"], ffs=synthesized["ffs"],
+                       brams=synth["cells"].get("SB_RAM40_4K", 0))
+        if too_big:
+            raise StageFailed("does-not-fit", f"{too_big} (after synthesis; nextpnr was not "
+                                              f"run)", **known)
 
     # Place and route: one run, or an Fmax search of many.
     if point.flow.fmax_search is None:
@@ -280,6 +320,13 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
         row.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
     known["pnr_seconds"] = pnr["seconds"]
 
+    # The measurement harness alone, on the same device, to subtract (iCE40).
+    harness = None
+    resources = {"family": family, "pnr": pnr["utilization"], "synth": synth["cells"]}
+    if design.get("harness_digest"):
+        harness = _measure_harness(point, run, design, known)
+        resources["harness"] = harness
+
     # Metrics, from nextpnr's report and the simulation's cycle counts only.
     run.on_stage("metrics")
     fam = archs.family(point.arch)
@@ -288,10 +335,83 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
                             verified["latency_cycles"], carries=synth["cells"].get("CCU2C", 0),
                             block_bits=fam.block_bits,
                             limits=speed_limits(point.target.device, point.target.speed),
-                            clock_multipliers=design["manifest"].get("clock_multipliers"))
+                            clock_multipliers=design["manifest"].get("clock_multipliers"),
+                            family=family, synth_cells=synth["cells"],
+                            harness=harness["common"] if harness else None)
     except ValueError as e:
         raise StageFailed("failed-flow", f"metrics: {e}", **known) from None
-    return {**known, **asdict(m)}
+    # The family's own resource names (and the harness's share) are kept with the row.
+    details = dict(known.get("details") or {})
+    details["resources"] = resources
+    return {**known, **asdict(m), "details": details}
+
+
+def _asic_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:
+    """The ``asic`` target (:mod:`aesdse.flow.asic`): area in gate equivalents and the critical
+    path in NAND2 delays, in the row's ``details["asic"]``; ``ffs`` is the flip-flop count; no
+    LUT, no Fmax and so no throughput (an estimate without place and route has no clock in
+    MHz)."""
+    verified = design["verification"]
+
+    def produce():
+        result = asic_estimate("design.il", design["top"], run.work, point.flow.synth_timeout_s)
+        if not result.ok:
+            raise StageFailed("failed-flow", f"yosys (asic): {result.reason}",
+                              synth_seconds=result.seconds, **known)
+        return {"seconds": result.seconds, "area_ge": result.area_ge,
+                "sequential_ge": result.sequential_ge, "cells": result.cells,
+                "depth_nand2": result.depth_nand2}
+
+    meta, _, hit = run.stage("synth", synth_key(point, design["digest"], design["top"]),
+                             ("stat.json", "yosys.log", "ge.lib"), produce,
+                             label="synthesize (asic)")
+    if hit:
+        run.hits.append("synth")
+    (run.work / "netlist.json").unlink(missing_ok=True)  # large; the numbers are in stat.json
+    details = dict(known.get("details") or {})
+    details["asic"] = {**{k: meta[k] for k in ("area_ge", "sequential_ge", "cells",
+                                               "depth_nand2")},
+                       "unit": "GE (NAND2 = 1), aesdse/flow/ge.lib",
+                       "note": "estimate: generic synthesis mapped by ABC to a gate-equivalent "
+                               "library, without place and route; depth in NAND2 delays"}
+    return {**known, "synth_seconds": meta["seconds"], "ffs": meta["cells"].get("DFF", 0),
+            "brams": 0, "carries": 0, "dsps": 0,
+            "cycles_per_block": verified["cycles_per_block"],
+            "latency_cycles": verified["latency_cycles"], "details": details}
+
+
+def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:
+    """Synthesize, place and route the measurement harness alone (``harness.il``, written by
+    the design stage) in ``harness/``, cached like any synthesis and place and route. Returns
+    ``{"common": common columns, "pnr": utilization, "synth": cells, "fmax": ...,
+    "definition": ...}``."""
+    directory = run.work / "harness"
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run.work / "harness.il", directory / "harness.il")
+
+    def produce_synth():
+        synth = synthesize("harness.il", "harness", directory, _synth_options(point),
+                           point.flow.synth_timeout_s, family=point.target.family)
+        if not synth.ok:
+            raise StageFailed("failed-flow", f"yosys (harness alone): {synth.reason}", **known)
+        return {"seconds": synth.seconds, "cells": synth.cells,
+                "netlist": file_digest(directory / synth.netlist)}
+
+    synth, synth_entry, _ = run.stage(
+        "synth", synth_key(point, design["harness_digest"], "harness"),
+        ("netlist.json", "stat.json", "yosys.log"), produce_synth,
+        label="synthesize (harness alone)", directory=directory,
+        restore=("stat.json", "yosys.log"))
+    pnr = _pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
+                    directory, "place-and-route (harness alone)")
+    (directory / "netlist.json").unlink(missing_ok=True)
+    if not pnr["ok"]:
+        raise StageFailed("failed-flow", f"harness alone: {pnr['reason']}", **known)
+    family = point.target.family
+    return {"common": common_resources(family, pnr["utilization"], synth["cells"]),
+            "pnr": pnr["utilization"], "synth": synth["cells"], "fmax": pnr["fmax"],
+            "definition": "core = whole design - harness alone (archs.harness, same device, "
+                          "flow options and seed); Fmax is the whole design's"}
 
 
 def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
@@ -301,6 +421,8 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
     except GenerateError as e:
         raise StageFailed("failed-generate", str(e)) from None
     (run.work / "design.il").write_text(design.rtlil)
+    if design.harness_rtlil is not None:
+        (run.work / "harness.il").write_text(design.harness_rtlil)
     (run.work / "manifest.json").write_text(json.dumps(design.manifest, indent=2) + "\n")
     run.on_stage("verify")
     fam = archs.family(point.arch)
@@ -317,6 +439,9 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
         f"cycles_per_block={v.cycles_per_block}\n{v.reason or ''}\n"
         + (json.dumps(v.details, indent=2) + "\n" if v.details else ""))
     return {"top": design.top, "digest": design.digest, "manifest": design.manifest,
+            "flip_flops": rtlil_flip_flops(design.rtlil),
+            "harness_digest": (hashlib.sha256(design.harness_rtlil.encode()).hexdigest()
+                               if design.harness_rtlil is not None else None),
             "verification": {"ok": v.ok, "reason": v.reason, "latency_cycles": v.latency_cycles,
                              "cycles_per_block": v.cycles_per_block,
                              "sim_seconds": v.sim_seconds, "details": v.details or {}}}
@@ -324,7 +449,8 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
 
 def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
     synth = synthesize("design.il", top, run.work, _synth_options(point),
-                       point.flow.synth_timeout_s, verilog_file=f"{top}.v")
+                       point.flow.synth_timeout_s, verilog_file=f"{top}.v",
+                       family=point.target.family)
     if not synth.ok:
         raise StageFailed("failed-flow", f"yosys: {synth.reason}", synth_seconds=synth.seconds,
                           **known)

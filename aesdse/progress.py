@@ -108,7 +108,12 @@ class Progress:
         if self.echo is None:
             return
         detail = ""
-        if row.status == "ok":
+        if row.status == "ok" and row.fmax_mhz is None:  # the asic estimate: no clock in MHz
+            asic = (getattr(row, "details", None) or {}).get("asic", {})
+            detail = (f" {asic.get('area_ge', 0):,.0f} GE (estimate), {row.ffs} FF, "
+                      f"depth {asic.get('depth_nand2', 0):g} NAND2 delays, "
+                      f"{row.cycles_per_block:g} cycles/block")
+        elif row.status == "ok":
             detail = (f" {row.luts} LUT4, {row.ffs} FF, {row.fmax_mhz:.1f} MHz, "
                       f"{row.cycles_per_block:g} cycles/block, {row.throughput_mbps:.0f} Mbit/s")
         elif row.reason:

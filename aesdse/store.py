@@ -43,8 +43,10 @@ from pathlib import Path
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
            "config_key", "CONFIG_IGNORED_FLOW", "CLAIM_STALE_S", "WhereError"]
 
-#: Point statuses. Only ``ok`` rows carry area and speed numbers.
-STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow")
+#: Point statuses. Only ``ok`` rows carry area and speed numbers. ``does-not-fit``: the design
+#: needs more of a resource than the device has, decided before place and route (the reason
+#: says which resource and whether any tool ran).
+STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow", "does-not-fit")
 
 #: Schema migrations: entry n upgrades a database from version n to n + 1.
 MIGRATIONS = [

@@ -123,7 +123,7 @@ def test_area_function():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"luts": 10, "device_family": "ice40"}, r"^Device family must be one of .*not 'ice40'$"),
+    ({"luts": 10, "device_family": "gowin"}, r"^Device family must be one of .*not 'gowin'$"),
     ({"device_family": "ecp5"}, r"^Give at least one of luts, ffs, slices, brams$"),
     ({"luts": -1, "device_family": "ecp5"}, r"^luts must be a non-negative number, not -1$"),
     ({"brams": 1, "device_family": "ecp5", "rate": float("nan")},
@@ -144,3 +144,45 @@ def test_every_convention_is_sourced():
         assert convention.family == family and convention.source
         assert convention.lut_inputs in (4, 6)
         assert math.isclose(convention.bram_slices, 4 * convention.bram_kbits)
+
+
+# --- iCE40 and the asic target (issue 14) -------------------------------------------------------
+
+def test_ice40_parts_from_the_selection_guides():
+    # DS1040 v3.4 Table 1-1 (HX8K: 7,680 cells, 32 RAM4K); FPGA-DS-02008 Table 1.1 (UP5K: 5,280
+    # cells, 30 EBR, 8 DSP).
+    hx, up = DEVICES["iCE40HX8K"], DEVICES["iCE40UP5K"]
+    assert (hx.luts, hx.ffs, hx.brams, hx.dsps, hx.speeds) == (7680, 7680, 32, 0, ())
+    assert (up.luts, up.ffs, up.brams, up.dsps) == (5280, 5280, 30, 8)
+    assert "ct256" in hx.packages and up.packages[0] == "sg48"
+    assert family_of("iCE40UP5K") == "ice40" and family_of("asic") == "asic"
+    assert part_of("iCE40UP5K-sg48").name == "iCE40UP5K"
+    assert part_of("asic").name == "asic"
+
+
+def test_ice40_limits_are_not_invented():
+    limits = speed_limits("iCE40HX8K", None)
+    assert math.isinf(limits.clock_mhz) and "not found" in limits.source
+    assert cap_fmax(600.0, limits, uses_bram=True) == (600.0, None)
+    with pytest.raises(ValueError, match=r"^Speed grade of iCE40HX8K must be one of none .*not 8$"):
+        speed_limits("iCE40HX8K", 8)
+
+
+def test_ice40_logic_cell_is_one_lut4_and_one_ff():
+    assert slices(301, 120, device_family="ice40") == 301
+    assert bram_slice_equivalents(2, device_family="ice40") == 32  # 2 x 4 Kbit x 4
+
+
+def test_families_name_their_tools_and_extras():
+    from aesdse.devices import FAMILIES
+    assert FAMILIES["ecp5"].tools == ("yosys", "nextpnr-ecp5") and FAMILIES["ecp5"].out_of_context
+    assert FAMILIES["ice40"].extra == "ice40" and not FAMILIES["ice40"].out_of_context
+    assert FAMILIES["asic"].tools == ("yosys",)
+
+
+def test_capacity():
+    from aesdse.devices import fits
+    assert fits("iCE40UP5K", luts=5000, ffs=2000) is None
+    assert fits("iCE40UP5K", luts=6000, ffs=6000, brams=31) == (
+        "does not fit iCE40UP5K: 6000 LUT4 > 5280, 6000 FF > 5280, 31 block RAM > 30")
+    assert fits("asic", luts=10**9) is None

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from aesdse.experiment import ExperimentError, load_experiment, make_point, parse_experiment
+from aesdse.experiment import ExperimentError, Target, load_experiment, make_point, parse_experiment
 
 GOOD = """\
 name: grid
@@ -249,3 +249,32 @@ def test_make_point_checks_types_and_combinations():
         make_point("iterative", {"sbox_stages": 1.0})
     with pytest.raises(ExperimentError, match=r"^unrolled: Round units must divide the 10"):
         make_point("unrolled", {"round_units": 3})
+
+
+def test_targets_of_other_families_take_their_own_packages_and_no_speed(tmp_path):
+    # Issue 14: an iCE40 part has no speed grade; its packages are its own; asic has neither.
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: iCE40UP5K}\n  - {device: iCE40HX8K, package: cb132}\n"
+                    "  - {device: asic}\n  - {device: LFE5U-25F}\n")
+    exp = load_experiment(path)
+    labels = [p.target.label for p in exp.points]
+    assert labels == ["iCE40UP5K-sg48", "iCE40HX8K-cb132", "asic", "LFE5U-25F-8CABGA381"]
+    assert [p.target.family for p in exp.points] == ["ice40", "ice40", "asic", "ecp5"]
+    for bad, message in [("{device: iCE40UP5K, speed: 8}", "speed: iCE40UP5K has no speed"),
+                         ("{device: iCE40UP5K, package: ct256}",
+                          "package: 'ct256' is not one of: sg48, uwg30"),
+                         ("{device: LFE5U-85F, package: CABGA256}",
+                          "package: 'CABGA256' is not one of")]:
+        path.write_text(f"name: t\narchitectures:\n  - arch: sbox\ntargets:\n  - {bad}\n")
+        with pytest.raises(ExperimentError, match=message):
+            load_experiment(path)
+
+
+def test_point_keys_hold_only_the_tools_the_point_runs():
+    # An optional family's tool (installed or not) does not change the keys of ECP5 points.
+    ecp5 = make_point("sbox", {})
+    versions = {"yosys": "y", "nextpnr-ecp5": "e"}
+    assert ecp5.key(versions) == ecp5.key({**versions, "nextpnr-ice40": "i"})
+    ice40 = make_point("sbox", {}, target=Target("iCE40UP5K", "sg48", None))
+    assert ice40.key(versions) != ice40.key({**versions, "nextpnr-ice40": "i"})

@@ -48,6 +48,68 @@ def test_reduced_round_unrolled_core_places_and_routes(tmp_path):
     assert pnr.fmax_mhz["clk"] > 30
 
 
+# --- other device families (issue 14) -----------------------------------------------------------
+
+def _installed(tool: str) -> bool:
+    from aesdse.flow.tools import ToolNotFound, find_tool
+    try:
+        find_tool(tool)
+        return True
+    except ToolNotFound:
+        return False
+
+
+@pytest.mark.skipif(not _installed("nextpnr-ice40"),
+                    reason='nextpnr-ice40 is not installed: pip install "aesdse[ice40]"')
+def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
+    # The core goes through the harness (iCE40 has no out-of-context mode); the harness alone is
+    # routed too and subtracted; the family's own names are kept with the row.
+    point = make_point("sbox", {"sbox": "composite"},
+                       target=Target("iCE40UP5K", "sg48", None), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "iCE40UP5K-sg48"
+    resources = row.details["resources"]
+    assert resources["family"] == "ice40"
+    whole, harness = resources["pnr"]["ICESTORM_LC"], resources["harness"]["pnr"]["ICESTORM_LC"]
+    assert row.slices == whole - harness > 0  # logic cells of the core alone
+    assert resources["harness"]["common"]["ffs"] >= 16  # the 8-bit chain and the 8-bit fold
+    assert row.luts == resources["synth"]["SB_LUT4"] - resources["harness"]["synth"].get(
+        "SB_LUT4", 0)
+    assert 20 < row.luts < 400 and row.brams == 0
+    assert row.fmax_mhz > 20
+    manifest = json.loads((Path(row.artifacts) / "manifest.json").read_text())
+    assert manifest["harness"]["pins"] == 2 + 8 and manifest["ports"][0]["name"] == "i"
+
+
+def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
+    # The asic target: verified, synthesized to the GE library, no place and route; the sweep's
+    # progress line and the report show it without a clock in MHz.
+    from click.testing import CliRunner
+
+    from aesdse.cli import main
+    (tmp_path / "asic.yaml").write_text(
+        "name: asic\narchitectures:\n  - arch: sbox\n    params: {sbox: composite}\n"
+        "targets:\n  - {device: asic}\nverify: {random_vectors: 4}\n")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["sweep", "asic.yaml", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "GE (estimate), 16 FF, depth" in result.output
+    report = runner.invoke(main, ["report", "asic.yaml", "--format", "json"])
+    assert report.exit_code == 0, report.output
+    [row] = json.loads(report.stdout)
+    assert row["status"] == "ok" and row["target"] == "asic"
+    assert row["fmax_mhz"] is None and row["throughput_mbps"] is None and row["ffs"] == 16
+    assert not (Path(row["artifacts"]) / "nextpnr.log").exists()
+    from aesdse.store import Store
+    with Store(tmp_path / "results" / "aesdse.sqlite", readonly=True) as store:
+        [stored] = store.rows()
+    asic = stored.details["asic"]
+    assert 200 < asic["area_ge"] < 700 and asic["sequential_ge"] == pytest.approx(16 * 4.67)
+    assert "without place and route" in asic["note"]
+
+
 # --- the sweep engine against the real tools (issue 13) ----------------------------------------
 
 SMALL_SBOX_EXPERIMENT = """\

