@@ -593,13 +593,31 @@ class KeyExpander(wiring.Component):
                     t = sub[temp[1]] ^ rcon if temp[2] else sub[temp[1]]
                 cases.append((phases, known[old] ^ t))
             known[x] = _select(phase, cases)
+        # S-box inputs. A source byte in the old window is read from it. A source byte the step
+        # computes itself (AES-192 at width 128: SubWord of a word made earlier in the same
+        # step) is rebuilt from its formula in the phases that substitute it, which never pass
+        # through the S-box; reading ``known[src]`` instead (a Mux over every phase's formula,
+        # some of which do use the S-box output) is a combinational loop in the netlist, false
+        # in time but refused by the RTLIL back end.
+        def formula(outs, x):
+            if 0 <= x < geo.n:
+                return ("win", x)
+            old, temp = outs[x]
+            assert temp[0] == "byte", "S-box input depends on the S-box output"
+            return ("xor", formula(outs, old), formula(outs, temp[1]))
+
+        def build(f):
+            if f[0] == "win":
+                return win[f[1]]
+            return build(f[1]) ^ build(f[2])
+
         sbox_in = []
         for slot in range(self.sbox_count):
             srcs = {}
-            for p, (_, sbox, _) in plans.items():
+            for p, (outs, sbox, _) in plans.items():
                 if slot in sbox:
-                    srcs.setdefault(sbox[slot], set()).add(p)
-            sbox_in.append(_select(phase, [(ps, known[src]) for src, ps in srcs.items()])
+                    srcs.setdefault(formula(outs, sbox[slot]), set()).add(p)
+            sbox_in.append(_select(phase, [(ps, build(f)) for f, ps in srcs.items()])
                            if srcs else Const(0, 8))
         needs = [p for p, (_, sbox, _) in plans.items() if sbox]
         uses_rc = [p for p, (_, _, rc) in plans.items() if rc]
