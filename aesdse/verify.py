@@ -5,7 +5,10 @@ cycle counts used for throughput come from here, from the simulated core, never 
 
 Cipher cores (the common interface of :mod:`archs.interface`) are checked on the FIPS-197 and
 SP 800-38A vectors plus random vectors from the ``cryptography`` oracle, with random stalls on the
-input and random back-pressure on the output. Then two clean runs measure the core:
+input and random back-pressure on the output. A core that chains blocks itself (a ``modes``
+attribute and a ``mode`` block field, :mod:`archs.multimode`) is also sent SP 800-38A F.1/F.2/F.5
+messages and random multi-block messages in its modes, checked against ``cryptography``. Then two
+clean runs measure the core:
 
 ``latency_cycles``
     Clock edges from the edge that accepts a block to the edge that hands its result out, with the
