@@ -8,8 +8,8 @@ computed by ``cryptography`` (pyca), an implementation independent of :mod:`aesd
 import random
 from dataclasses import dataclass
 
-__all__ = ["BlockVector", "FIPS197", "SP800_38A_ECB", "SP800_38A_CTR", "random_vectors",
-           "oracle_encrypt", "oracle_decrypt"]
+__all__ = ["BlockVector", "FIPS197", "SP800_38A_ECB", "SP800_38A_CTR", "ModeVector",
+           "SP800_38A_MODES", "random_vectors", "oracle_encrypt", "oracle_decrypt", "oracle_mode"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,77 @@ SP800_38A_CTR = (
         "874d6191b620e3261bef6864990db6ce", "9806f66b7970fdff8617187bb9fffdff",
         "5ae4df3edbd5d35e5b4f09020db03eab", "1e031dda2fbe03d1792170a0f3009cee")),
 )
+
+
+@dataclass(frozen=True)
+class ModeVector:
+    """One multi-block message of a confidentiality mode (SP 800-38A): ``mode`` is ``"ecb"``,
+    ``"cbc"`` or ``"ctr"``; ``iv`` the IV (CBC), the initial counter block (CTR) or None (ECB);
+    blocks and key are big-endian integers."""
+    mode: str
+    key: int
+    key_bits: int
+    iv: int | None
+    plaintexts: tuple
+    ciphertexts: tuple
+    source: str
+
+
+_SP800_38A_KEYS = {
+    128: _SP800_38A_KEY,
+    192: "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b",
+    256: "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+}
+_SP800_38A_IV = {"ecb": None, "cbc": "000102030405060708090a0b0c0d0e0f",
+                 "ctr": "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"}
+# (mode, key bits) -> (section of Appendix F, the four ciphertext blocks of "Encrypt").
+_SP800_38A_CT = {
+    ("ecb", 128): ("F.1.1", ("3ad77bb40d7a3660a89ecaf32466ef97", "f5d3d58503b9699de785895a96fdbaaf",
+                             "43b1cd7f598ece23881b00e3ed030688", "7b0c785e27e8ad3f8223207104725dd4")),
+    ("ecb", 192): ("F.1.3", ("bd334f1d6e45f25ff712a214571fa5cc", "974104846d0ad3ad7734ecb3ecee4eef",
+                             "ef7afd2270e2e60adce0ba2face6444e", "9a4b41ba738d6c72fb16691603c18e0e")),
+    ("ecb", 256): ("F.1.5", ("f3eed1bdb5d2a03c064b5a7e3db181f8", "591ccb10d410ed26dc5ba74a31362870",
+                             "b6ed21b99ca6f4f9f153e7b1beafed1d", "23304b7a39f9f3ff067d8d8f9e24ecc7")),
+    ("cbc", 128): ("F.2.1", ("7649abac8119b246cee98e9b12e9197d", "5086cb9b507219ee95db113a917678b2",
+                             "73bed6b8e3c1743b7116e69e22229516", "3ff1caa1681fac09120eca307586e1a7")),
+    ("cbc", 192): ("F.2.3", ("4f021db243bc633d7178183a9fa071e8", "b4d9ada9ad7dedf4e5e738763f69145a",
+                             "571b242012fb7ae07fa9baac3df102e0", "08b0e27988598881d920a9e64f5615cd")),
+    ("cbc", 256): ("F.2.5", ("f58c4c04d6e5f1ba779eabfb5f7bfbd6", "9cfc4e967edb808d679f777bc6702c7d",
+                             "39f23369a9d9bacfa530e26304231461", "b2eb05e2c39be9fcda6c19078c6a9d1b")),
+    ("ctr", 128): ("F.5.1", ("874d6191b620e3261bef6864990db6ce", "9806f66b7970fdff8617187bb9fffdff",
+                             "5ae4df3edbd5d35e5b4f09020db03eab", "1e031dda2fbe03d1792170a0f3009cee")),
+    ("ctr", 192): ("F.5.3", ("1abc932417521ca24f2b0459fe7e6e0b", "090339ec0aa6faefd5ccc2c6f4ce8e94",
+                             "1e36b26bd1ebc670d1bd1d665620abf7", "4f78a7f6d29809585a97daec58c6b050")),
+    ("ctr", 256): ("F.5.5", ("601ec313775789a5b7a7f504bbf3d228", "f443e3ca4d62b59aca84e990cacaf5c5",
+                             "2b0930daa23de94ce87017ba2d84988d", "dfc9c58db67aada613c2dd08457941a6")),
+}
+
+#: SP 800-38A Appendix F.1 (ECB), F.2 (CBC) and F.5 (CTR), every key size, as encryptions; the
+#: "Decrypt" examples (F.1.2, F.2.2, ...) are the same blocks the other way round.
+SP800_38A_MODES = tuple(
+    ModeVector(mode, int(_SP800_38A_KEYS[key_bits], 16), key_bits,
+               None if _SP800_38A_IV[mode] is None else int(_SP800_38A_IV[mode], 16),
+               tuple(int(pt, 16) for pt in _SP800_38A_PT), tuple(int(ct, 16) for ct in cts),
+               f"SP 800-38A {section} {mode.upper()}-AES{key_bits}")
+    for (mode, key_bits), (section, cts) in _SP800_38A_CT.items())
+
+
+def oracle_mode(mode: str, key: int, key_bits: int, iv: int | None, blocks, *,
+                decrypt: bool = False) -> list[int]:
+    """Encrypt (or decrypt) a message of 128-bit blocks in ``mode`` with ``cryptography``."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    if mode == "ecb":
+        how = modes.ECB()
+    elif mode == "cbc":
+        how = modes.CBC(iv.to_bytes(16, "big"))
+    elif mode == "ctr":
+        how = modes.CTR(iv.to_bytes(16, "big"))
+    else:
+        raise ValueError(f"Mode must be 'ecb', 'cbc' or 'ctr', not {mode!r}")
+    cipher = Cipher(algorithms.AES(key.to_bytes(key_bits // 8, "big")), how)
+    ctx = cipher.decryptor() if decrypt else cipher.encryptor()
+    out = ctx.update(b"".join(b.to_bytes(16, "big") for b in blocks)) + ctx.finalize()
+    return [int.from_bytes(out[16 * n:16 * n + 16], "big") for n in range(len(out) // 16)]
 
 
 def _cipher(key: int, key_bits: int):

@@ -5,7 +5,10 @@ cycle counts used for throughput come from here, from the simulated core, never 
 
 Cipher cores (the common interface of :mod:`archs.interface`) are checked on the FIPS-197 and
 SP 800-38A vectors plus random vectors from the ``cryptography`` oracle, with random stalls on the
-input and random back-pressure on the output. Then two clean runs measure the core:
+input and random back-pressure on the output. A core that chains blocks itself (a ``modes``
+attribute and a ``mode`` block field, :mod:`archs.multimode`) is also sent SP 800-38A F.1/F.2/F.5
+messages and random multi-block messages in its modes, checked against ``cryptography``. Then two
+clean runs measure the core:
 
 ``latency_cycles``
     Clock edges from the edge that accepts a block to the edge that hands its result out, with the
@@ -29,7 +32,8 @@ from amaranth.sim import Simulator
 from . import reference
 from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
                         stream_get, stream_put)
-from .vectors import FIPS197, SP800_38A_ECB, BlockVector, random_vectors
+from .vectors import (FIPS197, SP800_38A_ECB, SP800_38A_MODES, BlockVector, oracle_mode,
+                      random_vectors)
 
 __all__ = ["VerifyOptions", "Verification", "verify_component", "VerificationError"]
 
@@ -90,6 +94,9 @@ class _Block:
     decrypt: bool
     source: str
     key: BlockVector
+    #: Further payload fields (name, value) of cores that chain blocks (``mode``, ``first``,
+    #: ``iv``); empty for a plain block.
+    fields: tuple = ()
 
 
 def _key_payload(vec: BlockVector, port) -> dict:
@@ -122,6 +129,7 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
             payload = {"data": value.data}
             if has_direction:
                 payload["decrypt"] = int(value.decrypt)
+            payload.update(value.fields)
             await stream_put(ctx, dut.i, payload, clock=clock)
             accept_cycles.append(clock.now)
 
@@ -176,6 +184,46 @@ def _blocks(vectors, directions, rng) -> list[_Block]:
         if len(pair) == 2 and rng.random() < 0.5:
             pair.reverse()
         blocks += pair
+    return blocks
+
+
+def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list[_Block]:
+    """Multi-block messages for a core that chains blocks itself.
+
+    Such a core states the modes it supports in a ``modes`` attribute (names as in
+    :class:`archs.Family`) and takes them in a ``mode`` block field whose enum has members of the
+    same names in upper case, plus ``first`` (the block starts a message) and ``iv``. Checked:
+    SP 800-38A F.1/F.2/F.5 for every supported key size and direction, then random messages of
+    1..5 blocks in random modes, key sizes and directions from the ``cryptography`` oracle.
+    """
+    modes = tuple(m for m in getattr(dut, "modes", ()) if m in ("ecb", "cbc", "ctr"))
+    if not modes or not hasattr(dut.i.payload, "mode"):
+        return []
+    mode_enum = dut.i.payload.mode.shape()
+
+    def message(mode, key, key_bits, iv, data, decrypt, source):
+        expected = oracle_mode(mode, key, key_bits, iv, data, decrypt=decrypt)
+        vec = BlockVector(key, key_bits, data[0], expected[0], source)
+        return [_Block(d, e, decrypt, f"{source} block {n + 1}", vec,
+                       (("mode", mode_enum[mode.upper()]), ("first", int(n == 0)),
+                        ("iv", iv or 0)))
+                for n, (d, e) in enumerate(zip(data, expected))]
+
+    blocks = []
+    for v in SP800_38A_MODES:
+        if v.mode in modes and v.key_bits in key_sizes:
+            for decrypt in (False, True):
+                if ("decrypt" if decrypt else "encrypt") in directions:
+                    data = v.ciphertexts if decrypt else v.plaintexts
+                    blocks += message(v.mode, v.key, v.key_bits, v.iv, list(data), decrypt,
+                                      f"{v.source} ({'decrypt' if decrypt else 'encrypt'})")
+    for n in range(max(1, options.random_vectors // 4)):
+        mode, key_bits = rng.choice(modes), rng.choice(tuple(key_sizes))
+        decrypt = rng.choice(directions) == "decrypt"
+        data = [rng.getrandbits(128) for _ in range(rng.randint(1, 5))]
+        blocks += message(mode, rng.getrandbits(key_bits), key_bits,
+                          None if mode == "ecb" else rng.getrandbits(128), data, decrypt,
+                          f"random {mode} message #{n} (seed {options.seed})")
     return blocks
 
 
@@ -235,6 +283,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     if not hasattr(first.i.payload, "decrypt"):
         directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
     blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
+    blocks += _mode_blocks(first, options, key_sizes, directions, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
@@ -246,7 +295,12 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
 
     # Timing, per direction; the slower direction is the core's (a throughput must hold for
     # whatever a user sends).
-    measured = {d: _measure(build, options, rng, blocks[0].key, d == "decrypt")
+    # A core that takes several key sizes may name the one to measure with
+    # (`measure_key_bits`); otherwise the first vector's key is used.
+    measure_bits = getattr(first, "measure_key_bits", None)
+    measure_key = next((b.key for b in blocks if b.key.key_bits == measure_bits),
+                       blocks[0].key)
+    measured = {d: _measure(build, options, rng, measure_key, d == "decrypt")
                 for d in directions}
     details = {d: {"latency_cycles": lat, "cycles_per_block": cpb}
                for d, (lat, cpb) in measured.items()} if len(measured) > 1 else {}

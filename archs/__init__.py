@@ -128,6 +128,12 @@ def _compact(target="generic", **params):
     return Compact(target=target, **params)
 
 
+def _multimode(target="generic", **params):
+    from .multimode import Multimode
+    Multimode.check(target=target, **params)    # raise before an Elaboratable exists
+    return Multimode(target=target, **params)
+
+
 # Parameter checks without building: what each family's builder validates first.
 
 def _check_iterative(sbox="lut", sbox_stages=0):
@@ -143,6 +149,11 @@ def _check_compact(**params):
 def _check_sbox(**params):
     from .sbox_standalone import StandaloneSBox
     StandaloneSBox.check(**params)
+
+
+def _check_multimode(**params):
+    from .multimode import Multimode
+    Multimode.check(**params)
 
 
 def _check_unrolled(**params):
@@ -227,6 +238,19 @@ FAMILIES = {
                   "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)"),
             Param("datapath_width", (64, 128), 128,
                   "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round"),
+        )),
+    "multimode": Family(
+        name="multimode", module="archs.multimode", build=_multimode,
+        check=_check_multimode, kind="cipher", key_sizes=(128, 192, 256),
+        directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr"),
+        doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR chosen per "
+            "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)",
+        params=(
+            Param("sbox", ("lut", "composite", "tower"), "lut",
+                  "GF(2^8) inverter family of the shared enc/dec S-boxes (003 section III.B)"),
+            Param("key_bits", (128, 192, 256), 128,
+                  "key size of the measured stream (the core takes all three at run time; "
+                  "the netlist does not depend on it)"),
         )),
 }
 

@@ -26,6 +26,12 @@ attributes (absent means the default):
     ``sync`` clock, e.g. ``{"bram": 2}`` for block RAM run at twice the system clock. The
     simulation drives them edge-aligned with ``sync``; the usable system clock is the lowest of
     ``Fmax(domain) / multiple`` over all domains.
+``measure_key_bits`` (default: the key of the first vector)
+    Key size of the back-to-back stream that measures cycles per block, for a core that takes
+    several key sizes at run time and whose speed depends on it (:mod:`archs.multimode`).
+``modes`` (default none)
+    Chaining modes the core applies itself (``"ecb"``, ``"cbc"``, ``"ctr"``), selected by a
+    ``mode`` block field; the verify stage then also sends multi-block messages.
 ``resources`` (default None)
     Architectural resources the core counted in itself (S-boxes, MixColumns units, ...), for
     ``aesdse report --resources``.
