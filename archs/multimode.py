@@ -45,6 +45,8 @@ and InvShiftRows commute), so the S-box sits at the same place in both direction
 ``state' = InvMixColumns(InvShiftRows(InvSubBytes(state)) ^ rk)``.
 """
 
+from types import SimpleNamespace
+
 from amaranth.hdl import Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
@@ -127,37 +129,46 @@ class Multimode(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-
         m.submodules.keys = keys = KeyExpander(
             128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
             sbox=self.sbox, target=self.target)
+        reg = SimpleNamespace(
+            # Block registers: taken at accept, used in the whitening cycle.
+            data_in=Signal(128, name="data_in"), iv=Signal(128, name="iv"),
+            first=Signal(name="first"), mode=Signal(Mode, name="mode"),
+            decrypt=Signal(name="decrypt"),     # direction of the cipher (CTR: encryption)
+            # Running registers.
+            state=Signal(128, name="state"),
+            chain=Signal(128, name="chain"),    # CBC: previous ciphertext; CTR: next counter
+            post=Signal(128, name="post"),      # XORed into the result (CBC dec: chain; CTR: data)
+            key_pending=Signal(name="key_pending"),  # a key load walks to the last round key
+            whiten=Signal(name="whiten"),       # the block's next cycle is the whitening cycle
+            busy=Signal(name="busy"),           # a block is in the rounds
+            out_data=Signal(128, name="out_data"), out_valid=Signal(name="out_valid"))
 
-        # Block registers: taken at accept, used in the whitening cycle.
-        data_in = Signal(128)
-        iv = Signal(128)
-        first = Signal()
-        mode = Signal(Mode)
-        decrypt = Signal()          # direction of the cipher (CTR: always encryption)
-        # Running registers.
-        state = Signal(128)
-        chain = Signal(128)         # CBC: previous ciphertext; CTR: next counter block
-        post = Signal(128)          # XORed into the cipher result (CBC dec: chain; CTR: data)
-        key_pending = Signal()      # a key load is walking to the last round key
-        whiten = Signal()           # the block's next cycle is the whitening cycle
-        busy = Signal()             # a block is in the rounds
-        out_data = Signal(128)
-        out_valid = Signal()
+        round_out = self._build_round(m, keys, reg)
+        chain_in, cipher_in = self._build_chaining_input(m, reg)
+        round_step = reg.busy & keys.valid & (~keys.last | ~reg.out_valid | self.o.ready)
+        finishing = round_step & keys.last
+        accept = self.i.valid & self.i.ready
+        self._build_handshakes(m, reg, finishing)
+        self._build_key_control(m, keys, reg, accept, round_step)
+        self._build_block_registers(m, keys, reg, accept, round_step, round_out, chain_in,
+                                    cipher_in)
+        return m
 
-        # One round: shared S-boxes, (Inv)ShiftRows, then MixColumns before or InvMixColumns
-        # after AddRoundKey; the last round has neither.
+    def _build_round(self, m, keys, reg):
+        """One round on ``reg.state``: shared S-boxes, (Inv)ShiftRows, then MixColumns before or
+        InvMixColumns after AddRoundKey; the last round has neither. Returns the round's
+        output."""
         sub = []
-        for n, byte in enumerate(value_bytes(state)):
+        for n, byte in enumerate(value_bytes(reg.state)):
             sb = SharedSBox(self.sbox, target=self.target)
             m.submodules[f"sbox{n}"] = sb
-            m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(decrypt)]
+            m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(reg.decrypt)]
             sub.append(sb.o)
         shifted = Signal(128)
-        m.d.comb += shifted.eq(Mux(decrypt, bytes_value(inv_shift_rows(sub)),
+        m.d.comb += shifted.eq(Mux(reg.decrypt, bytes_value(inv_shift_rows(sub)),
                                    bytes_value(shift_rows(sub))))
         rk = keys.round_key
         added = Signal(128)
@@ -170,77 +181,86 @@ class Multimode(wiring.Component):
         round_out = Signal(128)
         with m.If(keys.last):
             m.d.comb += round_out.eq(added)
-        with m.Elif(decrypt):
+        with m.Elif(reg.decrypt):
             m.d.comb += round_out.eq(columns(added, inv_mix_column_value))
         with m.Else():
             m.d.comb += round_out.eq(columns(shifted, mix_column_value) ^ rk)
+        return round_out
 
-        # Chaining input, formed in the whitening cycle.
-        chain_in = Mux(first, iv, chain)
+    def _build_chaining_input(self, m, reg):
+        """The chaining input of the whitening cycle (SP 800-38A section 6). Returns the chain
+        value this block uses (IV or kept chain) and the block the cipher starts from."""
+        chain_in = Mux(reg.first, reg.iv, reg.chain)
         cipher_in = Signal(128)
-        with m.Switch(mode):
+        with m.Switch(reg.mode):
             with m.Case(Mode.CBC):
-                m.d.comb += cipher_in.eq(Mux(decrypt, data_in, data_in ^ chain_in))
+                m.d.comb += cipher_in.eq(Mux(reg.decrypt, reg.data_in, reg.data_in ^ chain_in))
             with m.Case(Mode.CTR):
                 m.d.comb += cipher_in.eq(chain_in)
             with m.Default():
-                m.d.comb += cipher_in.eq(data_in)
+                m.d.comb += cipher_in.eq(reg.data_in)
+        return chain_in, cipher_in
 
-        output_free = ~out_valid | self.o.ready
-        round_step = busy & keys.valid & (~keys.last | output_free)
-        finishing = round_step & keys.last
-        accept = self.i.valid & self.i.ready
-        load = self.key.valid & self.key.ready
-
-        # Interface. A pending key write takes priority over a new block, so the order of key
-        # and block transfers is the order the user issued them in.
+    def _build_handshakes(self, m, reg, finishing):
+        """Key, block and result streams. A pending key write takes priority over a new block,
+        so the order of key and block transfers is the order the user issued them in."""
         m.d.comb += [
-            self.key.ready.eq(~busy & ~whiten),
-            self.i.ready.eq((~(busy | whiten) | finishing) & ~key_pending & ~self.key.valid),
-            self.o.valid.eq(out_valid),
-            self.o.payload.data.eq(out_data),
+            self.key.ready.eq(~reg.busy & ~reg.whiten),
+            self.i.ready.eq((~(reg.busy | reg.whiten) | finishing) & ~reg.key_pending
+                            & ~self.key.valid),
+            self.o.valid.eq(reg.out_valid),
+            self.o.payload.data.eq(reg.out_data),
         ]
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += reg.out_valid.eq(0)
 
-        # Key expander: a load walks to the last round key (reverse=1 keeps it), each block
-        # restarts the walk in its direction.
-        block_decrypt = self.i.payload.decrypt & (self.i.payload.mode != Mode.CTR)
+    def _build_key_control(self, m, keys, reg, accept, round_step):
+        """Key expander: a load walks to the last round key (reverse=1 keeps it), each block
+        restarts the walk in its direction."""
+        load = self.key.valid & self.key.ready
         m.d.comb += [
             keys.key.eq(self.key.payload.key),
             keys.key_bits.eq(self.key.payload.key_bits),
             keys.load.eq(load),
             keys.start.eq(accept),
-            keys.reverse.eq(Mux(load, 1, block_decrypt)),
-            keys.next.eq((whiten & keys.valid) | round_step),
+            keys.reverse.eq(Mux(load, 1, self._block_decrypt())),
+            keys.next.eq((reg.whiten & keys.valid) | round_step),
         ]
         with m.If(load):
-            m.d.sync += key_pending.eq(1)
-        with m.Elif(key_pending & keys.valid):
-            m.d.sync += key_pending.eq(0)
+            m.d.sync += reg.key_pending.eq(1)
+        with m.Elif(reg.key_pending & keys.valid):
+            m.d.sync += reg.key_pending.eq(0)
 
-        with m.If(self.o.valid & self.o.ready):
-            m.d.sync += out_valid.eq(0)
+    def _block_decrypt(self):
+        """Direction of the offered block: CTR always enciphers (003 Table I)."""
+        return self.i.payload.decrypt & (self.i.payload.mode != Mode.CTR)
 
-        with m.If(whiten & keys.valid):
-            m.d.sync += [state.eq(cipher_in ^ rk), whiten.eq(0), busy.eq(1)]
-            with m.Switch(mode):
+    def _build_block_registers(self, m, keys, reg, accept, round_step, round_out, chain_in,
+                               cipher_in):
+        """Accept a block, whiten it and form the chaining registers, step the rounds and
+        write the result (and the CBC encryption chain) in the last round."""
+        rk = keys.round_key
+        with m.If(reg.whiten & keys.valid):
+            m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
+            with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):
-                    m.d.sync += post.eq(Mux(decrypt, chain_in, 0))
-                    with m.If(decrypt):
-                        m.d.sync += chain.eq(data_in)
+                    m.d.sync += reg.post.eq(Mux(reg.decrypt, chain_in, 0))
+                    with m.If(reg.decrypt):
+                        m.d.sync += reg.chain.eq(reg.data_in)
                 with m.Case(Mode.CTR):
-                    m.d.sync += [post.eq(data_in), chain.eq(chain_in + 1)]
+                    m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(chain_in + 1)]
                 with m.Default():
-                    m.d.sync += post.eq(0)
+                    m.d.sync += reg.post.eq(0)
         with m.If(round_step & ~keys.last):
-            m.d.sync += state.eq(round_out)
-        with m.If(finishing):
-            m.d.sync += [out_data.eq(round_out ^ post), out_valid.eq(1), busy.eq(0)]
-            with m.If((mode == Mode.CBC) & ~decrypt):
-                m.d.sync += chain.eq(round_out)
+            m.d.sync += reg.state.eq(round_out)
+        with m.If(round_step & keys.last):
+            m.d.sync += [reg.out_data.eq(round_out ^ reg.post), reg.out_valid.eq(1),
+                         reg.busy.eq(0)]
+            with m.If((reg.mode == Mode.CBC) & ~reg.decrypt):
+                m.d.sync += reg.chain.eq(round_out)
 
         with m.If(accept):
             p = self.i.payload
-            m.d.sync += [data_in.eq(p.data), iv.eq(p.iv), first.eq(p.first), mode.eq(p.mode),
-                         decrypt.eq(block_decrypt), whiten.eq(1)]
-        return m
-
+            m.d.sync += [reg.data_in.eq(p.data), reg.iv.eq(p.iv), reg.first.eq(p.first),
+                         reg.mode.eq(p.mode), reg.decrypt.eq(self._block_decrypt()),
+                         reg.whiten.eq(1)]
