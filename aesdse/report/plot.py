@@ -221,7 +221,8 @@ def _entries(rows, fmax="median"):
 
 
 def pareto_figure(rows: list[Row], area: str = "luts", published=None,
-                  title: str | None = None, rate: float | None = None) -> Figure:
+                  title: str | None = None, rate: float | None = None, *,
+                  point_labels: bool = True) -> Figure:
     """Area against throughput with the Pareto front; see the module docstring.
 
     Parameters
@@ -236,11 +237,14 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     rate : float, optional
         Slice-equivalents per block RAM Kbit for ``slice-eq`` (default
         :data:`aesdse.devices.SLICES_PER_BRAM_KBIT`).
+    point_labels : bool
+        Label each point with its varying parameters (off for figures of many families, where
+        the labels would cover the points).
     """
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
     entries = _entries(rows)
-    names = _family_names(entries)
+    names = _family_names(entries) if point_labels else {}
     points = [(area_of(e.row, area, rate), e.row.throughput_mbps, e.row) for e in entries]
     points = [p for p in points if p[0] and p[1]]
     if not points:
@@ -293,8 +297,10 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
         ax.set_ylabel("Throughput (Mbit/s)")
         if title:
             ax.set_title(title)
-        note = "; ".join(f"{arch}: " + "/".join(n.removeprefix("flow.") for n in ns)
-                         for arch, ns in sorted(names.items()) if ns)
+        # One line per family: several families' parameter names on one line would be wider
+        # than the figure.
+        note = "\n".join(f"{arch}: " + "/".join(n.removeprefix("flow.") for n in ns)
+                          for arch, ns in sorted(names.items()) if ns)
         if note:
             ax.text(0.99, 0.01, "labels: " + note, transform=ax.transAxes, ha="right",
                     va="bottom", fontsize=5.5, color="#555555")

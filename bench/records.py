@@ -1,0 +1,220 @@
+"""The "best of" table of issue 15 and the Pareto figure, regenerated from a results database.
+
+For each class of the issue (fully pipelined, several pipelines on one chip, iterative, compact
+8-bit, S-box alone) the best verified design point in the database on one device (default the
+LFE5U-85F of the issue), beside the reference numbers of the issue with their source and the
+class's target, and whether the target is met. Seeds of one configuration are aggregated by
+median Fmax (:func:`aesdse.report.table.aggregate`), as the issue asks ("3 placer seeds,
+median"); the table says how many seeds each record has. Nothing is typed in but the references
+and the targets: a record is whatever the database holds.
+
+    python bench/records.py                          # results/aesdse.sqlite, Markdown on stdout
+    python bench/records.py --db other.sqlite --figure docs/pareto_all.png
+
+The figure is :func:`aesdse.report.plot.pareto_figure` over every verified cipher of the device, in
+slice-equivalents (block RAM converted by the documented convention,
+:data:`aesdse.devices.SLICES_PER_BRAM_KBIT`, overridable with ``--bram-slices-per-kbit``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from aesdse.report.plot import pareto_figure, save
+from aesdse.report.select import select_rows
+from aesdse.report.table import aggregate
+from aesdse.store import Row, Store
+
+__all__ = ["RecordClass", "Record", "CLASSES", "records", "records_markdown", "main"]
+
+#: Where the issue's reference numbers come from.
+REFERENCE_SOURCE = ("issue 15, measured on LFE5U-85F-8 with yowasp Yosys 0.70 + nextpnr-ecp5 "
+                    "0.11; published: Reyhani-Masoleh et al. 2018, Boyar-Peralta 2012")
+
+
+@dataclass(frozen=True)
+class RecordClass:
+    """One row of the records table.
+
+    Attributes
+    ----------
+    name : str
+    member : callable
+        ``member(row) -> bool``: the row belongs to the class.
+    score : callable
+        ``score(row) -> number``: higher is better (the record is the member with the highest).
+    measure : callable
+        ``measure(row) -> str``: the record's figure as the table prints it.
+    met : callable
+        ``met(row) -> bool``: the record meets the class's target.
+    target : str
+    reference : str
+        The best figures before this work (the issue's table), with their source.
+    """
+    name: str
+    member: Callable[[Row], bool]
+    score: Callable[[Row], float]
+    measure: Callable[[Row], str]
+    met: Callable[[Row], bool]
+    target: str
+    reference: str
+
+
+def _p(row: Row, name: str, default=None):
+    return (row.params or {}).get(name, default)
+
+
+def _fully_pipelined(row: Row) -> bool:
+    rounds = {128: 10, 192: 12, 256: 14}[_p(row, "key_bits", 128)]
+    return row.arch == "unrolled" and _p(row, "round_units") == rounds
+
+
+def _lanes(row: Row) -> int:
+    return int(_p(row, "lanes", 1) or 1)
+
+
+def _gbps(row: Row) -> str:
+    return (f"{row.throughput_mbps / 1000:.1f} Gbit/s at {row.fmax_mhz:.1f} MHz, "
+            f"{row.luts:,} LUT4, {row.brams or 0} BRAM")
+
+
+def _mbps(row: Row) -> str:
+    return (f"{row.throughput_mbps:,.0f} Mbit/s at {row.fmax_mhz:.1f} MHz, {row.luts:,} LUT4, "
+            f"{row.brams or 0} BRAM")
+
+
+def _area(row: Row) -> str:
+    return f"{row.luts:,} LUT4, {row.brams or 0} BRAM, {row.fmax_mhz:.1f} MHz"
+
+
+#: The classes of issue 15, with its reference numbers and targets.
+CLASSES = (
+    RecordClass(
+        "fully pipelined, one pipeline",
+        member=lambda r: _fully_pipelined(r) and _lanes(r) == 1,
+        score=lambda r: r.throughput_mbps,
+        measure=_gbps,
+        met=lambda r: r.throughput_mbps >= 32_000 and r.throughput_mbps / r.luts >= 1.2,
+        target=">= 32 Gbit/s (250 MHz), >= 1.2 Mbit/s per LUT4",
+        reference="aesdse 23.7 Gbit/s, 19,376 LUT4; open unrolled core 18.5 Gbit/s, 39,972 LUT4"),
+    RecordClass(
+        "one chip, several pipelines",
+        member=lambda r: _lanes(r) > 1,
+        score=lambda r: r.throughput_mbps,
+        measure=_gbps,
+        met=lambda r: r.throughput_mbps >= 50_000,
+        target=">= 50 Gbit/s on one LFE5U-85F",
+        reference="none"),
+    RecordClass(
+        "iterative (one round per clock or better)",
+        # Cores that finish a block in at most Nr + 1 cycles but do not pipeline every round.
+        member=lambda r: (r.arch in ("iterative", "tbox", "multimode", "unrolled")
+                          and not _fully_pipelined(r) and r.cycles_per_block is not None
+                          and r.cycles_per_block <= 11 and not r.brams),
+        # The budget decides: the fastest core within 3,000 LUT4, else the most efficient.
+        score=lambda r: ((1, r.throughput_mbps) if r.luts <= 3000
+                         else (0, r.throughput_mbps / r.luts)),
+        measure=_mbps,
+        met=lambda r: r.throughput_mbps >= 2500 and r.luts <= 3000,
+        target=">= 2.5 Gbit/s at <= 3,000 LUT4, no block RAM",
+        reference="aesdse 1.35 Gbit/s, 4,000 LUT4; open iterative core 1.04 Gbit/s, 4,530 LUT4"),
+    RecordClass(
+        "compact 8-bit, logic S-box, with key schedule",
+        member=lambda r: (r.arch == "compact" and _p(r, "datapath_width") == 8
+                          and _p(r, "sbox") != "bram" and not r.brams),
+        score=lambda r: -r.luts,
+        measure=_area,
+        met=lambda r: r.luts < 500,
+        target="< 500 LUT4, 0 BRAM",
+        reference="aesdse 617 LUT4; published 124 Spartan-II slices + 2 BRAM"),
+    RecordClass(
+        "S-box alone (encryption)",
+        member=lambda r: (r.arch == "sbox" and _p(r, "sbox") != "bram"
+                          and _p(r, "direction", "encrypt") == "encrypt" and not r.brams),
+        score=lambda r: -r.luts,
+        measure=_area,
+        met=lambda r: r.luts <= 55 and bool((r.flow or {}).get("nowidelut")),
+        target="<= 55 LUT4 (ECP5 -nowidelut)",
+        reference="aesdse tower 64 LUT4; Reyhani-Masoleh 2018 61 LUT4 (-nowidelut)"),
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    """The best member of a class in the database, or ``None`` (``row``) when it has none."""
+    cls: RecordClass
+    row: Row | None
+    seeds: int = 0
+
+    @property
+    def met(self) -> bool:
+        return self.row is not None and self.cls.met(self.row)
+
+
+def records(rows: list[Row], device: str = "LFE5U-85F") -> list[Record]:
+    """The record of every class among the verified ``rows`` on ``device`` (a device name: every
+    package and speed grade), seeds aggregated by median Fmax."""
+    on_device = [r for r in rows if r.target == device or r.target.startswith(f"{device}-")]
+    entries, _ = aggregate(on_device, "median")
+    result = []
+    for cls in CLASSES:
+        members = [e for e in entries if cls.member(e.row)]
+        best = max(members, key=lambda e: cls.score(e.row), default=None)
+        result.append(Record(cls, best.row if best else None, len(best.members) if best else 0))
+    return result
+
+
+def _describe(row: Row) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted((row.params or {}).items()))
+    flow = ", ".join(k for k, v in sorted((row.flow or {}).items()) if v is True)
+    return f"`{row.arch}` {params}" + (f" ({flow})" if flow else "")
+
+
+def records_markdown(recs: list[Record], device: str = "LFE5U-85F") -> str:
+    """The records table in Markdown, with its sources."""
+    lines = [f"| class | best verified point ({device}) | measured | seeds | reference | "
+             "target | met |",
+             "|---|---|---|---|---|---|---|"]
+    for rec in recs:
+        if rec.row is None:
+            lines.append(f"| {rec.cls.name} | no design point yet | - | - | {rec.cls.reference} "
+                         f"| {rec.cls.target} | no |")
+            continue
+        lines.append(f"| {rec.cls.name} | {_describe(rec.row)} | {rec.cls.measure(rec.row)} | "
+                     f"{rec.seeds} | {rec.cls.reference} | {rec.cls.target} | "
+                     f"{'yes' if rec.met else 'no'} |")
+    lines += ["", f"References: {REFERENCE_SOURCE}. Measured: median Fmax over the placer seeds "
+              "shown; throughput = 128 x Fmax / cycles per block measured in simulation."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default="results/aesdse.sqlite", help="results database")
+    parser.add_argument("--device", default="LFE5U-85F", help="device name (all speed grades)")
+    parser.add_argument("--figure", help="also save the Pareto figure (.png, .svg or .pdf)")
+    parser.add_argument("--bram-slices-per-kbit", type=float, default=None,
+                        help="block-RAM conversion of the figure (default: aesdse's convention)")
+    args = parser.parse_args(argv)
+    if not Path(args.db).exists():
+        print(f"error: no database at {args.db}: run a sweep first", file=sys.stderr)
+        return 2
+    with Store(args.db, readonly=True) as store:
+        rows = select_rows(store).rows
+    sys.stdout.write(records_markdown(records(rows, args.device), args.device))
+    if args.figure:
+        # Whole ciphers only: an S-box alone has a "throughput" of one byte per cycle.
+        ciphers = [r for r in rows if r.arch != "sbox" and (
+            r.target == args.device or r.target.startswith(f"{args.device}-"))]
+        fig = pareto_figure(ciphers, "slice-eq", title=f"Verified AES cores, {args.device}",
+                            rate=args.bram_slices_per_kbit, point_labels=False)
+        print(f"figure: {save(fig, args.figure)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

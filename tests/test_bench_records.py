@@ -1,0 +1,100 @@
+"""bench/records.py: the issue-15 records table picks the right row per class from a database."""
+
+import importlib.util
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from aesdse.store import Store
+
+from conftest import _failed, _ok, fixture_rows
+
+BENCH = Path(__file__).parent.parent / "bench" / "records.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_records", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+def _rows():
+    pipe = {"round_units": 10, "schedule": "split", "sbox": "composite", "sbox_stages": 6,
+            "bram_rounds": 0, "key_schedule": "on_the_fly", "key_bits": 128}
+    sbox = {"sbox": "tower", "sbox_stages": 0, "direction": "encrypt"}
+    return fixture_rows() + [
+        # Fully pipelined: three seeds, median Fmax 250 MHz -> 32 Gbit/s; 20,000 LUT4 -> 1.6/LUT4.
+        _ok("p1", "unrolled", pipe, luts=20000, ffs=30000, fmax=240.0, cpb=1, seed=1),
+        _ok("p2", "unrolled", pipe, luts=20000, ffs=30000, fmax=250.0, cpb=1, seed=2),
+        _ok("p3", "unrolled", pipe, luts=20000, ffs=30000, fmax=260.0, cpb=1, seed=3),
+        # A faster pipelined core on another device does not count for the ECP5 records.
+        replace(_ok("p-other", "unrolled", pipe, luts=20000, ffs=30000, fmax=400.0, cpb=1,
+                    seed=4), target="LIFCL-40-9BG400C"),
+        # S-boxes: the smaller one lacks -nowidelut, so it is the record but misses the target.
+        _ok("s1", "sbox", sbox, luts=54, ffs=16, fmax=300.0, cpb=1),
+        _ok("s2", "sbox", dict(sbox, sbox="composite"), luts=73, ffs=16, fmax=300.0, cpb=1),
+        _ok("s3", "sbox", dict(sbox, sbox="bram"), luts=2, ffs=16, fmax=300.0, cpb=1, brams=1),
+        _failed("s4", "sbox", dict(sbox, sbox="lut"), "failed-verification", "wrong"),
+    ]
+
+
+def test_records_pick_the_best_member_of_each_class(bench):
+    recs = {r.cls.name: r for r in bench.records(_rows())}
+    pipe = recs["fully pipelined, one pipeline"]
+    assert pipe.row.fmax_mhz == 250.0 and pipe.seeds == 3
+    assert pipe.row.throughput_mbps == pytest.approx(32_000) and pipe.met
+    assert recs["one chip, several pipelines"].row is None
+    # Iterative class: the fixture's iterative (4,500 LUT4) and unrolled round_units=2
+    # (2,500 LUT4, 2,560 Mbit/s, 5 cycles) cores; the one within budget wins and meets the target.
+    it = recs["iterative (one round per clock or better)"]
+    assert it.row.arch == "unrolled" and it.row.luts == 2500 and it.met
+    compact = recs["compact 8-bit, logic S-box, with key schedule"]
+    assert compact.row.luts == 600 and compact.seeds == 3 and not compact.met
+    sb = recs["S-box alone (encryption)"]
+    assert sb.row.luts == 54 and not sb.met  # no -nowidelut in its flow
+    nowide = replace(sb.row, flow=dict(sb.row.flow, nowidelut=True))
+    assert sb.cls.met(nowide)
+
+
+def test_an_iterative_core_over_budget_misses_the_target(bench):
+    rows = [r for r in _rows() if r.arch != "unrolled"]
+    it = {r.cls.name: r for r in bench.records(rows)}["iterative (one round per clock or better)"]
+    assert it.row.arch == "iterative" and not it.met
+
+
+def test_main_prints_the_table_and_saves_the_figure(bench, tmp_path, capsys):
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        for row in _rows():
+            store.put(row)
+    figure = tmp_path / "pareto.png"
+    assert bench.main(["--db", str(db), "--figure", str(figure)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split(" | ")[0].lstrip("| "): line for line in out.splitlines()
+             if line.startswith("| ")}
+    assert "32.0 Gbit/s at 250.0 MHz" in lines["fully pipelined, one pipeline"]
+    assert lines["fully pipelined, one pipeline"].endswith("| yes |")
+    assert "no design point yet" in lines["one chip, several pipelines"]
+    assert figure.read_bytes().startswith(b"\x89PNG")
+
+
+def test_main_without_a_database_says_so(bench, tmp_path, capsys):
+    assert bench.main(["--db", str(tmp_path / "none.sqlite")]) == 2
+    assert "run a sweep first" in capsys.readouterr().err
+
+
+def test_pareto_point_labels_can_be_left_out():
+    from aesdse.report.plot import pareto_figure
+    rows = [r for r in _rows() if r.arch != "sbox" and r.target.startswith("LFE5U")]
+    labelled = pareto_figure(rows, "slice-eq").axes[0]
+    bare = pareto_figure(rows, "slice-eq", point_labels=False).axes[0]
+    # Several families vary parameters: each point gets a label, and a note names them.
+    assert any(t.get_text() == "32/composite" for t in labelled.texts)
+    assert any(t.get_text().startswith("labels: ") for t in labelled.texts)
+    assert len(bare.texts) == 0
