@@ -481,7 +481,7 @@ def _parse(doc, path) -> Experiment:
     points, seen = [], set()
     for fam, columns, line in grids:
         for combo in itertools.product(*columns):
-            params = tuple(sorted(combo))
+            params = fam.point_params(combo)
             _check_point(fam, params, line)
             for target in targets:
                 for flow in flows:
@@ -531,4 +531,4 @@ def make_point(arch: str, params: dict | None = None, **kwargs) -> DesignPoint:
     problem = fam.check_params(merged)
     if problem:
         raise ExperimentError(f"{arch}: {problem}")
-    return DesignPoint(arch, tuple(sorted(merged.items())), **kwargs)
+    return DesignPoint(arch, fam.point_params(merged.items()), **kwargs)

@@ -73,11 +73,11 @@ def _imports(name: str, path: Path) -> set[str]:
     return {n for n in found if n == "archs" or n.startswith("archs.")}
 
 
-def generator_sources(module: str | None) -> list[Path]:
+def generator_sources(module: str | None, wrappers=()) -> list[Path]:
     """The source files whose content decides the designs of the family in ``module`` (e.g.
-    ``"archs.compact"``), sorted; ``None``: every module of ``archs`` (families that do not name
-    their module)."""
-    roots = list(GENERATOR_MODULES)
+    ``"archs.compact"``) with the ``wrappers`` modules the registry may put around it, sorted;
+    ``None``: every module of ``archs`` (families that do not name their module)."""
+    roots = list(GENERATOR_MODULES) + list(wrappers)
     if module is None:
         archs_dir = _module_path("archs").parent
         roots += [f"archs.{'.'.join(p.relative_to(archs_dir).with_suffix('').parts)}"
@@ -120,7 +120,7 @@ def generator_fingerprint(arch: str) -> str:
     except metadata.PackageNotFoundError:
         pass
     h.update(json.dumps(_family_entry(arch), sort_keys=True).encode() + b"\0")
-    for path in generator_sources(getattr(fam, "module", None)):
+    for path in generator_sources(getattr(fam, "module", None), getattr(fam, "wrappers", ())):
         # Names relative to the package root: the fingerprint does not depend on where aesdse
         # is installed.
         h.update("/".join(path.parts[-2:]).encode() + b"\0")

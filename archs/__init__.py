@@ -27,11 +27,16 @@ class Param:
         Value used when an experiment does not set the parameter.
     doc : str
         One line for ``aesdse list archs``.
+    omitted_at_default : bool
+        A parameter added after results were stored: at its default a design point does not
+        record it (:meth:`Family.point_params`), so the configuration keys of rows made before
+        it existed, which had the default behaviour, still match.
     """
     name: str
     choices: tuple
     default: Any
     doc: str
+    omitted_at_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,9 @@ class Family:
         What the core supports, for the manifest.
     module : str or None
         The module defining the family, for its generator fingerprint.
+    wrappers : tuple of str
+        Modules of wrappers the registry may put around the core (:mod:`archs.lanes`), also
+        part of the generator fingerprint.
     """
     name: str
     build: Callable[..., Any]
@@ -78,6 +86,15 @@ class Family:
     #: ``check(**params)`` raises ``ValueError`` (the rule in words) for a combination of allowed
     #: values the family cannot build, without building anything; None: every combination works.
     check: Callable[..., Any] | None = None
+    wrappers: tuple = ()
+
+    def point_params(self, pairs) -> tuple:
+        """The ``(name, value)`` pairs a design point records, sorted: ``pairs`` without the
+        parameters that are :attr:`Param.omitted_at_default` and at their default."""
+        omitted = {p.name: p.default for p in self.params if p.omitted_at_default}
+        return tuple(sorted((k, v) for k, v in pairs
+                            if not (k in omitted and type(v) is type(omitted[k])
+                                    and v == omitted[k])))
 
     def check_params(self, params: dict) -> str | None:
         """Why the family cannot build ``params`` (a complete parameter dict), or None.
@@ -161,6 +178,28 @@ def _check_unrolled(**params):
     Unrolled.check(**params)
 
 
+def _laned(build, check=None):
+    """``(build, check)`` of a family with the ``lanes`` parameter (:mod:`archs.lanes`): N
+    copies of the core behind an in-order distributor, the core itself for one."""
+    def build_laned(target="generic", lanes=1, **params):
+        from .lanes import Lanes
+        Lanes.check(lanes)
+        if check is not None:
+            check(**params)                     # raise before an Elaboratable exists
+        if lanes == 1:
+            return build(target=target, **params)
+        cores = [build(target=target, **params) for _ in range(lanes)]
+        Lanes.check_core(cores[0])
+        return Lanes(cores)
+
+    def check_laned(lanes=1, **params):
+        from .lanes import Lanes
+        Lanes.check(lanes)
+        if check is not None:
+            check(**params)
+    return build_laned, check_laned
+
+
 def _tbox(target="generic", **params):
     from .tbox import TBox
     return TBox(target=target, **params)
@@ -169,20 +208,31 @@ def _tbox(target="generic", **params):
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
                     "S-box implementation family (archs.prims.sbox)")
 
+# Lane counts (archs.lanes.LANES, repeated here so that listing the families imports no HDL).
+_LANES_PARAM = Param("lanes", (1, 2, 4, 8), 1,
+                     "copies of the core behind an in-order distributor (archs.lanes): blocks "
+                     "in turn to each, results in input order; throughput scales with area",
+                     omitted_at_default=True)
+_ITERATIVE = _laned(_iterative, _check_iterative)
+_COMPACT = _laned(_compact, _check_compact)
+_UNROLLED = _laned(_unrolled, _check_unrolled)
+_TBOX = _laned(_tbox)
+
 #: Family name -> :class:`Family`.
 FAMILIES = {
     "iterative": Family(
-        name="iterative", module="archs.iterative", build=_iterative,
-        check=_check_iterative, kind="cipher",
+        name="iterative", module="archs.iterative", build=_ITERATIVE[0],
+        check=_ITERATIVE[1], kind="cipher", wrappers=("archs.lanes",),
         doc="AES-128 encryption, 128-bit datapath, one round per step, on-the-fly key expansion",
         params=(
             _SBOX_PARAM,
             Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
                   "pipeline registers inside each S-box (logic families only)"),
+            _LANES_PARAM,
         )),
     "compact": Family(
-        name="compact", module="archs.compact", build=_compact,
-        check=_check_compact, kind="cipher", modes=("ecb", "ctr"),
+        name="compact", module="archs.compact", build=_COMPACT[0],
+        check=_COMPACT[1], kind="cipher", modes=("ecb", "ctr"), wrappers=("archs.lanes",),
         doc="compact AES-128, 8/32/64-bit folded datapath, ShiftRows by addressing a state "
             "memory, on-the-fly key schedule, ECB or CTR stream cipher (seed 000)",
         params=(
@@ -195,6 +245,7 @@ FAMILIES = {
             Param("mode", ("ecb",), "ecb",
                   "ecb: the common block interface; Compact(mode='ctr') is the CTR stream cipher "
                   "(same datapath, tested in tests/test_archs_compact.py)"),
+            _LANES_PARAM,
         )),
     "sbox": Family(
         name="sbox", module="archs.sbox_standalone", build=_sbox,
@@ -209,8 +260,8 @@ FAMILIES = {
                   "SubBytes or InvSubBytes"),
         )),
     "unrolled": Family(
-        name="unrolled", module="archs.unrolled", build=_unrolled,
-        check=_check_unrolled, kind="cipher",
+        name="unrolled", module="archs.unrolled", build=_UNROLLED[0],
+        check=_UNROLLED[1], kind="cipher", wrappers=("archs.lanes",),
         doc="AES encryption with 1..Nr round units, looped (seed 004) or fully pipelined "
             "(seed 002), inner-round S-box pipelining, interleaved blocks in every stage",
         params=(
@@ -226,9 +277,11 @@ FAMILIES = {
             Param("key_schedule", ("on_the_fly", "precomputed"), "on_the_fly",
                   "round keys carried with every block (key agile) or expanded once per key"),
             Param("key_bits", (128, 192, 256), 128, "key size of the core"),
+            _LANES_PARAM,
         )),
     "tbox": Family(
-        name="tbox", module="archs.tbox", build=_tbox, kind="cipher",
+        name="tbox", module="archs.tbox", build=_TBOX[0], check=_TBOX[1], kind="cipher",
+        wrappers=("archs.lanes",),
         directions=("encrypt", "decrypt"),
         doc="AES-128 encryption and decryption from joint T-box/T^-1-box tables in block RAM, "
             "one round per step, optionally double-pumped block RAM (seed 001); ECP5 needs 16/8 "
@@ -238,6 +291,7 @@ FAMILIES = {
                   "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)"),
             Param("datapath_width", (64, 128), 128,
                   "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round"),
+            _LANES_PARAM,
         )),
     "multimode": Family(
         name="multimode", module="archs.multimode", build=_multimode,
