@@ -65,7 +65,7 @@ def test_family_registry():
     assert fam.module == "archs.multimode"
     assert fam.key_sizes == (128, 192, 256)
     assert fam.directions == ("encrypt", "decrypt")
-    assert fam.modes == ("ecb", "cbc", "ctr")
+    assert fam.modes == ("ecb", "cbc", "ctr", "ccm") == Multimode.modes
     assert fam.param("sbox").choices == ("lut", "composite", "tower")
     assert fam.check_params({"sbox": "bram"}) == \
         "S-box family must be one of lut, composite, tower, not 'bram'"
