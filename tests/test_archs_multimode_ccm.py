@@ -7,8 +7,12 @@ simulator takes ~20 s to build); then the timing of CCM payload blocks."""
 
 import random
 
+from amaranth.hdl import Module
+from amaranth.lib import wiring
+
 from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
                               stream_put)
+from aesdse.verify import VerifyOptions, verify_component
 from aesdse.vectors import RFC3610, cavp_ccm, ccm_blocks, oracle_ccm, oracle_mode
 from archs.multimode import CCMPhase, Mode, Multimode
 
@@ -160,3 +164,33 @@ def test_ccm_payload_cycles():
     # after B0's; then 22 cycles apart; the tag one MAC pass and its own pass later.
     assert deltas == [11, 22, 22, 22, 22]
     assert Multimode().cycles_per_block(128, ccm_payload=True) == 22
+
+
+class _TagBlind(wiring.Component):
+    """A core that computes CCM correctly but never reports a wrong tag."""
+
+    modes = Multimode.modes
+
+    def __init__(self):
+        self.inner = Multimode(sbox="lut")
+        super().__init__(self.inner.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.inner = inner = self.inner
+        wiring.connect(m, wiring.flipped(self.key), inner.key)
+        wiring.connect(m, wiring.flipped(self.i), inner.i)
+        m.d.comb += [self.o.valid.eq(inner.o.valid), inner.o.ready.eq(self.o.ready),
+                     self.o.payload.data.eq(inner.o.payload.data),
+                     self.o.payload.auth_fail.eq(0)]
+        return m
+
+
+def test_verify_stage_catches_a_core_that_accepts_a_wrong_tag():
+    result = verify_component(_TagBlind, "cipher",
+                              VerifyOptions(random_vectors=0, stall_probability=0),
+                              key_sizes=(128, 192, 256), directions=("encrypt", "decrypt"))
+    assert not result.ok
+    assert result.reason.startswith("mismatch on random CCM message #2 (opened, wrong tag, "
+                                    "seed 1) tag block"), result.reason
+    assert result.reason.endswith("expected auth_fail=1, got 0"), result.reason
