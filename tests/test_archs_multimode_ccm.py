@@ -13,7 +13,7 @@ from amaranth.lib import wiring
 from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
                               stream_put)
 from aesdse.verify import VerifyOptions, verify_component
-from aesdse.vectors import RFC3610, cavp_ccm, ccm_blocks, oracle_ccm, oracle_mode
+from aesdse.vectors import RFC3610, cavp_ccm, cavp_modes, ccm_blocks, oracle_ccm, oracle_mode
 from archs.multimode import CCMPhase, Mode, Multimode
 
 
@@ -164,6 +164,30 @@ def test_ccm_payload_cycles():
     # after B0's; then 22 cycles apart; the tag one MAC pass and its own pass later.
     assert deltas == [11, 22, 22, 22, 22]
     assert Multimode().cycles_per_block(128, ccm_payload=True) == 22
+
+
+def test_cavp_ecb_cbc_sample():
+    """A sample of the CAVP ECB and CBC files (cryptography-vectors) for every key size: the
+    first GFSbox entry encrypted, the last VarKey entry decrypted (ECB), a three-block MMT
+    message of each section, [ENCRYPT] encrypted and [DECRYPT] decrypted (CBC), with stalls."""
+    rng = random.Random(38)
+    items, expected = [], []
+    for bits in (128, 192, 256):
+        mmt = cavp_modes(f"ciphers/AES/CBC/CBCMMT{bits}.rsp")
+        sample = [(cavp_modes(f"ciphers/AES/ECB/ECBGFSbox{bits}.rsp")[0], False),
+                  (cavp_modes(f"ciphers/AES/ECB/ECBVarKey{bits}.rsp")[-1], True)]
+        for section, decrypt in (("ENCRYPT", False), ("DECRYPT", True)):
+            sample.append((next(v for v in mmt if len(v.plaintexts) == 3
+                                and f" {section} " in v.source), decrypt))
+        for v, decrypt in sample:
+            data, want = (v.ciphertexts, v.plaintexts) if decrypt else (v.plaintexts,
+                                                                        v.ciphertexts)
+            i, e = mode_items(v.mode, v.key, bits, v.iv or 0, list(data), decrypt)
+            assert [x for x, _ in e] == list(want), v.source
+            items += [key_item(v.key, bits)] + i
+            expected += e
+    outputs, _ = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0.2)
+    assert outputs == expected
 
 
 class _TagBlind(wiring.Component):
