@@ -7,8 +7,10 @@ Cipher cores (the common interface of :mod:`archs.interface`) are checked on the
 SP 800-38A vectors plus random vectors from the ``cryptography`` oracle, with random stalls on the
 input and random back-pressure on the output. A core that chains blocks itself (a ``modes``
 attribute and a ``mode`` block field, :mod:`archs.multimode`) is also sent SP 800-38A F.1/F.2/F.5
-messages and random multi-block messages in its modes, checked against ``cryptography``. Then two
-clean runs measure the core:
+messages and random multi-block messages in its modes, checked against ``cryptography``; with
+``"ccm"`` among its modes also a few random CCM messages (SP 800-38C), sealed and opened in mixed
+key sizes, one of them with a wrong tag that the core must flag (``auth_fail``). Then two clean
+runs measure the core:
 
 ``latency_cycles``
     Clock edges from the edge that accepts a block to the edge that hands its result out, with the
@@ -32,8 +34,8 @@ from amaranth.sim import Simulator
 from . import reference
 from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
                         stream_get, stream_put)
-from .vectors import (FIPS197, SP800_38A_ECB, SP800_38A_MODES, BlockVector, oracle_mode,
-                      random_vectors)
+from .vectors import (CCM_TAG_BYTES, FIPS197, SP800_38A_ECB, SP800_38A_MODES, BlockVector,
+                      ccm_blocks, oracle_ccm, oracle_mode, random_vectors)
 
 __all__ = ["VerifyOptions", "Verification", "verify_component", "VerificationError"]
 
@@ -97,6 +99,8 @@ class _Block:
     #: Further payload fields (name, value) of cores that chain blocks (``mode``, ``first``,
     #: ``iv``); empty for a plain block.
     fields: tuple = ()
+    #: Result fields besides ``data`` (name, expected value), e.g. CCM's ``auth_fail``.
+    result_fields: tuple = ()
 
 
 def _key_payload(vec: BlockVector, port) -> dict:
@@ -111,8 +115,9 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
     """Drive ``items`` (("key", BlockVector) or ("block", _Block)) into ``dut`` with random input
     gaps and output back-pressure of ``stall_probability``; collect the outputs.
 
-    Returns (outputs, accept_cycles, output_cycles): the cycles are the indices of the clock
-    edges at which each block went in and each result came out (:class:`EdgeClock`).
+    Returns (outputs, accept_cycles, output_cycles): the result payloads (``.data`` and any
+    further result fields) and the indices of the clock edges at which each block went in and
+    each result came out (:class:`EdgeClock`).
     """
     has_direction = hasattr(dut.i.payload, "decrypt")
     expected_outputs = sum(1 for kind, _ in items if kind == "block")
@@ -144,7 +149,7 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
                 raise VerificationError(
                     f"hang: {len(outputs)} of {expected_outputs} blocks came out within "
                     f"{max_cycles} cycles") from None
-            outputs.append(payload.data)
+            outputs.append(payload)
             output_cycles.append(clock.now)
 
     run_testbenches(dut, producer, consumer,
@@ -227,6 +232,57 @@ def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> lis
     return blocks
 
 
+def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list[_Block]:
+    """CCM messages (SP 800-38C) for a core with ``"ccm"`` among its ``modes`` and the block
+    protocol of :mod:`archs.multimode` (``ccm_phase``, ``pad_bytes``; result ``auth_fail``).
+
+    ``max(2, random_vectors // 2)`` random messages, the key sizes in turn, sealed and opened in
+    turn (as the directions allow), with random nonce (7..13 bytes), associated data (0..20),
+    payload (1..24) and tag lengths, and one more opened with a wrong tag. The per-block
+    results come from the formatter of :mod:`aesdse.vectors`, whose outcome must equal AESCCM's.
+    The simulation is slow (a payload block is two passes), so the messages are short.
+    """
+    if "ccm" not in getattr(dut, "modes", ()) or not hasattr(dut.i.payload, "ccm_phase"):
+        return []
+    mode_enum = dut.i.payload.mode.shape()
+    phase_enum = dut.i.payload.ccm_phase.shape()
+    key_sizes = tuple(key_sizes)
+    can_open = "decrypt" in directions
+    count = max(2, options.random_vectors // 2)
+    blocks = []
+    for n in range(count + can_open):
+        key_bits = key_sizes[n % len(key_sizes)]
+        key = rng.getrandbits(key_bits)
+        nonce = rng.randbytes(rng.randint(7, 13))
+        adata, payload = rng.randbytes(rng.randint(0, 20)), rng.randbytes(rng.randint(1, 24))
+        tag_bytes = rng.choice(CCM_TAG_BYTES)
+        sealed = oracle_ccm(key, key_bits, nonce, adata, payload, tag_bytes)
+        wrong_tag = n == count
+        decrypt = can_open and (wrong_tag or n % 2 == 1)
+        if decrypt:
+            tag = sealed[len(payload):]
+            if wrong_tag:
+                tag = bytes([tag[0] ^ 1 << rng.randrange(8)]) + tag[1:]
+            want = None if wrong_tag else payload
+            message, outcome = ccm_blocks(key, key_bits, nonce, adata, sealed[:len(payload)],
+                                          tag_bytes, decrypt=True, tag=tag)
+        else:
+            want = sealed
+            message, outcome = ccm_blocks(key, key_bits, nonce, adata, payload, tag_bytes)
+        if outcome != want:
+            raise VerificationError(f"the CCM formatter disagrees with AESCCM on message #{n}")
+        source = (f"random CCM message #{n} ({'opened' if decrypt else 'sealed'}"
+                  f"{', wrong tag' if wrong_tag else ''}, seed {options.seed})")
+        vec = BlockVector(key, key_bits, message[0].data, message[0].expected, source)
+        blocks += [_Block(b.data, b.expected, decrypt, f"{source} {b.phase} block {i + 1}", vec,
+                          (("mode", mode_enum["CCM"]), ("first", int(i == 0)), ("iv", 0),
+                           ("ccm_phase", phase_enum[b.phase.upper()]),
+                           ("pad_bytes", 16 - b.last_bytes)),
+                          (("auth_fail", int(b.auth_fail)),))
+                   for i, b in enumerate(message)]
+    return blocks
+
+
 def _items_for(blocks):
     # A key transfer before every change of key, so blocks go back to back under one key.
     items, last_key = [], None
@@ -261,7 +317,7 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool) -> tuple[int,
               for _ in range(max(options.measure_blocks, 4 * in_flight))]
     outs, _, produced = _run_cipher(dut, [("key", vec)] + [("block", b) for b in blocks],
                                     stall_probability=0, rng=rng, max_cycles=options.max_cycles)
-    for b, got in zip(blocks, outs):
+    for b, got in zip(blocks, (out.data for out in outs)):
         if got != b.expected:
             raise VerificationError(f"mismatch in back-to-back stream "
                                     f"({'decrypt' if decrypt else 'encrypt'}): input "
@@ -284,14 +340,20 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
         directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
     blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
     blocks += _mode_blocks(first, options, key_sizes, directions, rng)
+    blocks += _ccm_blocks(first, options, key_sizes, directions, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
-    for n, (b, got) in enumerate(zip(blocks, outputs)):
-        if got != b.expected:
-            raise VerificationError(
-                f"mismatch on {b.source} (block {n}): key {b.key.key:0{b.key.key_bits // 4}x} "
-                f"input {b.data:032x}: expected {b.expected:032x}, got {got:032x}")
+    for n, (b, out) in enumerate(zip(blocks, outputs)):
+        where = (f"{b.source} (block {n}): key {b.key.key:0{b.key.key_bits // 4}x} "
+                 f"input {b.data:032x}")
+        if out.data != b.expected:
+            raise VerificationError(f"mismatch on {where}: expected {b.expected:032x}, "
+                                    f"got {out.data:032x}")
+        for name, value in b.result_fields:
+            if getattr(out, name) != value:
+                raise VerificationError(f"mismatch on {where}: expected {name}={value}, "
+                                        f"got {getattr(out, name)}")
 
     # Timing, per direction; the slower direction is the core's (a throughput must hold for
     # whatever a user sends).

@@ -296,8 +296,8 @@ FAMILIES = {
     "multimode": Family(
         name="multimode", module="archs.multimode", build=_multimode,
         check=_check_multimode, kind="cipher", key_sizes=(128, 192, 256),
-        directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr"),
-        doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR chosen per "
+        directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr", "ccm"),
+        doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR/CCM chosen per "
             "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)",
         params=(
             Param("sbox", ("lut", "composite", "tower"), "lut",

@@ -11,7 +11,9 @@ all. A core has three :mod:`amaranth.lib.stream` interfaces:
     Payload ``{"data": unsigned(128)}`` plus per-architecture fields (direction, mode, ...), each
     documented by the core with its default. One transfer is one 128-bit block.
 ``o`` (out)
-    Payload ``{"data": unsigned(128)}``: one transfer per processed block, in input order.
+    Payload ``{"data": unsigned(128)}`` plus per-architecture result fields (e.g. the
+    ``auth_fail`` flag of a CCM decryption, :mod:`archs.multimode`): one transfer per processed
+    block, in input order.
 
 Attributes the tool reads
 -------------------------
@@ -30,8 +32,9 @@ attributes (absent means the default):
     Key size of the back-to-back stream that measures cycles per block, for a core that takes
     several key sizes at run time and whose speed depends on it (:mod:`archs.multimode`).
 ``modes`` (default none)
-    Chaining modes the core applies itself (``"ecb"``, ``"cbc"``, ``"ctr"``), selected by a
-    ``mode`` block field; the verify stage then also sends multi-block messages.
+    Chaining modes the core applies itself (``"ecb"``, ``"cbc"``, ``"ctr"``, ``"ccm"``), selected
+    by a ``mode`` block field; the verify stage then also sends multi-block messages (CCM: the
+    block protocol of :mod:`archs.multimode`).
 ``resources`` (default None)
     Architectural resources the core counted in itself (S-boxes, MixColumns units, ...), for
     ``aesdse report --resources``.
@@ -64,9 +67,12 @@ class AESSignature(wiring.Signature):
         Key sizes in bits the core supports, a non-empty subset of (128, 192, 256).
     block_fields : dict of str to shape
         Extra fields of the block input payload (for example ``{"decrypt": 1}``).
+    result_fields : dict of str to shape
+        Extra fields of the result payload (for example ``{"auth_fail": 1}``); none by default,
+        so the result payload of every other core is ``{"data": 128}`` alone.
     """
 
-    def __init__(self, *, key_sizes=(128,), block_fields=None):
+    def __init__(self, *, key_sizes=(128,), block_fields=None, result_fields=None):
         key_sizes = tuple(key_sizes)
         if not key_sizes or any(k not in (128, 192, 256) for k in key_sizes):
             raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
@@ -79,7 +85,8 @@ class AESSignature(wiring.Signature):
         super().__init__({
             "key": In(stream.Signature(data.StructLayout(key_layout))),
             "i":   In(stream.Signature(data.StructLayout(block_layout))),
-            "o":   Out(stream.Signature(data.StructLayout({"data": 128}))),
+            "o":   Out(stream.Signature(data.StructLayout({"data": 128,
+                                                           **(result_fields or {})}))),
         })
 
 

@@ -1,5 +1,6 @@
 """Multi-mode AES (seed 003, Lin & Huang): encryption and decryption, 128/192/256-bit keys chosen
-at run time, on-the-fly key generation in both directions, ECB / CBC / CTR chaining in the core.
+at run time, on-the-fly key generation in both directions, ECB / CBC / CTR / CCM chaining in the
+core.
 
 One 128-bit round per clock cycle (the single-stream form; the two-stream interleave of 003
 section III.C is not built yet). The 16 datapath S-boxes are :class:`SharedSBox` units: one
@@ -19,12 +20,25 @@ Block payload
 ``decrypt`` (1)
     Direction of this block; ignored in CTR mode, which uses only the encryption (003 Table I).
 ``mode`` (:class:`Mode`)
-    ECB (default, 0), CBC or CTR.
+    ECB (default, 0), CBC, CTR or CCM.
 ``first`` (1)
-    The block starts a message: ``iv`` holds the IV (CBC) or initial counter block (CTR). A
-    following block with ``first`` low continues the chain the core keeps.
+    The block starts a message: ``iv`` holds the IV (CBC) or initial counter block (CTR); a CCM
+    message starts with B0. A following block with ``first`` low continues the chain the core
+    keeps.
 ``iv`` (128)
-    Read only with ``first``.
+    Read only with ``first`` (CBC, CTR); CCM takes its counter from B0.
+``ccm_phase`` (:class:`CCMPhase`)
+    CCM only: what the block is (see "CCM" below).
+``pad_bytes`` (4)
+    CCM payload blocks only: zero bytes the host padded the last, partial payload block with
+    (0 for a whole block).
+
+Result payload
+--------------
+``data`` (128)
+    The block's result: ciphertext or plaintext; for CCM see below.
+``auth_fail`` (1)
+    CCM decryption, tag block: the received tag is wrong. 0 for every other block.
 
 Chaining (SP 800-38A section 6)
 -------------------------------
@@ -32,6 +46,44 @@ CBC encryption enciphers ``data ^ chain`` and the ciphertext becomes the chain; 
 deciphers ``data``, XORs the chain into the result, and ``data`` becomes the chain; CTR enciphers
 the counter, XORs ``data`` into the result and increments the counter modulo 2^128 (the standard
 incrementing function over the whole block, as ``cryptography`` does).
+
+CCM (SP 800-38C)
+----------------
+"CTR and CCM use only encryption" (003 Table I). The host formats the message (SP 800-38C A.2:
+B0, the associated data with its length prefix, zero-padded, the zero-padded payload;
+:func:`aesdse.vectors.ccm_format`) and sends it as blocks, all with ``mode`` CCM and one
+direction (``decrypt`` 0 to seal, 1 to open); the core chains them. One result comes out per
+block, as for the other modes:
+
+1. ``first`` = 1, ``ccm_phase`` HEADER, ``data`` = B0. The core keeps q and t from B0's flags
+   byte and forms Ctr0 from B0 itself (flags q - 1, the nonce, a zero counter), so the host
+   sends no counter block. Result: the CBC-MAC so far, Y_0 = E(B0).
+2. ``ccm_phase`` HEADER, ``data`` = an associated-data block (none if there is no associated
+   data). Result: the CBC-MAC so far, Y_i = E(B_i ^ Y_i-1).
+3. ``ccm_phase`` PAYLOAD, ``data`` = a plaintext (seal) or ciphertext (open) block, the last one
+   zero-padded with ``pad_bytes`` stating how many bytes are padding. The block takes two
+   passes through the one datapath: a CTR pass E(Ctr_i) gives the result, data ^ E(Ctr_i) with
+   the padding bytes zeroed; then a CBC-MAC pass over the plaintext (seal: the block's data;
+   open: the plaintext just recovered, SP 800-38C 6.2 step 9). The result leaves after the CTR
+   pass; the next block is taken after the MAC pass.
+4. ``ccm_phase`` TAG: one pass, E(Ctr0), computed here rather than at B0 so that no 128-bit
+   register holds it through the message. Seal: ``data`` is ignored; the result is the tag
+   MSB_t(Y_r ^ E(Ctr0)), left-aligned, the other bytes zero. Open: ``data`` is the received tag,
+   left-aligned; the result's ``data`` is 0 (the computed tag is never handed out) and
+   ``auth_fail`` is set when the first t bytes differ (SP 800-38C 6.2 step 10: "INVALID").
+
+Opening hands out the plaintext blocks before the tag is checked: the host must hold them back
+until the tag block's result and discard them when ``auth_fail`` is set (SP 800-38C 6.2 releases
+no plaintext of an invalid message).
+
+The CBC-MAC, the running counter and q, t of a CCM message live in registers of their own, not
+in the CBC/CTR chain register, so a CCM message and a CBC, CTR or ECB message may interleave
+block by block (one message of each kind at a time).
+
+Cycles: header and tag blocks take Nr + 1 cycles, a payload block 2 (Nr + 1) (22 / 26 / 30
+for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``).
+The two-stream interleave of 003 section III.C, which would run the CTR and the CBC-MAC pass of
+a payload block side by side in a two-stage datapath (one block per Nr cycles), is not built.
 
 Implementation notes
 --------------------
@@ -47,7 +99,7 @@ and InvShiftRows commute), so the S-box sits at the same place in both direction
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Module, Mux, Signal
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
@@ -56,7 +108,7 @@ from .prims.mixcolumns import inv_mix_column_value, mix_column_value
 from .prims.sbox import SharedSBox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
-__all__ = ["Mode", "Multimode", "SBOXES"]
+__all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES"]
 
 #: Inverter families the core accepts (combinational ones: one round per cycle).
 SBOXES = ("lut", "composite", "tower")
@@ -68,6 +120,14 @@ class Mode(enum.Enum, shape=2):
     ECB = 0
     CBC = 1
     CTR = 2
+    CCM = 3
+
+
+class CCMPhase(enum.Enum, shape=2):
+    """What a CCM block is (see "CCM" in the module documentation)."""
+    HEADER = 0      # B0 (with ``first``) or associated data: CBC-MAC only
+    PAYLOAD = 1     # CTR and CBC-MAC
+    TAG = 2         # the tag: computed (encryption) or checked (decryption)
 
 
 class Multimode(wiring.Component):
@@ -89,13 +149,14 @@ class Multimode(wiring.Component):
     Members
     -------
     key, i, o
-        :class:`archs.interface.AESSignature` with key sizes 128/192/256 and the block fields
-        ``decrypt``, ``mode``, ``first``, ``iv``.
+        :class:`archs.interface.AESSignature` with key sizes 128/192/256, the block fields
+        ``decrypt``, ``mode``, ``first``, ``iv``, ``ccm_phase``, ``pad_bytes`` and the result
+        field ``auth_fail``.
 
     Attributes
     ----------
     modes : tuple of str
-        Modes the core chains: ``("ecb", "cbc", "ctr")``.
+        Modes the core chains: ``("ecb", "cbc", "ctr", "ccm")``.
     measure_key_bits : int
         ``key_bits``, read by :mod:`aesdse.verify`.
 
@@ -105,7 +166,7 @@ class Multimode(wiring.Component):
         If ``sbox`` is not one of :data:`SBOXES` or ``key_bits`` not 128, 192 or 256.
     """
 
-    modes = ("ecb", "cbc", "ctr")
+    modes = ("ecb", "cbc", "ctr", "ccm")
 
     @staticmethod
     def check(*, sbox="lut", key_bits=128, target="generic"):
@@ -120,12 +181,16 @@ class Multimode(wiring.Component):
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.target = target
-        super().__init__(AESSignature(key_sizes=(128, 192, 256), block_fields={
-            "decrypt": 1, "mode": Mode, "first": 1, "iv": 128}))
+        super().__init__(AESSignature(
+            key_sizes=(128, 192, 256),
+            block_fields={"decrypt": 1, "mode": Mode, "first": 1, "iv": 128,
+                          "ccm_phase": CCMPhase, "pad_bytes": 4},
+            result_fields={"auth_fail": 1}))
 
-    def cycles_per_block(self, key_bits):
-        """Cycles between blocks streamed back to back: whitening plus one per round."""
-        return ROUNDS[key_bits] + 1
+    def cycles_per_block(self, key_bits, *, ccm_payload=False):
+        """Cycles between blocks streamed back to back: whitening plus one per round, twice
+        for a CCM payload block (its CTR pass, then its CBC-MAC pass)."""
+        return (ROUNDS[key_bits] + 1) * (2 if ccm_payload else 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -144,17 +209,30 @@ class Multimode(wiring.Component):
             key_pending=Signal(name="key_pending"),  # a key load walks to the last round key
             whiten=Signal(name="whiten"),       # the block's next cycle is the whitening cycle
             busy=Signal(name="busy"),           # a block is in the rounds
-            out_data=Signal(128, name="out_data"), out_valid=Signal(name="out_valid"))
+            out_data=Signal(128, name="out_data"), out_valid=Signal(name="out_valid"),
+            out_auth_fail=Signal(name="out_auth_fail"),
+            # CCM: block registers, then the message's running registers (kept apart from
+            # `chain`, so that a CCM message and a CBC/CTR message may interleave).
+            ccm_phase=Signal(CCMPhase, name="ccm_phase"), pad_bytes=Signal(4, name="pad_bytes"),
+            ccm_decrypt=Signal(name="ccm_decrypt"),  # direction of the CCM message
+            mac_pass=Signal(name="mac_pass"),   # a CCM payload block is in its CBC-MAC pass
+            mac=Signal(128, name="mac"),        # CBC-MAC so far (SP 800-38C 6.1 step 4: Y_i)
+            ccm_ctr=Signal(128, name="ccm_ctr"),  # next counter block Ctr_i
+            ccm_q1=Signal(3, name="ccm_q1"),    # q - 1, from B0's flags
+            ccm_t2=Signal(3, name="ccm_t2"))    # (t - 2) / 2, from B0's flags
 
         round_out = self._build_round(m, keys, reg)
-        chain_in, cipher_in = self._build_chaining_input(m, reg)
+        chain_in, cipher_in, counter = self._build_chaining_input(m, reg)
         round_step = reg.busy & keys.valid & (~keys.last | ~reg.out_valid | self.o.ready)
+        # A CCM payload block's CTR pass is followed by its CBC-MAC pass.
+        two_pass = ((reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
+                    & ~reg.mac_pass)
         finishing = round_step & keys.last
         accept = self.i.valid & self.i.ready
-        self._build_handshakes(m, reg, finishing)
-        self._build_key_control(m, keys, reg, accept, round_step)
+        self._build_handshakes(m, reg, finishing & ~two_pass)
+        self._build_key_control(m, keys, reg, accept, round_step, finishing & two_pass)
         self._build_block_registers(m, keys, reg, accept, round_step, round_out, chain_in,
-                                    cipher_in)
+                                    cipher_in, counter)
         return m
 
     def _build_round(self, m, keys, reg):
@@ -188,42 +266,66 @@ class Multimode(wiring.Component):
         return round_out
 
     def _build_chaining_input(self, m, reg):
-        """The chaining input of the whitening cycle (SP 800-38A section 6). Returns the chain
-        value this block uses (IV or kept chain) and the block the cipher starts from."""
+        """The chaining input of the whitening cycle (SP 800-38A section 6, SP 800-38C 6.1).
+        Returns the chain value this block uses (IV or kept chain), the block the cipher starts
+        from, and the counter block the one incrementer steps (CTR's chain, CCM's counter)."""
         chain_in = Mux(reg.first, reg.iv, reg.chain)
         cipher_in = Signal(128)
+        counter = Signal(128)
+        m.d.comb += counter.eq(chain_in)
         with m.Switch(reg.mode):
             with m.Case(Mode.CBC):
                 m.d.comb += cipher_in.eq(Mux(reg.decrypt, reg.data_in, reg.data_in ^ chain_in))
             with m.Case(Mode.CTR):
                 m.d.comb += cipher_in.eq(chain_in)
+            with m.Case(Mode.CCM):
+                self._build_ccm_input(m, reg, cipher_in, counter)
             with m.Default():
                 m.d.comb += cipher_in.eq(reg.data_in)
-        return chain_in, cipher_in
+        return chain_in, cipher_in, counter
 
-    def _build_handshakes(self, m, reg, finishing):
+    def _build_ccm_input(self, m, reg, cipher_in, counter):
+        """A CCM block's cipher input: B0 or an associated-data block XOR the CBC-MAC (none
+        for B0); a payload block's counter (CTR pass), then its plaintext XOR the CBC-MAC (MAC
+        pass: the block's own data when encrypting, the plaintext the CTR pass recovered when
+        decrypting, SP 800-38C 6.2 step 9); the tag block's Ctr0. ``counter`` is the counter
+        block B0 starts (Ctr0, taken from B0 itself) or the running one."""
+        with m.Switch(reg.ccm_phase):
+            with m.Case(CCMPhase.HEADER):
+                m.d.comb += cipher_in.eq(reg.data_in ^ Mux(reg.first, 0, reg.mac))
+            with m.Case(CCMPhase.PAYLOAD):
+                plaintext = Mux(reg.ccm_decrypt, reg.out_data,
+                                _first_bytes(reg.data_in, 16 - reg.pad_bytes))
+                m.d.comb += cipher_in.eq(Mux(reg.mac_pass, reg.mac ^ plaintext, reg.ccm_ctr))
+            with m.Default():
+                m.d.comb += cipher_in.eq(_ccm_counter0(reg.ccm_ctr, reg.ccm_q1))
+        m.d.comb += counter.eq(Mux(reg.first, _ccm_counter0(reg.data_in, reg.data_in[120:123]),
+                                   reg.ccm_ctr))
+
+    def _build_handshakes(self, m, reg, block_done):
         """Key, block and result streams. A pending key write takes priority over a new block,
         so the order of key and block transfers is the order the user issued them in."""
         m.d.comb += [
             self.key.ready.eq(~reg.busy & ~reg.whiten),
-            self.i.ready.eq((~(reg.busy | reg.whiten) | finishing) & ~reg.key_pending
+            self.i.ready.eq((~(reg.busy | reg.whiten) | block_done) & ~reg.key_pending
                             & ~self.key.valid),
             self.o.valid.eq(reg.out_valid),
             self.o.payload.data.eq(reg.out_data),
+            self.o.payload.auth_fail.eq(reg.out_auth_fail),
         ]
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += reg.out_valid.eq(0)
 
-    def _build_key_control(self, m, keys, reg, accept, round_step):
+    def _build_key_control(self, m, keys, reg, accept, round_step, mac_start):
         """Key expander: a load walks to the last round key (reverse=1 keeps it), each block
-        restarts the walk in its direction."""
+        restarts the walk in its direction, a CCM payload block's MAC pass forwards."""
         load = self.key.valid & self.key.ready
         m.d.comb += [
             keys.key.eq(self.key.payload.key),
             keys.key_bits.eq(self.key.payload.key_bits),
             keys.load.eq(load),
-            keys.start.eq(accept),
-            keys.reverse.eq(Mux(load, 1, self._block_decrypt())),
+            keys.start.eq(accept | mac_start),
+            keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),
             keys.next.eq((reg.whiten & keys.valid) | round_step),
         ]
         with m.If(load):
@@ -232,14 +334,17 @@ class Multimode(wiring.Component):
             m.d.sync += reg.key_pending.eq(0)
 
     def _block_decrypt(self):
-        """Direction of the offered block: CTR always enciphers (003 Table I)."""
-        return self.i.payload.decrypt & (self.i.payload.mode != Mode.CTR)
+        """Direction of the offered block's cipher: CTR and CCM always encipher (003 Table
+        I)."""
+        mode = self.i.payload.mode
+        return self.i.payload.decrypt & (mode != Mode.CTR) & (mode != Mode.CCM)
 
     def _build_block_registers(self, m, keys, reg, accept, round_step, round_out, chain_in,
-                               cipher_in):
+                               cipher_in, counter):
         """Accept a block, whiten it and form the chaining registers, step the rounds and
         write the result (and the CBC encryption chain) in the last round."""
         rk = keys.round_key
+        counter_next = counter + 1
         with m.If(reg.whiten & keys.valid):
             m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
             with m.Switch(reg.mode):
@@ -248,14 +353,20 @@ class Multimode(wiring.Component):
                     with m.If(reg.decrypt):
                         m.d.sync += reg.chain.eq(reg.data_in)
                 with m.Case(Mode.CTR):
-                    m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(chain_in + 1)]
+                    m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(counter_next)]
+                with m.Case(Mode.CCM):
+                    self._build_ccm_whitening(m, reg, counter_next)
                 with m.Default():
                     m.d.sync += reg.post.eq(0)
         with m.If(round_step & ~keys.last):
             m.d.sync += reg.state.eq(round_out)
         with m.If(round_step & keys.last):
-            m.d.sync += [reg.out_data.eq(round_out ^ reg.post), reg.out_valid.eq(1),
-                         reg.busy.eq(0)]
+            m.d.sync += reg.busy.eq(0)
+            with m.If(reg.mode == Mode.CCM):
+                self._build_ccm_result(m, reg, round_out)
+            with m.Else():
+                m.d.sync += [reg.out_data.eq(round_out ^ reg.post), reg.out_valid.eq(1),
+                             reg.out_auth_fail.eq(0)]
             with m.If((reg.mode == Mode.CBC) & ~reg.decrypt):
                 m.d.sync += reg.chain.eq(round_out)
 
@@ -263,4 +374,59 @@ class Multimode(wiring.Component):
             p = self.i.payload
             m.d.sync += [reg.data_in.eq(p.data), reg.iv.eq(p.iv), reg.first.eq(p.first),
                          reg.mode.eq(p.mode), reg.decrypt.eq(self._block_decrypt()),
-                         reg.whiten.eq(1)]
+                         reg.ccm_phase.eq(p.ccm_phase), reg.pad_bytes.eq(p.pad_bytes),
+                         reg.ccm_decrypt.eq(p.decrypt), reg.whiten.eq(1)]
+
+    def _build_ccm_whitening(self, m, reg, counter_next):
+        """The CCM registers a pass sets up: B0 keeps q and t from its flags (SP 800-38C A.2.1)
+        and starts the counter at Ctr1; a CTR pass takes the next counter and XORs the block's
+        data into its result; the tag block XORs the CBC-MAC into E(Ctr0)."""
+        with m.If(reg.first & (reg.ccm_phase == CCMPhase.HEADER)):
+            m.d.sync += [reg.ccm_q1.eq(reg.data_in[120:123]), reg.ccm_t2.eq(reg.data_in[123:126]),
+                         reg.ccm_ctr.eq(counter_next)]
+        ctr_pass = (reg.ccm_phase == CCMPhase.PAYLOAD) & ~reg.mac_pass
+        with m.If(ctr_pass):
+            m.d.sync += reg.ccm_ctr.eq(counter_next)
+        m.d.sync += reg.post.eq(Mux(ctr_pass, reg.data_in,
+                                    Mux(reg.ccm_phase == CCMPhase.TAG, reg.mac, 0)))
+
+    def _build_ccm_result(self, m, reg, round_out):
+        """The last round of a CCM pass. Header block: the CBC-MAC, also handed out. Payload
+        block, CTR pass: the ciphertext or plaintext (zero past the message) is handed out and
+        the MAC pass starts (restart of the key walk in :meth:`_build_key_control`); MAC pass:
+        the CBC-MAC, nothing handed out (the block's one result left after the CTR pass). Tag
+        block: the tag (encryption) or 0 and ``auth_fail`` (decryption: the received tag in
+        ``data`` differs from the computed one in its first t bytes, SP 800-38C 6.2 step 10)."""
+        result = round_out ^ reg.post
+        tag = _first_bytes(result, 2 * reg.ccm_t2 + 2)
+        with m.Switch(reg.ccm_phase):
+            with m.Case(CCMPhase.HEADER):
+                m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(round_out),
+                             reg.out_valid.eq(1), reg.out_auth_fail.eq(0)]
+            with m.Case(CCMPhase.PAYLOAD):
+                with m.If(reg.mac_pass):
+                    m.d.sync += [reg.mac.eq(round_out), reg.mac_pass.eq(0)]
+                with m.Else():
+                    m.d.sync += [reg.out_data.eq(_first_bytes(result, 16 - reg.pad_bytes)),
+                                 reg.out_valid.eq(1), reg.out_auth_fail.eq(0),
+                                 reg.mac_pass.eq(1), reg.whiten.eq(1)]
+            with m.Default():
+                m.d.sync += [
+                    reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)), reg.out_valid.eq(1),
+                    reg.out_auth_fail.eq(reg.ccm_decrypt
+                                         & (tag != _first_bytes(reg.data_in,
+                                                                2 * reg.ccm_t2 + 2)))]
+
+
+def _first_bytes(value, count):
+    """``value`` (128 bits) with its first ``count`` bytes kept and the rest zero (byte 0 is
+    the most significant)."""
+    return bytes_value(Mux(n < count, byte, 0) for n, byte in enumerate(value_bytes(value)))
+
+
+def _ccm_counter0(block, q1):
+    """Counter block 0 (SP 800-38C A.3) of the message whose B0 or counter block is ``block``:
+    flags ``q - 1`` (``q1``), the nonce kept, the last ``q`` bytes (the counter) zero."""
+    flags = Cat(q1, Const(0, 5))
+    return bytes_value([flags] + [Mux(n < 15 - q1, byte, 0)
+                                  for n, byte in enumerate(value_bytes(block)) if n > 0])

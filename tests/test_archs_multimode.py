@@ -65,7 +65,7 @@ def test_family_registry():
     assert fam.module == "archs.multimode"
     assert fam.key_sizes == (128, 192, 256)
     assert fam.directions == ("encrypt", "decrypt")
-    assert fam.modes == ("ecb", "cbc", "ctr")
+    assert fam.modes == ("ecb", "cbc", "ctr", "ccm") == Multimode.modes
     assert fam.param("sbox").choices == ("lut", "composite", "tower")
     assert fam.check_params({"sbox": "bram"}) == \
         "S-box family must be one of lut, composite, tower, not 'bram'"
@@ -157,15 +157,17 @@ def test_back_to_back_cycles_per_key_size():
 @pytest.mark.parametrize("sbox,key_bits", [("composite", 256)])
 def test_verify_stage(sbox, key_bits):
     """The sweep's verify stage: FIPS-197, SP 800-38A ECB/CBC/CTR and random messages in every
-    key size and direction, then the timing measured with a key of ``key_bits``."""
+    key size and direction, random CCM messages sealed and opened (one with a wrong tag), then
+    the timing measured with a key of ``key_bits``."""
     fam = FAMILIES["multimode"]
     result = verify_component(lambda: fam.build(sbox=sbox, key_bits=key_bits), "cipher",
                               VerifyOptions(random_vectors=4, measure_blocks=6),
                               key_sizes=fam.key_sizes, directions=fam.directions)
     assert result.ok, result.reason
     # 4 FIPS-197 + 4 SP 800-38A ECB + 3 x 4 random, both ways; 9 x 2 x 4 SP 800-38A mode blocks
-    # and one random message of 1..5 blocks; 2 x 6 timing blocks.
-    assert 40 + 72 + 1 + 12 <= result.vectors_checked <= 40 + 72 + 5 + 12
+    # and one random message of 1..5 blocks; three CCM messages of 3..6 blocks (B0, 0..2
+    # associated-data blocks, 1..2 payload blocks, the tag); 2 x 6 timing blocks.
+    assert 40 + 72 + 1 + 9 + 12 <= result.vectors_checked <= 40 + 72 + 5 + 18 + 12
     nr_plus_1 = {128: 11, 192: 13, 256: 15}[key_bits]
     assert result.cycles_per_block == nr_plus_1
     assert result.details["decrypt"]["cycles_per_block"] == nr_plus_1
