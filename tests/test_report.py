@@ -578,3 +578,116 @@ def test_other_families_have_their_own_notes_and_cross_family_tables_say_so():
         in mixed
     assert "Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40" in mixed
     assert "| asic | - | 16 | 0 | - | - |" in mixed
+
+
+# --- device families (issue 14) -----------------------------------------------------------------
+
+def _family_rows():
+    """One compact 8-bit design on ECP5, iCE40 (logic cells) and asic (gate equivalents)."""
+    from conftest import _ok
+    params = {"datapath_width": 8, "sbox": "composite", "shared_memory": True}
+    ecp5 = _ok("e", "compact", params, luts=600, ffs=420, fmax=80.0, cpb=176)
+    ice40 = replace(_ok("i", "compact", params, luts=700, ffs=430, fmax=30.0, cpb=176),
+                    target="iCE40HX8K-ct256", slices=760, config_key=None)
+    asic = replace(ecp5, key="a", target="asic", config_key=None, luts=None, slices=None, fmax_mhz=None,
+                   fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None,
+                   details={"asic": {"area_ge": 6913.4, "sequential_ge": 2783.0,
+                                     "depth_nand2": 41.0, "cells": {"DFF": 420}}})
+    return [ecp5, ice40, asic]
+
+
+def test_asic_rows_show_gate_equivalents_in_their_own_column():
+    lines = render(_family_rows(), "markdown").splitlines()
+    assert lines[0].endswith("| Mbit/s per slice | GE | Depth (NAND2 delays) |")
+    assert "| asic | - | 420 | 0 | - | - | 176 | 176 | - | - | - | 6,913 | 41 |" in lines
+    assert "| LFE5U-85F-8CABGA381 | 600 | 420 | 0 | 300 | 80.0 | 176 | 176 | 58 | 0.097 | " \
+           "0.194 | - | - |" in lines
+    text = "\n".join(lines)
+    assert "asic rows: an estimate without place and route" in text
+    assert "area in the GE column (gate equivalents, never LUT4 or slices)" in text
+    records = list(csv.DictReader(io.StringIO(render(_family_rows(), "csv"))))
+    by_target = {r["target"]: r for r in records}
+    assert by_target["asic"]["area_ge"] == "6913.4" and by_target["asic"]["luts"] == ""
+    assert by_target["LFE5U-85F-8CABGA381"]["area_ge"] == ""
+    objects = {o["target"]: o for o in json.loads(render(_family_rows(), "json"))}
+    assert (objects["asic"]["family"], objects["asic"]["area"], objects["asic"]["area_unit"]) \
+        == ("asic", 6913.4, "GE")
+    assert (objects["iCE40HX8K-ct256"]["area"], objects["iCE40HX8K-ct256"]["area_unit"]) \
+        == (760, "Logic cells")
+    # A table without asic rows has no GE column.
+    assert "GE" not in render(_family_rows()[:2], "markdown").splitlines()[0]
+
+
+def test_group_by_family_markdown_has_a_heading_and_unit_per_family():
+    text = render(_family_rows(), "markdown", title="targets", group_by="family")
+    lines = text.splitlines()
+    assert lines[0] == "## targets"
+    assert lines[2].startswith("**Cross-family comparison: 3 device families (ECP5, iCE40, "
+                               "asic), each area in its own family's unit (ECP5: Slices; "
+                               "iCE40: Logic cells; asic: GE).")
+    headings = [line for line in lines if line.startswith("### ")]
+    assert headings == [
+        "### ECP5 (area unit: slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM)",
+        "### iCE40 (area unit: logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM)",
+        "### asic (area unit: gate equivalents (GE): NAND2 = 1 GE, generic estimate without "
+        "place and route)"]
+    sections = text.split("\n### ")[1:]
+    ecp5, ice40, asic = sections
+    assert "| Slices |" in ecp5 and "Logic cells" not in ecp5.split("\n")[2]
+    assert "| Logic cells |" in ice40 and "| Mbit/s per logic cell |" in ice40
+    assert "| 760 |" in ice40
+    # The asic table has only the columns an estimate has: no LUT4, slices, Fmax or throughput.
+    assert "| Target | GE | of which FF (GE) | FF | Depth (NAND2 delays) | Latency (cycles) | " \
+           "Cycles/block |" in asic
+    assert "| asic | 6,913 | 2,783 | 420 | 41 | 176 | 176 |" in asic
+    assert "LUT4 |" not in asic.split("\n")[2] and "Fmax" not in asic.split("\n")[2]
+    assert "estimate without place and route" in asic
+    # Each family's own notes under its table, not the others'.
+    assert "DP16KD blocks" in ecp5 and "DP16KD blocks" not in ice40 + asic
+    # One family: no cross-family label.
+    single = render(_family_rows()[:1], "markdown", group_by="family")
+    assert "Cross-family" not in single and single.startswith("### ECP5 (area unit: slice")
+
+
+def test_group_by_family_csv_latex_json():
+    rows = _family_rows()
+    records = list(csv.DictReader(io.StringIO(render(rows, "csv", group_by="family"))))
+    assert [(r["family"], r["area_unit"], r["area"], r["cross_family"]) for r in records] == [
+        ("ecp5", "Slices", "300", "true"), ("ice40", "Logic cells", "760", "true"),
+        ("asic", "GE", "6913.4", "true")]
+    alone = list(csv.DictReader(io.StringIO(render(rows[2:], "csv", group_by="family"))))
+    assert alone[0]["cross_family"] == "false"
+    latex = render(rows, "latex", title="targets", group_by="family")
+    assert latex.count("\\begin{table}") == 3 and latex.count("\\end{table}") == 3
+    assert "\\caption{targets: asic (area unit: gate equivalents (GE): NAND2 = 1 GE, generic " \
+           "estimate without place and route); part of a cross-family comparison}" in latex
+    assert "Target & GE & of which FF (GE) & FF" in latex
+    assert latex.startswith("% targets\n% Cross-family comparison: 3 device families")
+    doc = json.loads(render(rows, "json", title="targets", group_by="family"))
+    assert (doc["group_by"], doc["cross_family"]) == ("family", True)
+    assert doc["label"].startswith("Cross-family comparison")
+    assert [(g["family"], g["area_unit"], [r["area"] for r in g["rows"]])
+            for g in doc["groups"]] == [("ecp5", "Slices", [300]),
+                                        ("ice40", "Logic cells", [760]), ("asic", "GE", [6913.4])]
+    assert all(list(r) == list(JSON_KEYS) for g in doc["groups"] for r in g["rows"])
+    with pytest.raises(ValueError, match=r"^Group-by must be one of family, not 'arch'$"):
+        render(rows, "markdown", group_by="arch")
+
+
+def test_cli_report_group_by_family(tmp_path):
+    db = tmp_path / "families.sqlite"
+    with Store(db) as store:
+        for row in _family_rows():
+            store.put(row)
+    result = invoke("report", "--db", db, "--group-by", "family")
+    assert result.exit_code == 0, result.output
+    assert "**Cross-family comparison: 3 device families" in result.stdout
+    assert "### asic (area unit: gate equivalents (GE)" in result.stdout
+    result = invoke("report", "--db", db, "--group-by", "family", "-f", "json")
+    assert [g["family"] for g in json.loads(result.stdout)["groups"]] == ["ecp5", "ice40", "asic"]
+    result = invoke("report", "--db", db, "--group-by", "family", "--compare", "published")
+    assert result.exit_code == 2 and "--group-by applies to the metrics table" in result.output
+    help_text = invoke("report", "--help").output
+    assert "--group-by [family]" in help_text
+    assert "aesdse report experiments/targets.yaml --group-by family" in help_text
