@@ -691,3 +691,77 @@ def test_cli_report_group_by_family(tmp_path):
     help_text = invoke("report", "--help").output
     assert "--group-by [family]" in help_text
     assert "aesdse report experiments/targets.yaml --group-by family" in help_text
+
+
+# --- published ASIC gate counts beside the asic estimate (issue 14) ------------------------------
+
+def _asic_row(key, arch, params, area_ge, experiment="fixture", config_key=None):
+    from conftest import _ok
+    row = _ok(key, arch, params, luts=1, ffs=500, fmax=1.0, cpb=11, experiment=experiment)
+    return replace(row, target="asic", config_key=config_key, luts=None, slices=None,
+                   fmax_mhz=None, fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None, flow={"seed": 1, "synth_timeout_s": 1800.0},
+                   details={"asic": {"area_ge": area_ge, "sequential_ge": 2783.0,
+                                     "depth_nand2": 41.0, "cells": {}}})
+
+
+def test_compare_asic_estimate_with_published_gate_counts(rows, papers):
+    compact8 = _asic_row("a-c8", "compact", {"datapath_width": 8, "sbox": "composite",
+                                             "shared_memory": True}, 6913.4)
+    multimode = _asic_row("a-mm", "multimode", {"sbox": "lut", "key_bits": 128}, 60_000.0)
+    c = compare([compact8, multimode] + rows, papers)
+    asic = [m for m in c.matches if m.asic]
+    assert {(m.paper.key, m.published.label) for m in asic} == {
+        ("100", "Moradi et al. 2011, 8-bit AES-128 encryption"),
+        ("003", "Ours (128-bit key)"), ("003", "LUT-based inverter"),
+        ("003", "0.13 um chip with IO pads"), ("003", "0.13 um core without IO pads")}
+    # An asic row is never set beside an FPGA row (000 Table III "table 8" is compact 8-bit too),
+    # and an FPGA row never beside a gate count alone (Moradi's row has no clock or throughput).
+    assert all(m.published.device_family == "asic" for m in asic)
+    assert not any(m.paper.key == "100" and not m.asic for m in c.matches)
+    text = render_compare(c, "markdown")
+    lines = text.splitlines()
+    assert lines[0] == ("| Measured | Published | Area (slice-eq.; GE for asic) | Fmax / clock "
+                        "(MHz) | Throughput (Mbit/s) | Mbit/s per slice-eq. | Note |")
+    moradi = next(line for line in lines if "100 Abstract" in line)
+    assert "| 6,913 GE / 2,400 GE (2.88x) | - / - | - / - | - / - |" in moradi
+    assert "measured: aesdse GE estimate without place and route" in moradi
+    ours = next(line for line in lines if "003 Table II: Ours (128-bit key)" in line)
+    assert "| 60,000 GE / 86,200 GE (0.70x) | - / 333.0 | - / 4,270 |" in ours
+    assert "| 60,000 GE / 54,000 GE (1.11x) |" in text
+    assert any(line.startswith("asic rows: areas in gate equivalents (GE, NAND2 = 1), compared "
+                               "only with published ASIC gate counts") for line in lines)
+    records = json.loads(render_compare(c, "json"))["matches"]
+    moradi_record = next(r for r in records if r["paper"] == "100")
+    assert (moradi_record["target"], moradi_record["area_unit"], moradi_record["measured_area"],
+            moradi_record["published_area"]) == ("asic", "GE", 6913.4, 2400.0)
+    assert moradi_record["area_ratio"] == pytest.approx(6913.4 / 2400)
+    fpga = next(r for r in records if r["published_row"] == "table 8")
+    assert (fpga["area_unit"], fpga["published_area"]) == ("slice-eq.", 689)
+    # Without asic matches the headers stay as they were.
+    assert render_compare(compare(rows, papers), "markdown").splitlines()[0].startswith(
+        "| Measured (ECP5) | Published | Area (slice-eq.) |")
+
+
+def test_reproduce_003_also_compares_the_asic_estimate(tmp_path):
+    from aesdse.reproduce import ALSO, EXPERIMENTS_DIR, reproduce
+    assert ALSO["003"] == ("multimode_asic.yaml",)
+    exp = load_experiment(EXPERIMENTS_DIR / "multimode_asic.yaml")
+    assert {(p.target.device, p.params_dict["sbox"], p.params_dict["key_bits"])
+            for p in exp.points} == {("asic", "lut", 128), ("asic", "composite", 128)}
+    point = next(p for p in exp.points if p.params_dict["sbox"] == "lut")
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        store.put(_asic_row("a-mm", "multimode", point.params_dict, 60_000.0,
+                            experiment="multimode_asic", config_key=point.config_key()))
+    result = reproduce("003", db, tmp_path, tmp_path / "out", run_sweep=False)
+    assert "## 003 lin_huang: measured (multimode, multimode_asic) vs published" in result.table
+    assert "| 60,000 GE / 86,200 GE (0.70x) |" in result.table
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "| GE | Depth (NAND2 delays) |" in table and "| 60,000 | 41 |" in table
+
+
+def test_reproduce_reference_paper_says_it_has_no_experiment(tmp_path):
+    result = invoke("reproduce", "moradi", "--db", tmp_path / "x.sqlite", "--no-sweep")
+    assert result.exit_code == 2
+    assert "Paper 100 (moradi) is a reference paper, not a seed paper" in result.output
