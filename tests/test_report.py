@@ -296,6 +296,7 @@ PLOTS = {
     "pareto": {"area": "luts"},
     "sweep": {"x": "datapath_width", "y": ["fmax_mhz", "luts"]},
     "bars": {"area": "slices"},
+    "families": {},
 }
 
 
@@ -345,7 +346,7 @@ def test_sweep_of_seed_keeps_seeds(rows):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, not 'pie'$"),
+    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, families, not 'pie'$"),
     ({"kind": "sweep"}, r"^A sweep plot needs --x PARAM"),
     ({"kind": "sweep", "x": "nope"}, r"^Parameter 'nope' is not a parameter of these points"),
     ({"kind": "sweep", "x": "sbox", "y": ["power"]}, r"^Metric must be one of luts, "),
@@ -700,7 +701,7 @@ def _asic_row(key, arch, params, area_ge, experiment="fixture", config_key=None)
     row = _ok(key, arch, params, luts=1, ffs=500, fmax=1.0, cpb=11, experiment=experiment)
     return replace(row, target="asic", config_key=config_key, luts=None, slices=None,
                    fmax_mhz=None, fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
-                   mbps_per_slice=None, flow={"seed": 1, "synth_timeout_s": 1800.0},
+                   mbps_per_slice=None,
                    details={"asic": {"area_ge": area_ge, "sequential_ge": 2783.0,
                                      "depth_nand2": 41.0, "cells": {}}})
 
@@ -765,3 +766,58 @@ def test_reproduce_reference_paper_says_it_has_no_experiment(tmp_path):
     result = invoke("reproduce", "moradi", "--db", tmp_path / "x.sqlite", "--no-sweep")
     assert result.exit_code == 2
     assert "Paper 100 (moradi) is a reference paper, not a seed paper" in result.output
+
+
+# --- one core across device families (issue 14) --------------------------------------------------
+
+def _iterative_on_three_families():
+    from conftest import _ok
+    params = {"sbox": "composite", "sbox_stages": 0}
+    ecp5 = _ok("f-e", "iterative", params, luts=4000, ffs=526, fmax=105.5, cpb=10)
+    ice40 = replace(_ok("f-i", "iterative", params, luts=2443, ffs=526, fmax=63.5, cpb=10),
+                    target="iCE40HX8K-ct256", slices=2607, config_key=None)
+    asic = _asic_row("f-a", "iterative", params, 24_913.4)
+    return [ecp5, ice40, asic]
+
+
+def test_families_plot_values(tmp_path):
+    from aesdse.report.plot import families_figure, family_bars
+    from aesdse.report.select import select_rows
+    db = tmp_path / "families.sqlite"
+    with Store(db) as store:
+        for row in _iterative_on_three_families() + fixture_rows():
+            store.put(row)
+    out = tmp_path / "families.png"
+    result = invoke("plot", "--db", db, "--kind", "families", "--arch", "iterative", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(MAGIC["png"])
+    # The rows the command plotted: the iterative core on three families (the fixture's other
+    # iterative row is an ECP5 design with another S-box, so it is a fourth bar).
+    with Store(db, readonly=True) as store:
+        rows = select_rows(store, arch="iterative").rows
+    bars = family_bars(rows)
+    assert [(b["family"], b["area"], b["area_unit"], b["area_text"]) for b in bars] == [
+        ("ecp5", 2000, "Slices", "2,000 slices"), ("ecp5", 2250, "Slices", "2,250 slices"),
+        ("ice40", 2607, "Logic cells", "2,607 logic cells"),
+        ("asic", 24_913.4, "GE", "24,913 GE")]
+    fig = families_figure(rows)
+    # The PNG is this figure (figures are deterministic), so its values are the ones below.
+    assert save(fig, tmp_path / "again.png").read_bytes() == out.read_bytes()
+    area, fmax, throughput = fig.axes[:3]
+    assert [p.get_width() for p in area.patches] == [2000, 2250, 2607, 24_913.4]
+    assert area.get_xscale() == "log"
+    assert [t.get_text() for t in area.texts] == [
+        " 2,000 slices", " 2,250 slices", " 2,607 logic cells", " 24,913 GE"]
+    assert [p.get_width() for p in fmax.patches] == [105.5, 100.0, 63.5, 0]
+    assert [t.get_text() for t in fmax.texts] == [" 105.5", " 100.0", " 63.5",
+                                                  " none: asic estimate"]
+    assert [p.get_width() for p in throughput.patches] == pytest.approx(
+        [128 * 105.5 / 10, 128 * 100 / 11, 128 * 63.5 / 10, 0])
+    assert [t.get_text() for t in throughput.get_yticklabels()] == [
+        "sbox=composite\nLFE5U-85F-8CABGA381", "sbox=lut\nLFE5U-85F-8CABGA381",
+        "sbox=composite\niCE40HX8K-ct256", "sbox=composite\nasic estimate"]
+    assert area.get_title() == "Cross-family comparison: area units differ"
+    assert [t.get_text() for t in fmax.get_legend().get_texts()] == ["ECP5", "iCE40", "asic"]
+    # One family: no cross-family label.
+    single = families_figure(rows[:1])
+    assert single.axes[0].get_title() == ""
