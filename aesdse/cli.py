@@ -15,7 +15,7 @@ from .experiment import ExperimentError, load_experiment, make_point
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
-from .report.table import FMAX_STATS, FORMATS, render
+from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
 from .store import Store, StoreError
 from . import yamlcheck
 
@@ -219,8 +219,13 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
               help="Print the architectural resources each design counted in itself (S-boxes, "
                    "MixColumns units, memory bits, AddRoundKey width: 000 Table I) beside the "
                    "published counts, instead of the metrics table (Markdown).")
+@click.option("--group-by", "group_by", type=click.Choice(GROUP_BY),
+              help="family: one table per device family (ECP5, iCE40, asic) under a heading "
+                   "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
+                   "equivalents), labelled a cross-family comparison when families are mixed. "
+                   "CSV lines and JSON objects carry family, area and area_unit.")
 def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rate, fmax,
-           compare_with, resources):
+           compare_with, resources, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -229,6 +234,11 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
     reason. Points of the experiment that have not been swept yet are counted on stderr.
     A point swept with `flow: fmax_search` shows its converged Fmax (the best achieved by any
     of its routed nextpnr runs), the spread of its runs near that Fmax and a [bimodal] flag.
+
+    Targets of several device families (experiments/targets.yaml) have different area units:
+    --group-by family prints one table per family, each area in its family's unit; asic rows
+    (gate equivalents, an estimate without place and route) have a GE column and never a LUT4
+    or slice count.
 
     Rows are selected by what they measure (architecture, parameters, target, flow options,
     seed), so results stay visible after the code or the tools change: the newest row of each
@@ -245,7 +255,12 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
       aesdse report experiments/compact.yaml --compare published
       aesdse report experiments/compact.yaml --resources
       aesdse report experiments/compact.yaml --current-only
+      aesdse report experiments/targets.yaml --group-by family
+      aesdse report experiments/targets.yaml --group-by family --format json
     """
+    if group_by and (compare_with or resources):
+        raise click.BadParameter("--group-by applies to the metrics table, not to --compare or "
+                                 "--resources", param_hint="--group-by")
     sel = _select(experiment, db_path, arch, target, where, current_only)
     title, rows = sel.title, sel.rows
     if resources:
@@ -268,7 +283,7 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
             with _open_readonly(db_path) as store:
                 runs = store.pnr_runs([r.key for r in rows])
         text = render(rows, fmt, title=title, fmax=fmax, runs=runs,
-                      provenance={r.key: sel.provenance(r) for r in rows})
+                      provenance={r.key: sel.provenance(r) for r in rows}, group_by=group_by)
     click.echo(text, nl=False)
 
 
@@ -301,7 +316,9 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
 @_db_option
 @click.option("-k", "--kind", type=click.Choice(PLOT_KINDS), default="pareto", show_default=True,
               help="pareto: area vs throughput with the Pareto front; sweep: metrics vs one "
-                   "parameter; bars: throughput per area per design.")
+                   "parameter; bars: throughput per area per design; families: one core across "
+                   "device families (area in each family's own unit, Fmax, throughput; use "
+                   "--arch).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file; .png, .svg or .pdf picks the format.")
 @click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
@@ -336,6 +353,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
       aesdse plot experiments/compact.yaml --kind pareto --area slice-eq --published -o p.pdf
       aesdse plot experiments/pipelined.yaml --kind sweep --x sbox_stages --y luts -o s.svg
       aesdse plot --kind bars --area slices -o bars.png
+      aesdse plot experiments/targets.yaml --kind families --arch iterative -o families.png
     """
     from .report.plot import PlotError, plot as draw
     rows = _select(experiment, db_path, arch, target, where, current_only).rows

@@ -148,6 +148,12 @@ class DeviceFamily:
         when they are aesdse's own dependencies.
     unit : str
         The area unit of the family, in words (the area table of the README).
+    title : str
+        The family's name as tables print it (``"ECP5"``, ``"iCE40"``, ``"asic"``).
+    area_column : tuple of (str, str)
+        The row attribute (:class:`aesdse.store.Row`, or ``area_ge``: the gate equivalents of
+        ``details["asic"]``) that holds the family's area in its own unit, and that column's
+        header: ``("slices", "Slices")``, ``("slices", "Logic cells")``, ``("area_ge", "GE")``.
     """
     name: str
     synth_command: str
@@ -155,6 +161,8 @@ class DeviceFamily:
     out_of_context: bool
     extra: str | None
     unit: str
+    title: str = ""
+    area_column: tuple = ("slices", "Slices")
 
     @property
     def tools(self) -> tuple:
@@ -165,11 +173,14 @@ class DeviceFamily:
 #: Device families by name.
 FAMILIES = {f.name: f for f in (
     DeviceFamily("ecp5", "synth_ecp5", "nextpnr-ecp5", True, None,
-                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM"),
+                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM", "ECP5",
+                 ("slices", "Slices")),
     DeviceFamily("ice40", "synth_ice40", "nextpnr-ice40", False, "ice40",
-                 "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM"),
+                 "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM", "iCE40",
+                 ("slices", "Logic cells")),
     DeviceFamily("asic", "synth", None, True, None,
-                 "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route"),
+                 "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route",
+                 "asic", ("area_ge", "GE")),
 )}
 
 

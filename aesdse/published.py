@@ -12,7 +12,8 @@ missing or garbled). This module loads and validates them into frozen dataclasse
 File format
 -----------
 Top level: ``key`` ("000".."004"), ``name`` (short name, e.g. ``zhou_gaj``), ``aliases`` (other
-accepted names), ``seed`` (the seed text file), ``citation`` (``title``, ``authors``,
+accepted names), ``seed`` (the seed text file; ``null`` for a *reference paper*, which then says
+where its numbers come from in ``source``), ``citation`` (``title``, ``authors``,
 ``affiliation``, ``venue``, ``year``, ``note``), ``summary``, ``figures`` (what the text says about
 figures), ``architectures`` (only a place to define YAML anchors; ignored) and ``tables``.
 
@@ -29,6 +30,22 @@ allowed only with a ``note``), ``config`` (the aesdse architecture parameters th
 corresponds to, ``arch`` plus family parameters) and ``architecture`` (facts for the consistency
 check: ``block_bits``, ``cycles_per_block``, ``cycles_per_block_is_minimum``, ``latency_cycles``,
 ``summary``, ``derivation``).
+
+Reference papers
+----------------
+Keys ``000``..``099`` are the seed papers (``/work/shared/seeds``), each reproduced by an
+experiment (:data:`aesdse.reproduce.EXPERIMENTS`). Keys ``100`` and up are reference papers:
+published results that are not seed papers but are the yardstick of a comparison, e.g. the
+smallest published 8-bit ASIC AES (``100_moradi.yaml``, Moradi et al. 2011) beside the compact
+core's gate-equivalent estimate. They have no seed text and no experiment; their rows are compared
+like any other (``aesdse report --compare published``).
+
+ASIC areas
+----------
+A table of ``device_family: asic`` gives its area in a column of unit ``GE`` (gate equivalents)
+or ``kgates`` (thousands of gates, as 003 Table II prints them); :attr:`PublishedRow.gate_equivalents`
+reads either. They are compared only with aesdse's ``asic`` estimate, never converted to an FPGA
+area.
 
 Area normalisation
 ------------------
@@ -62,6 +79,8 @@ PUBLISHED_DIR = Path(str(resources.files("aesdse") / "experiments" / "published"
 
 #: Throughput columns and their scale to bit/s.
 _THROUGHPUT_UNITS = {"throughput_mbps": ("Mbit/s", 1e6), "throughput_gbps": ("Gbit/s", 1e9)}
+#: Units of an ASIC area column and their scale to gate equivalents.
+_GATE_UNITS = {"GE": 1.0, "kgates": 1000.0}
 #: Clock column and its scale to Hz.
 _CLOCK_UNITS = {"clock_mhz": ("MHz", 1e6)}
 
@@ -229,6 +248,19 @@ class PublishedRow:
                     luts=num("luts"), ffs=None if slices is not None else num("ffs"),
                     brams=num("brams"), bram_kbits=num("bram_kbits"), rate=rate)
 
+    @property
+    def gate_equivalents(self) -> float | None:
+        """The area of an ASIC row in gate equivalents: its column of unit ``GE``, or of unit
+        ``kgates`` times 1000; ``None`` for a row of another family or without a gate count."""
+        if self.device_family != "asic":
+            return None
+        for key, unit in self.units.items():
+            scale = _GATE_UNITS.get(unit)
+            value = self.values.get(key)
+            if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value) * scale
+        return None
+
     def implied_cycles_per_block(self, block_bits: int = 128) -> float | None:
         """Cycles per block implied by the printed numbers alone: ``block_bits x clock /
         throughput``; ``None`` without both numbers."""
@@ -298,8 +330,8 @@ class Paper:
         Short name, e.g. ``"zhou_gaj"``.
     aliases : tuple of str
         Other names :func:`find_paper` accepts.
-    seed : str
-        File name of the extracted text in the seeds directory.
+    seed : str or None
+        File name of the extracted text in the seeds directory; None for a reference paper.
     title : str
     authors : tuple of str
         As far as the text gives them (possibly empty).
@@ -314,6 +346,8 @@ class Paper:
     tables : tuple of PublishedTable
     path : Path
         The YAML file.
+    source : str or None
+        Where a reference paper's numbers were transcribed from (None for seed papers).
     """
     key: str
     name: str
@@ -329,6 +363,12 @@ class Paper:
     figures: str | None
     tables: tuple[PublishedTable, ...]
     path: Path
+    source: str | None = None
+
+    @property
+    def is_seed(self) -> bool:
+        """A seed paper (a text in the seeds directory), not a reference paper."""
+        return self.seed is not None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -364,8 +404,8 @@ def _normalise_table_id(id: str) -> str:
 
 # --- loading and validation ---------------------------------------------------------------------
 
-_TOP_KEYS = {"key", "name", "aliases", "seed", "citation", "summary", "figures", "architectures",
-             "tables"}
+_TOP_KEYS = {"key", "name", "aliases", "seed", "source", "citation", "summary", "figures",
+             "architectures", "tables"}
 _CITATION_KEYS = {"title", "authors", "affiliation", "venue", "year", "note"}
 _TABLE_KEYS = {"id", "caption", "device", "device_family", "tool", "note", "columns", "rows"}
 _COLUMN_KEYS = {"key", "header", "unit"}
@@ -623,10 +663,18 @@ def _load_paper(path: Path, raw: bytes) -> Paper:
         raise PublishedDataError(f"{path.name}:{error.line}: {error.message}") from None
     check = _Checker(path, data)
     check.mapping("top level", data, _TOP_KEYS - {"aliases", "summary", "figures",
-                                                  "architectures"}, _TOP_KEYS)
+                                                  "architectures", "source"}, _TOP_KEYS)
     key = check.text("key", data["key"])
     if not re.fullmatch(r"\d{3}", key):
         check.fail("key", f"must be three digits such as '004' (quote it in YAML), not {show(key)}")
+    seed = check.text("seed", data["seed"], optional=True)
+    source = check.text("source", data.get("source"), optional=True)
+    if seed is None and source is None:
+        check.fail("source", "a reference paper (seed: null) must say where its numbers come "
+                             "from in 'source'")
+    if seed is None and int(key) < 100:
+        check.fail("key", f"keys below 100 are seed papers, which name their seed text; a "
+                          f"reference paper (seed: null) takes a key from 100, not {key!r}")
     citation = check.mapping("citation", data["citation"], {"title", "authors"}, _CITATION_KEYS)
     year = check.integer("citation.year", citation.get("year"), optional=True)
     tables = data["tables"]
@@ -637,7 +685,8 @@ def _load_paper(path: Path, raw: bytes) -> Paper:
         key=key,
         name=check.text("name", data["name"]),
         aliases=check.text_list("aliases", data.get("aliases", [])),
-        seed=check.text("seed", data["seed"]),
+        seed=seed,
+        source=source,
         title=check.text("citation.title", citation["title"]),
         authors=check.text_list("citation.authors", citation["authors"]),
         affiliation=check.text("citation.affiliation", citation.get("affiliation"),

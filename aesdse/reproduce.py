@@ -5,7 +5,8 @@
 1. find the paper (:func:`aesdse.published.find_paper`: key, short name or alias);
 2. check that every architecture family its own designs need exists in :data:`archs.FAMILIES`
    (else :class:`ReproduceError`: nothing can be measured yet);
-3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``);
+3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``) and the experiments that
+   measure the same designs on other targets (:data:`ALSO`: 003's core as an asic estimate);
 4. sweep the design points not yet in the database (:func:`aesdse.sweep.sweep`);
 5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
    the comparison and the figures to ``results/reproduce/<key>_<name>/``.
@@ -23,10 +24,10 @@ from .report.compare import compare, render_compare
 from .report.plot import PlotError, bars_figure, pareto_figure, save
 from .report.resources import resources_markdown
 from .report.select import select_rows
-from .report.table import render
+from .report.table import family_of_row, render
 from .store import Store
 
-__all__ = ["EXPERIMENTS", "ReproduceError", "Reproduction", "plan", "reproduce"]
+__all__ = ["EXPERIMENTS", "ALSO", "ReproduceError", "Reproduction", "plan", "reproduce"]
 
 #: Paper key -> experiment file (relative to the experiments directory) that reproduces it.
 EXPERIMENTS = {
@@ -35,6 +36,13 @@ EXPERIMENTS = {
     "002": "pipelined.yaml",    # Hodjat & Verbauwhede: fully pipelined, sub-pipelined S-boxes
     "003": "multimode.yaml",    # Lin & Huang: multi-mode, all key sizes
     "004": "unrolled.yaml",     # partial unrolling, two round units
+}
+
+#: Paper key -> further experiment files whose points the reproduction also sweeps and compares
+#: (other targets of the same designs): 003's multi-mode core as a gate-equivalent estimate,
+#: beside 003's own gate counts.
+ALSO = {
+    "003": ("multimode_asic.yaml",),
 }
 
 #: Where the experiment files are: ``experiments/``, package data of :mod:`aesdse` (so a wheel
@@ -101,6 +109,12 @@ def plan(name: str, experiments_dir=None, experiment=None) -> tuple[Paper, Path]
             f"(implemented: {', '.join(sorted(archs.FAMILIES))}; see `aesdse list archs`).")
     if experiment is not None:
         path = Path(experiment)
+    elif paper.key not in EXPERIMENTS:
+        raise ReproduceError(
+            f"Paper {paper.key} ({paper.name}) is a reference paper, not a seed paper: it has no "
+            f"experiment of its own; its rows are compared with any measured configuration they "
+            f"name by `aesdse report EXPERIMENT --compare published` (e.g. "
+            f"experiments/targets.yaml), or give --experiment FILE.")
     else:
         directory = EXPERIMENTS_DIR if experiments_dir is None else Path(experiments_dir)
         path = directory / EXPERIMENTS[paper.key]
@@ -152,23 +166,33 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     """
     paper, path = plan(name, experiments_dir, experiment)
     exp = load_experiment(path)
+    directory = EXPERIMENTS_DIR if experiments_dir is None else Path(experiments_dir)
+    also = [] if experiment is not None else \
+        [load_experiment(directory / f) for f in ALSO.get(paper.key, ())
+         if (directory / f).is_file()]
     result = Reproduction(paper, path)
     out = Path(out_dir) if out_dir is not None else \
         Path(results_dir) / "reproduce" / f"{paper.key}_{paper.name}"
     if run_sweep:
         from .sweep import sweep
         with Store(db_path) as store:
-            result.swept = sweep(exp, store, results_dir, jobs=jobs, echo=echo).done
+            for each in [exp] + also:
+                result.swept += sweep(each, store, results_dir, jobs=jobs, echo=echo).done
     elif not Path(db_path).is_file():
         raise ReproduceError(f"{db_path}: no results database; run `aesdse reproduce "
                              f"{paper.key}` without --no-sweep, or give --db")
     # Rows by what they measure: results made by older code or tools are shown, marked stale.
     with Store(db_path, readonly=True) as store:
         selection = select_rows(store, exp)
-    rows = selection.rows
-    result.missing = selection.missing
+        others = [select_rows(store, each) for each in also]
+    rows = selection.rows + [r for other in others for r in other.rows]
+    result.missing = selection.missing + sum(other.missing for other in others)
+    for other in others:
+        selection.stale.update(other.stale)
+        selection.older.update(other.older)
     result.failed = sum(r.status != "ok" for r in rows)
-    title = f"{paper.key} {paper.name}: measured ({exp.name}) vs published"
+    names = ", ".join(e.name for e in [exp] + also)
+    title = f"{paper.key} {paper.name}: measured ({names}) vs published"
     result.table = render_compare(compare(rows, [paper], fmax, all_papers=True), "markdown",
                                   title)
     if any((r.manifest or {}).get("resources") for r in rows):
@@ -176,9 +200,11 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
         result.table += "\n" + resources_markdown(rows, [paper], title=exp.name)
     out.mkdir(parents=True, exist_ok=True)
     written = [(out / "compare.md", result.table),
-               (out / "table.md", render(rows, "markdown", title=exp.name, fmax=fmax,
+               (out / "table.md", render(rows, "markdown", title=names, fmax=fmax,
                                          provenance={r.key: selection.provenance(r)
-                                                     for r in rows}))]
+                                                     for r in rows},
+                                         group_by="family" if len({family_of_row(r) for r in rows})
+                                         > 1 else None))]
     for file, text in written:
         file.write_text(text)
         result.files.append(file)

@@ -29,17 +29,35 @@ def papers():
 
 # --- the data files --------------------------------------------------------------------------
 
-def test_one_file_per_seed_paper(papers):
-    assert [p.key for p in papers] == ["000", "001", "002", "003", "004"]
+def test_one_file_per_seed_paper_and_reference_paper(papers):
+    assert [p.key for p in papers if p.is_seed] == ["000", "001", "002", "003", "004"]
     assert [p.path.name for p in papers] == [
         "000_zhou_gaj.yaml", "001_kundi_aziz.yaml", "002_hodjat_verbauwhede.yaml",
-        "003_lin_huang.yaml", "004_unrolled.yaml"]
+        "003_lin_huang.yaml", "004_unrolled.yaml", "100_moradi.yaml"]
+    (reference,) = [p for p in papers if not p.is_seed]
+    assert reference.seed is None and "2400 GE" in reference.source
+
+
+def test_asic_rows_in_gate_equivalents():
+    # 003 prints thousands of gates; Moradi et al. 2011 (the smallest 8-bit ASIC AES) GE.
+    ours = _paper("003").table("Table II").row("ours-128")
+    assert ours.values["gates_k"] == 86.2 and ours.gate_equivalents == pytest.approx(86_200)
+    assert _paper("003").table("Sec. III.B").row("lut").gate_equivalents == pytest.approx(54_000)
+    moradi = find_paper("moradi").table("Abstract").row("compact-aes")
+    assert moradi.gate_equivalents == 2400 and moradi.device_family == "asic"
+    assert moradi.config == {"arch": "compact", "datapath_width": 8}
+    assert moradi.values["datapath_bits"] == 8 and moradi.values["direction"] == "En"
+    # FPGA rows have no gate count, whatever their columns.
+    assert _paper("000").table("Table III").row("logic-8").gate_equivalents is None
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_file_loads_and_validates(path):
     paper = load_paper(path)
-    assert re.fullmatch(rf"{paper.key}_[0-9a-f]{{16}}\.txt", paper.seed)
+    if paper.is_seed:
+        assert re.fullmatch(rf"{paper.key}_[0-9a-f]{{16}}\.txt", paper.seed)
+    else:
+        assert int(paper.key) >= 100 and paper.source
     assert paper.title and paper.tables
     for table in paper.tables:
         numeric = {c.key for c in table.columns if c.numeric}
@@ -62,7 +80,7 @@ def test_tables_named_in_the_seed_readme_are_present(papers):
     wanted = {"000": ["Table I", "Table III", "Table IV", "Table V"], "001": ["Table 2"],
               "002": ["Table 1"], "003": ["Table II"], "004": ["Table 1", "Table 3"]}
     for paper in papers:
-        for table_id in wanted[paper.key]:
+        for table_id in wanted.get(paper.key, []):
             assert paper.table(table_id).rows
 
 
@@ -179,6 +197,12 @@ def test_validation_accepts_minimal_file(tmp_path):
      r"must be true or false, not 'yes please'$"),
     ("config: {arch: unrolled}", "config: {round_units: 2}",
      r"config: must be a mapping with a string 'arch'"),
+    ("seed: 009_0123456789abcdef.txt", "seed: null",
+     r"009_test.yaml:\d+: source: a reference paper \(seed: null\) must say where its numbers "
+     r"come from in 'source'$"),
+    ("seed: 009_0123456789abcdef.txt", "seed: null\nsource: a web page",
+     r"key: keys below 100 are seed papers, which name their seed text; a reference paper "
+     r"\(seed: null\) takes a key from 100, not '009'$"),
 ])
 def test_validation_errors(tmp_path, old, new, message):
     assert old in GOOD

@@ -296,6 +296,7 @@ PLOTS = {
     "pareto": {"area": "luts"},
     "sweep": {"x": "datapath_width", "y": ["fmax_mhz", "luts"]},
     "bars": {"area": "slices"},
+    "families": {},
 }
 
 
@@ -345,7 +346,7 @@ def test_sweep_of_seed_keeps_seeds(rows):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, not 'pie'$"),
+    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, families, not 'pie'$"),
     ({"kind": "sweep"}, r"^A sweep plot needs --x PARAM"),
     ({"kind": "sweep", "x": "nope"}, r"^Parameter 'nope' is not a parameter of these points"),
     ({"kind": "sweep", "x": "sbox", "y": ["power"]}, r"^Metric must be one of luts, "),
@@ -578,3 +579,245 @@ def test_other_families_have_their_own_notes_and_cross_family_tables_say_so():
         in mixed
     assert "Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40" in mixed
     assert "| asic | - | 16 | 0 | - | - |" in mixed
+
+
+# --- device families (issue 14) -----------------------------------------------------------------
+
+def _family_rows():
+    """One compact 8-bit design on ECP5, iCE40 (logic cells) and asic (gate equivalents)."""
+    from conftest import _ok
+    params = {"datapath_width": 8, "sbox": "composite", "shared_memory": True}
+    ecp5 = _ok("e", "compact", params, luts=600, ffs=420, fmax=80.0, cpb=176)
+    ice40 = replace(_ok("i", "compact", params, luts=700, ffs=430, fmax=30.0, cpb=176),
+                    target="iCE40HX8K-ct256", slices=760, config_key=None)
+    asic = replace(ecp5, key="a", target="asic", config_key=None, luts=None, slices=None, fmax_mhz=None,
+                   fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None,
+                   details={"asic": {"area_ge": 6913.4, "sequential_ge": 2783.0,
+                                     "depth_nand2": 41.0, "cells": {"DFF": 420}}})
+    return [ecp5, ice40, asic]
+
+
+def test_asic_rows_show_gate_equivalents_in_their_own_column():
+    lines = render(_family_rows(), "markdown").splitlines()
+    assert lines[0].endswith("| Mbit/s per slice | GE | Depth (NAND2 delays) |")
+    assert "| asic | - | 420 | 0 | - | - | 176 | 176 | - | - | - | 6,913 | 41 |" in lines
+    assert "| LFE5U-85F-8CABGA381 | 600 | 420 | 0 | 300 | 80.0 | 176 | 176 | 58 | 0.097 | " \
+           "0.194 | - | - |" in lines
+    text = "\n".join(lines)
+    assert "asic rows: an estimate without place and route" in text
+    assert "area in the GE column (gate equivalents, never LUT4 or slices)" in text
+    records = list(csv.DictReader(io.StringIO(render(_family_rows(), "csv"))))
+    by_target = {r["target"]: r for r in records}
+    assert by_target["asic"]["area_ge"] == "6913.4" and by_target["asic"]["luts"] == ""
+    assert by_target["LFE5U-85F-8CABGA381"]["area_ge"] == ""
+    objects = {o["target"]: o for o in json.loads(render(_family_rows(), "json"))}
+    assert (objects["asic"]["family"], objects["asic"]["area"], objects["asic"]["area_unit"]) \
+        == ("asic", 6913.4, "GE")
+    assert (objects["iCE40HX8K-ct256"]["area"], objects["iCE40HX8K-ct256"]["area_unit"]) \
+        == (760, "Logic cells")
+    # A table without asic rows has no GE column.
+    assert "GE" not in render(_family_rows()[:2], "markdown").splitlines()[0]
+
+
+def test_group_by_family_markdown_has_a_heading_and_unit_per_family():
+    text = render(_family_rows(), "markdown", title="targets", group_by="family")
+    lines = text.splitlines()
+    assert lines[0] == "## targets"
+    assert lines[2].startswith("**Cross-family comparison: 3 device families (ECP5, iCE40, "
+                               "asic), each area in its own family's unit (ECP5: Slices; "
+                               "iCE40: Logic cells; asic: GE).")
+    headings = [line for line in lines if line.startswith("### ")]
+    assert headings == [
+        "### ECP5 (area unit: slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM)",
+        "### iCE40 (area unit: logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM)",
+        "### asic (area unit: gate equivalents (GE): NAND2 = 1 GE, generic estimate without "
+        "place and route)"]
+    sections = text.split("\n### ")[1:]
+    ecp5, ice40, asic = sections
+    assert "| Slices |" in ecp5 and "Logic cells" not in ecp5.split("\n")[2]
+    assert "| Logic cells |" in ice40 and "| Mbit/s per logic cell |" in ice40
+    assert "| 760 |" in ice40
+    # The asic table has only the columns an estimate has: no LUT4, slices, Fmax or throughput.
+    assert "| Target | GE | of which FF (GE) | FF | Depth (NAND2 delays) | Latency (cycles) | " \
+           "Cycles/block |" in asic
+    assert "| asic | 6,913 | 2,783 | 420 | 41 | 176 | 176 |" in asic
+    assert "LUT4 |" not in asic.split("\n")[2] and "Fmax" not in asic.split("\n")[2]
+    assert "estimate without place and route" in asic
+    # Each family's own notes under its table, not the others'.
+    assert "DP16KD blocks" in ecp5 and "DP16KD blocks" not in ice40 + asic
+    # One family: no cross-family label.
+    single = render(_family_rows()[:1], "markdown", group_by="family")
+    assert "Cross-family" not in single and single.startswith("### ECP5 (area unit: slice")
+
+
+def test_group_by_family_csv_latex_json():
+    rows = _family_rows()
+    records = list(csv.DictReader(io.StringIO(render(rows, "csv", group_by="family"))))
+    assert [(r["family"], r["area_unit"], r["area"], r["cross_family"]) for r in records] == [
+        ("ecp5", "Slices", "300", "true"), ("ice40", "Logic cells", "760", "true"),
+        ("asic", "GE", "6913.4", "true")]
+    alone = list(csv.DictReader(io.StringIO(render(rows[2:], "csv", group_by="family"))))
+    assert alone[0]["cross_family"] == "false"
+    latex = render(rows, "latex", title="targets", group_by="family")
+    assert latex.count("\\begin{table}") == 3 and latex.count("\\end{table}") == 3
+    assert "\\caption{targets: asic (area unit: gate equivalents (GE): NAND2 = 1 GE, generic " \
+           "estimate without place and route); part of a cross-family comparison}" in latex
+    assert "Target & GE & of which FF (GE) & FF" in latex
+    assert latex.startswith("% targets\n% Cross-family comparison: 3 device families")
+    doc = json.loads(render(rows, "json", title="targets", group_by="family"))
+    assert (doc["group_by"], doc["cross_family"]) == ("family", True)
+    assert doc["label"].startswith("Cross-family comparison")
+    assert [(g["family"], g["area_unit"], [r["area"] for r in g["rows"]])
+            for g in doc["groups"]] == [("ecp5", "Slices", [300]),
+                                        ("ice40", "Logic cells", [760]), ("asic", "GE", [6913.4])]
+    assert all(list(r) == list(JSON_KEYS) for g in doc["groups"] for r in g["rows"])
+    with pytest.raises(ValueError, match=r"^Group-by must be one of family, not 'arch'$"):
+        render(rows, "markdown", group_by="arch")
+
+
+def test_cli_report_group_by_family(tmp_path):
+    db = tmp_path / "families.sqlite"
+    with Store(db) as store:
+        for row in _family_rows():
+            store.put(row)
+    result = invoke("report", "--db", db, "--group-by", "family")
+    assert result.exit_code == 0, result.output
+    assert "**Cross-family comparison: 3 device families" in result.stdout
+    assert "### asic (area unit: gate equivalents (GE)" in result.stdout
+    result = invoke("report", "--db", db, "--group-by", "family", "-f", "json")
+    assert [g["family"] for g in json.loads(result.stdout)["groups"]] == ["ecp5", "ice40", "asic"]
+    result = invoke("report", "--db", db, "--group-by", "family", "--compare", "published")
+    assert result.exit_code == 2 and "--group-by applies to the metrics table" in result.output
+    help_text = invoke("report", "--help").output
+    assert "--group-by [family]" in help_text
+    assert "aesdse report experiments/targets.yaml --group-by family" in help_text
+
+
+# --- published ASIC gate counts beside the asic estimate (issue 14) ------------------------------
+
+def _asic_row(key, arch, params, area_ge, experiment="fixture", config_key=None):
+    from conftest import _ok
+    row = _ok(key, arch, params, luts=1, ffs=500, fmax=1.0, cpb=11, experiment=experiment)
+    return replace(row, target="asic", config_key=config_key, luts=None, slices=None,
+                   fmax_mhz=None, fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None,
+                   details={"asic": {"area_ge": area_ge, "sequential_ge": 2783.0,
+                                     "depth_nand2": 41.0, "cells": {}}})
+
+
+def test_compare_asic_estimate_with_published_gate_counts(rows, papers):
+    compact8 = _asic_row("a-c8", "compact", {"datapath_width": 8, "sbox": "composite",
+                                             "shared_memory": True}, 6913.4)
+    multimode = _asic_row("a-mm", "multimode", {"sbox": "lut", "key_bits": 128}, 60_000.0)
+    c = compare([compact8, multimode] + rows, papers)
+    asic = [m for m in c.matches if m.asic]
+    assert {(m.paper.key, m.published.label) for m in asic} == {
+        ("100", "Moradi et al. 2011, 8-bit AES-128 encryption"),
+        ("003", "Ours (128-bit key)"), ("003", "LUT-based inverter"),
+        ("003", "0.13 um chip with IO pads"), ("003", "0.13 um core without IO pads")}
+    # An asic row is never set beside an FPGA row (000 Table III "table 8" is compact 8-bit too),
+    # and an FPGA row never beside a gate count alone (Moradi's row has no clock or throughput).
+    assert all(m.published.device_family == "asic" for m in asic)
+    assert not any(m.paper.key == "100" and not m.asic for m in c.matches)
+    text = render_compare(c, "markdown")
+    lines = text.splitlines()
+    assert lines[0] == ("| Measured | Published | Area (slice-eq.; GE for asic) | Fmax / clock "
+                        "(MHz) | Throughput (Mbit/s) | Mbit/s per slice-eq. | Note |")
+    moradi = next(line for line in lines if "100 Abstract" in line)
+    assert "| 6,913 GE / 2,400 GE (2.88x) | - / - | - / - | - / - |" in moradi
+    assert "measured: aesdse GE estimate without place and route" in moradi
+    ours = next(line for line in lines if "003 Table II: Ours (128-bit key)" in line)
+    assert "| 60,000 GE / 86,200 GE (0.70x) | - / 333.0 | - / 4,270 |" in ours
+    assert "| 60,000 GE / 54,000 GE (1.11x) |" in text
+    assert any(line.startswith("asic rows: areas in gate equivalents (GE, NAND2 = 1), compared "
+                               "only with published ASIC gate counts") for line in lines)
+    records = json.loads(render_compare(c, "json"))["matches"]
+    moradi_record = next(r for r in records if r["paper"] == "100")
+    assert (moradi_record["target"], moradi_record["area_unit"], moradi_record["measured_area"],
+            moradi_record["published_area"]) == ("asic", "GE", 6913.4, 2400.0)
+    assert moradi_record["area_ratio"] == pytest.approx(6913.4 / 2400)
+    fpga = next(r for r in records if r["published_row"] == "table 8")
+    assert (fpga["area_unit"], fpga["published_area"]) == ("slice-eq.", 689)
+    # Without asic matches the headers stay as they were.
+    assert render_compare(compare(rows, papers), "markdown").splitlines()[0].startswith(
+        "| Measured (ECP5) | Published | Area (slice-eq.) |")
+
+
+def test_reproduce_003_also_compares_the_asic_estimate(tmp_path):
+    from aesdse.reproduce import ALSO, EXPERIMENTS_DIR, reproduce
+    assert ALSO["003"] == ("multimode_asic.yaml",)
+    exp = load_experiment(EXPERIMENTS_DIR / "multimode_asic.yaml")
+    assert {(p.target.device, p.params_dict["sbox"], p.params_dict["key_bits"])
+            for p in exp.points} == {("asic", "lut", 128), ("asic", "composite", 128)}
+    point = next(p for p in exp.points if p.params_dict["sbox"] == "lut")
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        store.put(_asic_row("a-mm", "multimode", point.params_dict, 60_000.0,
+                            experiment="multimode_asic", config_key=point.config_key()))
+    result = reproduce("003", db, tmp_path, tmp_path / "out", run_sweep=False)
+    assert "## 003 lin_huang: measured (multimode, multimode_asic) vs published" in result.table
+    assert "| 60,000 GE / 86,200 GE (0.70x) |" in result.table
+    table = (tmp_path / "out" / "table.md").read_text()
+    assert "| GE | Depth (NAND2 delays) |" in table and "| 60,000 | 41 |" in table
+
+
+def test_reproduce_reference_paper_says_it_has_no_experiment(tmp_path):
+    result = invoke("reproduce", "moradi", "--db", tmp_path / "x.sqlite", "--no-sweep")
+    assert result.exit_code == 2
+    assert "Paper 100 (moradi) is a reference paper, not a seed paper" in result.output
+
+
+# --- one core across device families (issue 14) --------------------------------------------------
+
+def _iterative_on_three_families():
+    from conftest import _ok
+    params = {"sbox": "composite", "sbox_stages": 0}
+    ecp5 = _ok("f-e", "iterative", params, luts=4000, ffs=526, fmax=105.5, cpb=10)
+    ice40 = replace(_ok("f-i", "iterative", params, luts=2443, ffs=526, fmax=63.5, cpb=10),
+                    target="iCE40HX8K-ct256", slices=2607, config_key=None)
+    asic = _asic_row("f-a", "iterative", params, 24_913.4)
+    return [ecp5, ice40, asic]
+
+
+def test_families_plot_values(tmp_path):
+    from aesdse.report.plot import families_figure, family_bars
+    from aesdse.report.select import select_rows
+    db = tmp_path / "families.sqlite"
+    with Store(db) as store:
+        for row in _iterative_on_three_families() + fixture_rows():
+            store.put(row)
+    out = tmp_path / "families.png"
+    result = invoke("plot", "--db", db, "--kind", "families", "--arch", "iterative", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(MAGIC["png"])
+    # The rows the command plotted: the iterative core on three families (the fixture's other
+    # iterative row is an ECP5 design with another S-box, so it is a fourth bar).
+    with Store(db, readonly=True) as store:
+        rows = select_rows(store, arch="iterative").rows
+    bars = family_bars(rows)
+    assert [(b["family"], b["area"], b["area_unit"], b["area_text"]) for b in bars] == [
+        ("ecp5", 2000, "Slices", "2,000 slices"), ("ecp5", 2250, "Slices", "2,250 slices"),
+        ("ice40", 2607, "Logic cells", "2,607 logic cells"),
+        ("asic", 24_913.4, "GE", "24,913 GE")]
+    fig = families_figure(rows)
+    # The PNG is this figure (figures are deterministic), so its values are the ones below.
+    assert save(fig, tmp_path / "again.png").read_bytes() == out.read_bytes()
+    area, fmax, throughput = fig.axes[:3]
+    assert [p.get_width() for p in area.patches] == [2000, 2250, 2607, 24_913.4]
+    assert area.get_xscale() == "log"
+    assert [t.get_text() for t in area.texts] == [
+        " 2,000 slices", " 2,250 slices", " 2,607 logic cells", " 24,913 GE"]
+    assert [p.get_width() for p in fmax.patches] == [105.5, 100.0, 63.5, 0]
+    assert [t.get_text() for t in fmax.texts] == [" 105.5", " 100.0", " 63.5",
+                                                  " none: asic estimate"]
+    assert [p.get_width() for p in throughput.patches] == pytest.approx(
+        [128 * 105.5 / 10, 128 * 100 / 11, 128 * 63.5 / 10, 0])
+    assert [t.get_text() for t in throughput.get_yticklabels()] == [
+        "sbox=composite\nLFE5U-85F-8CABGA381", "sbox=lut\nLFE5U-85F-8CABGA381",
+        "sbox=composite\niCE40HX8K-ct256", "sbox=composite\nasic estimate"]
+    assert area.get_title() == "Cross-family comparison: area units differ"
+    assert [t.get_text() for t in fmax.get_legend().get_texts()] == ["ECP5", "iCE40", "asic"]
+    # One family: no cross-family label.
+    single = families_figure(rows[:1])
+    assert single.axes[0].get_title() == ""

@@ -22,6 +22,15 @@ this, per device family shown. A slice of another family is not the same amount 
 Virtex-5 slice holds four LUT6), so area ratios across families are indicative, never a
 verdict.
 
+ASIC
+----
+A measured ``asic`` row (aesdse's gate-equivalent estimate, :mod:`aesdse.flow.asic`) is compared
+only with published ASIC rows (``device_family: asic``), in gate equivalents
+(:attr:`aesdse.published.PublishedRow.gate_equivalents`: 003's "86.2K gates" is 86,200 GE), and
+the cell says ``GE``; FPGA rows are never compared with it. The estimate has no place and route,
+no real library and no clock, and the published counts come from the papers' own processes, so
+GE ratios are indicative too.
+
 Ratios are measured / published.
 """
 
@@ -30,7 +39,7 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from ..devices import SLICE_CONVENTIONS, row_area
+from ..devices import SLICE_CONVENTIONS, part_of, row_area
 from ..published import consistency_check
 from ..store import Row
 from .table import FORMATS, Entry, aggregate, label, number, varying_params
@@ -44,16 +53,32 @@ def _same(a, b) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
-def matches_config(row: Row, config) -> bool:
-    """Whether measured ``row`` is the configuration a published row's ``config`` names."""
+def _family(row: Row) -> str | None:
+    part = part_of(row.target or "")
+    return part.family if part is not None else None
+
+
+def _is_asic(row: Row) -> bool:
+    return _family(row) == "asic"
+
+
+def matches_config(row: Row, config, device_family: str | None = None) -> bool:
+    """Whether measured ``row`` is the configuration a published row's ``config`` names. A
+    measured asic row matches only a published row of ``device_family`` ``"asic"`` (a gate
+    count is never compared with an FPGA area)."""
     if not config or config.get("arch") != row.arch:
+        return False
+    if _is_asic(row) and device_family != "asic":
         return False
     return all(k in row.params and _same(row.params[k], v)
                for k, v in config.items() if k != "arch")
 
 
 def measured_area(row: Row, rate: float | None = None) -> float | None:
-    """Slice-equivalents of a measured row (block RAM included, at ``rate`` per Kbit)."""
+    """Slice-equivalents of a measured row (block RAM included, at ``rate`` per Kbit); the gate
+    equivalents of an asic row (``details["asic"]["area_ge"]``)."""
+    if _is_asic(row):
+        return ((row.details or {}).get("asic") or {}).get("area_ge")
     return row_area(row, "slice-eq", rate)
 
 
@@ -106,6 +131,15 @@ class Match:
     rate: float | None = None
 
     @property
+    def asic(self) -> bool:
+        """A measured asic estimate beside a published ASIC gate count: areas in GE."""
+        return _is_asic(self.entry.row)
+
+    @property
+    def area_unit(self) -> str:
+        return "GE" if self.asic else "slice-eq."
+
+    @property
     def measured(self) -> dict:
         """Measured area (slice-eq.), Fmax (MHz), throughput (Mbit/s), efficiency."""
         r = self.entry.row
@@ -115,7 +149,8 @@ class Match:
 
     @property
     def published_values(self) -> dict:
-        area = published_area(self.published, self.rate)
+        area = self.published.gate_equivalents if self.asic else \
+            published_area(self.published, self.rate)
         throughput = _throughput(self.published)
         return {"area": area, "clock": _clock(self.published), "throughput": throughput,
                 "efficiency": throughput / area if area and throughput else None}
@@ -165,9 +200,15 @@ class Comparison:
     rate: float | None = None
 
 
-def _comparable(prow) -> bool:
+def _fpga_comparable(prow) -> bool:
+    """A published row with something an FPGA measurement can be set beside: an FPGA area, a
+    clock or a throughput (a gate count alone is not)."""
     return any(v is not None for v in (_value(prow, "slices"), _value(prow, "luts"),
                                        _clock(prow), _throughput(prow)))
+
+
+def _comparable(prow) -> bool:
+    return _fpga_comparable(prow) or prow.gate_equivalents is not None
 
 
 def _signature(prow):
@@ -213,7 +254,9 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
     for e in entries:
         found = False
         for paper, table, prow, also in candidates:
-            if matches_config(e.row, prow.config):
+            if not _is_asic(e.row) and not _fpga_comparable(prow):
+                continue
+            if matches_config(e.row, prow.config, prow.device_family):
                 result.matches.append(Match(e, paper, table, prow, tuple(also), rate))
                 matched_ids.add(id(prow))
                 found = True
@@ -262,6 +305,8 @@ def _flag_numbers(comparison) -> dict:
 
 def _notes(m: Match, flag_numbers) -> str:
     notes = [m.device]
+    if m.asic:
+        notes.append("measured: aesdse GE estimate without place and route")
     if m.also:
         notes.append("also in " + ", ".join(m.also))
     arch = m.published.architecture
@@ -283,7 +328,9 @@ _PAIRS = (("area", "Area (slice-eq.)", "int"), ("clock", "Fmax / clock (MHz)", "
 
 def _pair(m: Match, key, style) -> str:
     meas, pub, ratio = m.measured[key], m.published_values[key], m.ratios[key]
-    text = f"{number(meas, style)} / {number(pub, style)}"
+    unit = " GE" if key == "area" and m.asic else ""
+    text = (f"{number(meas, style)}{unit if meas is not None else ''} / "
+            f"{number(pub, style)}{unit if pub is not None else ''}")
     return text + (f" ({ratio:.2f}x)" if ratio is not None else "")
 
 
@@ -306,13 +353,36 @@ def area_footnote(comparison) -> list[str]:
     for fam in families:
         conv = SLICE_CONVENTIONS[fam]
         lines.append(f"Published, {conv.description}: the tool's slice count + {bram(conv)}.")
-    if any(m.published.device_family != "ecp5" for m in comparison.matches):
+    if any(m.published.device_family != "ecp5" and not m.asic for m in comparison.matches):
         lines.append("Slices of different families hold different logic (LUT4 vs LUT6): area "
                      "ratios across families are indicative only.")
+    if any(m.asic for m in comparison.matches):
+        lines.append(ASIC_NOTE)
     lines.append("Cells are measured / published (ratio measured/published); measured Fmax is "
                  f"the {comparison.matches[0].entry.fmax_stat if comparison.matches else 'median'}"
                  " over placer seeds, ECP5 out of context.")
     return lines
+
+
+#: The footnote of a comparison with asic rows.
+ASIC_NOTE = ("asic rows: areas in gate equivalents (GE, NAND2 = 1), compared only with published "
+             "ASIC gate counts (kgates x 1000). Measured: aesdse's estimate without place and "
+             "route (Yosys + ABC to aesdse/flow/ge.lib, ten cells, no clock); published: the "
+             "papers' own processes and libraries (003: 0.13 um, timing-driven synthesis of the "
+             "core without IO and FIFOs). GE ratios are indicative only.")
+
+
+def _measured_header(c: Comparison) -> str:
+    families = {_family(m.entry.row) for m in c.matches}
+    return "Measured (ECP5)" if families <= {"ecp5", None} else "Measured"
+
+
+def _area_header(c: Comparison) -> str:
+    if not any(m.asic for m in c.matches):
+        return _PAIRS[0][1]
+    if all(m.asic for m in c.matches):
+        return "Area (GE)"
+    return "Area (slice-eq.; GE for asic)"
 
 
 def _measured_label(e: Entry, names) -> str:
@@ -326,7 +396,8 @@ def _markdown(c: Comparison, title):
     names = [n for n in names if n != "arch"] or None
     flag_numbers = _flag_numbers(c)
     if c.matches:
-        headers = ["Measured (ECP5)", "Published"] + [h for _, h, _ in _PAIRS] + ["Note"]
+        headers = [_measured_header(c), "Published", _area_header(c)] \
+            + [h for _, h, _ in _PAIRS[1:]] + ["Note"]
         out.append("| " + " | ".join(headers) + " |")
         out.append("|---|---|" + "---:|" * len(_PAIRS) + "---|")
         for m in c.matches:
@@ -361,7 +432,7 @@ def _markdown(c: Comparison, title):
     return "\n".join(out) + "\n"
 
 
-_FIELDS = ("arch", "params", "paper", "table", "published_row", "device", "measured_area",
+_FIELDS = ("arch", "params", "target", "area_unit", "paper", "table", "published_row", "device", "measured_area",
            "published_area", "area_ratio", "measured_clock_mhz", "published_clock_mhz",
            "clock_ratio", "measured_throughput_mbps", "published_throughput_mbps",
            "throughput_ratio", "measured_efficiency", "published_efficiency",
@@ -372,7 +443,8 @@ def _records(c: Comparison):
     flag_numbers = _flag_numbers(c)
     for m in c.matches:
         meas, pub, ratio = m.measured, m.published_values, m.ratios
-        record = {"arch": m.entry.row.arch, "params": m.entry.row.params, "paper": m.paper.key,
+        record = {"arch": m.entry.row.arch, "params": m.entry.row.params,
+                  "target": m.entry.row.target, "area_unit": m.area_unit, "paper": m.paper.key,
                   "table": m.table.id, "published_row": m.published.label, "device": m.device,
                   "seeds": len(m.entry.members), "note": _notes(m, flag_numbers[id(m)])}
         for key, name in (("area", "area"), ("clock", "clock_mhz"),
@@ -409,7 +481,8 @@ def _latex(c: Comparison, title):
     if title:
         out.append(r"\caption{" + _latex_escape(title) + "}")
     out += [r"\begin{tabular}{ll" + "r" * len(_PAIRS) + "}", r"\toprule",
-            " & ".join(["Measured (ECP5)", "Published"] + [_latex_escape(h) for _, h, _ in _PAIRS])
+            " & ".join([_measured_header(c), "Published", _latex_escape(_area_header(c))]
+                       + [_latex_escape(h) for _, h, _ in _PAIRS[1:]])
             + r" \\", r"\midrule"]
     for m in c.matches:
         cells = [label(m.entry.row), f"{m.paper.key} {m.table.id}: {m.published.label}"] \

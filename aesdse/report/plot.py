@@ -21,23 +21,31 @@ Kinds
     stages).
 ``bars``
     Throughput per area of each design, best first.
+``families``
+    One core across device families (``aesdse plot --kind families --arch iterative``): one bar
+    per design and target in three panels, area in each family's own unit (ECP5 slices, iCE40
+    logic cells, asic gate equivalents; log scale, every bar annotated with its unit, so the
+    panel is labelled a cross-family comparison), Fmax and throughput. An asic estimate has no
+    Fmax or throughput: its bars are absent and annotated so.
 """
 
 from __future__ import annotations
 
 import io
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..devices import SLICE_CONVENTIONS, row_area
+from ..devices import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
 from ..store import Row
-from .table import _FLOW_IGNORED, _param, _show, aggregate, varying_params
+from .table import (_FLOW_IGNORED, _param, _show, aggregate, area_of_row, family_of_row,
+                    varying_params)
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
-           "published_points", "pareto_figure", "sweep_figure", "bars_figure", "save", "plot",
-           "PlotError"]
+           "published_points", "pareto_figure", "sweep_figure", "bars_figure",
+           "families_figure", "family_bars", "save", "plot", "PlotError"]
 
-KINDS = ("pareto", "sweep", "bars")
+KINDS = ("pareto", "sweep", "bars", "families")
 
 #: Area measures: name -> axis label.
 AREAS = {
@@ -447,6 +455,93 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
     return fig
 
 
+#: Units of each family's area, as bar annotations (singular, plural).
+_AREA_WORDS = {"Slices": ("slice", "slices"), "Logic cells": ("logic cell", "logic cells"),
+               "GE": ("GE", "GE")}
+
+
+def family_bars(rows: list[Row]) -> list[dict]:
+    """The bars of :func:`families_figure`: one dict per design and target (seeds aggregated by
+    median Fmax), in family order (ECP5, iCE40, asic) then table order, with ``label``,
+    ``family``, ``area`` (in the family's own unit), ``area_unit`` (``Slices``, ``Logic cells``,
+    ``GE``), ``area_text`` (e.g. ``"2,000 slices"``), ``fmax_mhz`` and ``throughput_mbps``
+    (None for an asic estimate)."""
+    entries = _entries(rows)
+    order = list(DEVICE_FAMILIES)
+    archs = {e.row.arch for e in entries}
+    names = [n for n in varying_params([e.row for e in entries], with_seed=False)
+             if n != "arch"]
+    bars = []
+    for e in entries:
+        r = e.row
+        family = family_of_row(r)
+        area, unit = area_of_row(r)
+        words = _AREA_WORDS.get(unit, (unit or "", unit or ""))
+        design = (r.arch + " " if len(archs) > 1 else "") + ", ".join(
+            f"{n.removeprefix('flow.')}={_show(_param(r, n))}" for n in names if _has(r, n))
+        info = DEVICE_FAMILIES.get(family)
+        target = r.target if family != "asic" else "asic estimate"
+        bars.append({
+            "label": "\n".join(textwrap.wrap(design.strip(), 34) + [target]),
+            "family": family, "family_title": info.title if info else "unknown",
+            "area": area, "area_unit": unit,
+            "area_text": "-" if area is None else
+            f"{area:,.0f} {words[0] if round(area) == 1 else words[1]}",
+            "fmax_mhz": r.fmax_mhz, "throughput_mbps": r.throughput_mbps})
+    bars.sort(key=lambda b: order.index(b["family"]) if b["family"] in order else len(order))
+    return bars
+
+
+def families_figure(rows: list[Row], title: str | None = None) -> Figure:
+    """One core across device families; see the module docstring (kind ``families``)."""
+    from matplotlib.patches import Patch
+    bars = family_bars(rows)
+    colors = {f: _COLORS[i % len(_COLORS)]
+              for i, f in enumerate(dict.fromkeys(b["family_title"] for b in bars))}
+    cross = len(colors) > 1
+    panels = (("area", "Area (each family's own unit, log)"),
+              ("fmax_mhz", "Fmax (MHz)"), ("throughput_mbps", "Throughput (Mbit/s)"))
+    with _mpl().rc_context(STYLE):
+        lines = sum(b["label"].count("\n") + 1 for b in bars)
+        fig = _figure(0.9 + len(panels) * (0.3 + 0.11 * lines + 0.05 * len(bars)))
+        axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+        positions = list(range(len(bars)))
+        for ax, (key, xlabel) in zip(axes, panels):
+            values = [b[key] for b in bars]
+            ax.barh(positions, [v or 0 for v in values], height=0.7,
+                    color=[colors[b["family_title"]] for b in bars])
+            ax.set_yticks(positions, [b["label"] for b in bars])
+            ax.invert_yaxis()
+            ax.grid(axis="y", visible=False)
+            drawn = [v for v in values if v]
+            top = max(drawn, default=1.0)
+            if key == "area":
+                ax.set_xscale("log")
+                _plain_log(ax.xaxis)
+                ax.set_xlim(min(drawn, default=1.0) / 2, top * 8)
+            else:
+                ax.set_xlim(0, top * 1.45)
+            for i, (b, v) in enumerate(zip(bars, values)):
+                if key == "area":
+                    text = " " + b["area_text"]
+                elif v is None:
+                    text = " none: asic estimate" if b["family"] == "asic" else " -"
+                else:
+                    text = f" {v:,.1f}" if key == "fmax_mhz" else f" {v:,.0f}"
+                x = v if v else ax.get_xlim()[0]
+                ax.text(x, i, text, va="center", fontsize=5.5)
+            ax.set_xlabel(xlabel)
+        handles = [Patch(color=colors[f], label=f) for f in colors]
+        axes[1].legend(handles=handles, loc="lower right", handlelength=1.0)
+        heading = [title] if title else []
+        if cross:
+            heading.append("Cross-family comparison: area units differ")
+        if heading:
+            axes[0].set_title("\n".join(heading))
+        fig.tight_layout(pad=0.3)
+    return fig
+
+
 def save(fig: Figure, path) -> Path:
     """Save ``fig`` to ``path``; the format comes from the extension (``.png``, ``.svg``,
     ``.pdf``). The file has no timestamps or tool versions, so it is reproducible byte for
@@ -480,6 +575,8 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
         fig = sweep_figure(rows, x, y or ("fmax_mhz",), title=title)
     elif kind == "bars":
         fig = bars_figure(rows, area, title=title, rate=rate)
+    elif kind == "families":
+        fig = families_figure(rows, title=title)
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return save(fig, output)

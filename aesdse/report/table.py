@@ -24,6 +24,17 @@ caps applied as for every row). Given the point's runs (``runs=`` of :func:`rend
 (routed runs whose target was within 10% of the converged Fmax, over seeds and targets; ``±``
 is half their min-max range in percent) and ``[bimodal]`` when those runs split into two clusters
 (:func:`aesdse.fmax_search.bimodal`); JSON has the numbers under ``fmax_search``.
+
+Device families
+---------------
+Each family has its own area unit (:class:`aesdse.devices.DeviceFamily`: ECP5 slices of 2 LUT4 +
+2 FF, iCE40 logic cells of 1 LUT4 + 1 FF, asic gate equivalents with NAND2 = 1 GE). An ``asic``
+row has no LUT4, no Fmax and no throughput (an estimate without place and route); a table with
+asic rows gets a ``GE`` column and a depth column (NAND2 delays), from the row's
+``details["asic"]``, so gate equivalents are never shown in an FPGA column. ``group_by="family"``
+(``aesdse report --group-by family``) prints one table per family under a heading that names the
+family and its area unit, the area column headed in that unit (``Slices``, ``Logic cells``,
+``GE``), and labels the whole report a cross-family comparison when it has more than one family.
 """
 
 import csv
@@ -32,12 +43,13 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
-from ..devices import part_of
+from ..devices import FAMILIES as DEVICE_FAMILIES, part_of
 from ..fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..store import Row
 
-__all__ = ["COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "Entry", "aggregate", "render",
-           "varying_params", "label", "number"]
+__all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "Entry",
+           "aggregate", "render", "varying_params", "label", "number", "family_of_row",
+           "area_of_row"]
 
 #: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
@@ -54,20 +66,46 @@ COLUMNS = (
     ("mbps_per_slice", "Mbit/s per slice", "sig3"),
 )
 
+#: Columns a table gets when it has ``asic`` rows: the gate equivalents and the logic depth of
+#: ``details["asic"]`` (:mod:`aesdse.flow.asic`).
+ASIC_COLUMNS = (
+    ("area_ge", "GE", "int"),
+    ("depth_nand2", "Depth (NAND2 delays)", "g"),
+)
+
+#: The columns of an asic-only table (``group_by="family"``): an estimate without place and
+#: route has no LUT4, slices, Fmax or throughput, so those columns are left out, not shown empty.
+_ASIC_ONLY_COLUMNS = (
+    ("target", "Target", "text"),
+    ("area_ge", "GE", "int"),
+    ("sequential_ge", "of which FF (GE)", "int"),
+    ("ffs", "FF", "int"),
+    ("depth_nand2", "Depth (NAND2 delays)", "g"),
+    ("latency_cycles", "Latency (cycles)", "int"),
+    ("cycles_per_block", "Cycles/block", "g"),
+)
+
+#: How ``render`` can split a table.
+GROUP_BY = ("family",)
+
 #: Keys of every JSON object (machine-readable output is stable for scripts). ``seed`` and
 #: ``key`` are those of the representative row; ``seeds`` and ``keys`` list every aggregated one;
 #: ``stale`` lists why a shown row no longer matches the current checkout (empty when current),
 #: ``older_rows`` counts the rows of the same configurations that are not shown;
 #: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread;
 #: ``fmax_search`` is None, or the :func:`aesdse.fmax_search.summarize` numbers of a searched point
-#: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs).
+#: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs); ``family`` is the
+#: device family of the target (``ecp5``, ``ice40``, ``asic``; None if unknown), ``area`` the
+#: row's area in that family's own unit and ``area_unit`` that unit's column header
+#: (``Slices``, ``Logic cells``, ``GE``: :func:`area_of_row`).
 JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason", "luts", "ffs",
              "brams", "carries", "slices", "fmax_mhz", "fmax_raw_mhz", "fmax_capped",
              "fmax_by_clock", "latency_cycles", "cycles_per_block", "throughput_mbps",
              "mbps_per_lut", "mbps_per_slice", "seed", "freq_mhz", "tool_versions",
              "generator", "created_at", "sim_seconds", "synth_seconds", "pnr_seconds",
              "artifacts", "details", "seeds", "keys", "fmax_stat", "fmax_min_mhz",
-             "fmax_max_mhz", "fmax_search", "stale", "older_rows")
+             "fmax_max_mhz", "fmax_search", "stale", "older_rows", "family", "area",
+             "area_unit")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
@@ -89,8 +127,9 @@ _FAMILY_NOTES = {
               "synthesis; Slices = iCE40 logic cells (1 LUT4 + 1 FF, ICESTORM_LC); BRAM: "
               "SB_RAM40_4K blocks (4 Kbit)."),
     "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
-             "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in GE and depth in NAND2 delays "
-             "are in the row's details (--format json); no clock in MHz, so no throughput."),
+             "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in the GE column (gate "
+             "equivalents, never LUT4 or slices), logic depth in NAND2 delays (an indicative "
+             "clock, not MHz); no Fmax, so no throughput."),
 }
 _CROSS_FAMILY_NOTE = ("Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40 "
                       "logic cell, block RAMs differ in size, and asic rows are not in FPGA "
@@ -102,6 +141,40 @@ class _NoPart:
 
 
 _NO_PART = _NoPart()
+
+
+def family_of_row(row: Row) -> str | None:
+    """The device family of a row's target (``"ecp5"``, ``"ice40"``, ``"asic"``), or None."""
+    return (part_of(row.target or "") or _NO_PART).family
+
+
+def _asic_detail(row: Row, key: str):
+    return ((row.details or {}).get("asic") or {}).get(key)
+
+
+def _cell(row: Row, key: str):
+    """The value of a table column of ``row``: a :class:`Row` attribute, or one of the asic
+    estimate's numbers kept in ``details["asic"]``."""
+    if key in ("area_ge", "sequential_ge", "depth_nand2"):
+        return _asic_detail(row, key)
+    return getattr(row, key)
+
+
+def area_of_row(row: Row) -> tuple[float | None, str | None]:
+    """``(area, unit header)`` of a row in its own family's unit (ECP5 slices, iCE40 logic
+    cells, asic GE); ``(None, None)`` for a target of no known family."""
+    family = DEVICE_FAMILIES.get(family_of_row(row))
+    if family is None:
+        return None, None
+    key, header = family.area_column
+    return _cell(row, key), header
+
+
+def _family_heading(family: str | None) -> str:
+    info = DEVICE_FAMILIES.get(family)
+    if info is None:
+        return "Other targets (device family unknown)"
+    return f"{info.title} (area unit: {info.unit})"
 
 
 @dataclass(frozen=True)
@@ -378,8 +451,25 @@ def _clocks_text(row: Row) -> str:
     return ", ".join(f"{name} {mhz:.1f}" for name, mhz in sorted((row.fmax_by_clock or {}).items()))
 
 
-def _table(entries, leading, ctx: _Context):
-    headers = [_header(n) for n in leading] + [h for _, h, _ in COLUMNS]
+def _columns(entries, family: str | None = None) -> tuple:
+    """The metric columns of a table of ``entries``: :data:`COLUMNS`, plus :data:`ASIC_COLUMNS`
+    when some are asic rows. For one family's table (``family``), the area column is headed in
+    that family's unit, and an asic table has only the columns an estimate has."""
+    if family == "asic":
+        return _ASIC_ONLY_COLUMNS
+    columns = COLUMNS
+    if family in DEVICE_FAMILIES:
+        key, header = DEVICE_FAMILIES[family].area_column
+        per = {"slices": {"Logic cells": "Mbit/s per logic cell"}}.get(key, {}).get(header)
+        columns = tuple((k, header if k == key else per if k == "mbps_per_slice" and per else h,
+                         style) for k, h, style in COLUMNS)
+    if any(family_of_row(e.row) == "asic" for e in entries):
+        columns += ASIC_COLUMNS
+    return columns
+
+
+def _table(entries, leading, ctx: _Context, columns=COLUMNS):
+    headers = [_header(n) for n in leading] + [h for _, h, _ in columns]
     clocks = _multi_clock(entries)
     if clocks:
         headers.append("Clocks (MHz)")
@@ -390,8 +480,8 @@ def _table(entries, leading, ctx: _Context):
     for i, e in enumerate(entries):
         r = e.row
         cells = [_show(_param(r, n)) for n in leading]
-        for key, _, style in COLUMNS:
-            text = number(getattr(r, key), style)
+        for key, _, style in columns:
+            text = number(_cell(r, key), style)
             if key == "fmax_mhz" and r.fmax_mhz is not None:
                 text += _spread(e, ctx.search(i))
                 if r.fmax_capped:
@@ -456,11 +546,12 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     return notes, failed
 
 
-def _markdown(entries, failures, leading, title, ctx: _Context):
-    headers, body = _table(entries, leading, ctx)
+def _markdown(entries, failures, leading, title, ctx: _Context, columns=COLUMNS,
+              level: str = "##"):
+    headers, body = _table(entries, leading, ctx, columns)
     out = []
     if title:
-        out += [f"## {title}", ""]
+        out += [f"{level} {title}", ""]
     if body:
         out.append("| " + " | ".join(headers) + " |")
         out.append("|" + "|".join("---" if i < len(leading) or h in _TEXT_COLUMNS else "---:"
@@ -480,28 +571,39 @@ def _markdown(entries, failures, leading, title, ctx: _Context):
     return "\n".join(out) + "\n"
 
 
-def _csv(entries, failures, leading, ctx: _Context):
+def _csv(entries, failures, leading, ctx: _Context, columns=COLUMNS, cross_family=None):
+    """One CSV table; with ``cross_family`` (True or False: the rows are grouped by family)
+    every line also says its family, its area in that family's unit and whether the table mixes
+    families."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     extra = [n for n in leading if n != "arch"]
-    writer.writerow(["arch"] + extra + ["status"] + [k for k, _, _ in COLUMNS]
+    grouped = cross_family is not None
+    writer.writerow((["family", "area_unit", "area"] if grouped else [])
+                    + ["arch"] + extra + ["status"] + [k for k, _, _ in columns]
                     + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason", "fmax_runs",
-                       "fmax_bimodal", "stale", "older_rows"])
+                       "fmax_bimodal", "stale", "older_rows"]
+                    + (["cross_family"] if grouped else []))
 
     def cells(r):
-        return ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
-                + ["" if getattr(r, k) is None else getattr(r, k) for k, _, _ in COLUMNS])
+        area, unit = area_of_row(r)
+        return ([family_of_row(r) or "", unit or "", "" if area is None else area]
+                if grouped else []) \
+            + ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
+               + ["" if _cell(r, k) is None else _cell(r, k) for k, _, _ in columns])
 
+    tail = [str(cross_family).lower()] if grouped else []
     for i, e in enumerate(entries):
         search = ctx.search(i)
         span = _span(e, search)
         stale, older = ctx.provenance_of(e)
         writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""]
                         + ([search["runs"], int(search["bimodal"])] if search else ["", ""])
-                        + ["; ".join(stale), older])
+                        + ["; ".join(stale), older] + tail)
     for r in failures:
         stale, older = ctx.provenance.get(r.key, ([], 0))
-        writer.writerow(cells(r) + [1, "", "", _reason(r), "", "", "; ".join(stale), older])
+        writer.writerow(cells(r) + [1, "", "", _reason(r), "", "", "; ".join(stale), older]
+                        + tail)
     return buf.getvalue()
 
 
@@ -521,9 +623,9 @@ def _span(entry: Entry, search: dict | None) -> tuple:
     return entry.fmax_range or (entry.row.fmax_mhz, entry.row.fmax_mhz)
 
 
-def _latex(entries, failures, leading, title, ctx: _Context):
-    headers, body = _table(entries, leading, ctx)
-    spec = "l" * len(leading) + "l" + "r" * (len(COLUMNS) - 1) + \
+def _latex(entries, failures, leading, title, ctx: _Context, columns=COLUMNS):
+    headers, body = _table(entries, leading, ctx, columns)
+    spec = "l" * len(leading) + "l" + "r" * (len(columns) - 1) + \
         "".join("l" for h in headers if h in _TEXT_COLUMNS)
     out = [r"\begin{table}", r"\centering"]
     if title:
@@ -543,27 +645,99 @@ def _latex(entries, failures, leading, title, ctx: _Context):
     return "\n".join(out) + "\n"
 
 
-def _json(entries, failures, ctx: _Context):
+def _json_objects(entries, failures, ctx: _Context) -> list:
     objects = []
+
+    def family_keys(row):
+        area, unit = area_of_row(row)
+        return {"family": family_of_row(row), "area": area, "area_unit": unit}
+
     for i, e in enumerate(entries):
         search = ctx.search(i)
         span = _span(e, search)
         stale, older = ctx.provenance_of(e)
         extra = {"seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
                  "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search,
-                 "stale": stale, "older_rows": older}
+                 "stale": stale, "older_rows": older, **family_keys(e.row)}
         objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
     for r in failures:
         stale, older = ctx.provenance.get(r.key, ([], 0))
         extra = {"seeds": [r.seed], "keys": [r.key], "fmax_stat": None, "fmax_min_mhz": None,
-                 "fmax_max_mhz": None, "fmax_search": None, "stale": stale, "older_rows": older}
+                 "fmax_max_mhz": None, "fmax_search": None, "stale": stale, "older_rows": older,
+                 **family_keys(r)}
         objects.append({k: extra[k] if k in extra else getattr(r, k) for k in JSON_KEYS})
-    return json.dumps(objects, indent=2) + "\n"
+    return objects
+
+
+def _family_rank(family: str | None) -> int:
+    order = list(DEVICE_FAMILIES)
+    return order.index(family) if family in order else len(order)
+
+
+def cross_family_label(families) -> str:
+    """The label of a report that mixes device families: which ones, in which units, and that
+    their areas are not comparable as numbers."""
+    names = [DEVICE_FAMILIES[f].title if f in DEVICE_FAMILIES else "unknown"
+             for f in sorted(families, key=_family_rank)]
+    units = "; ".join(f"{DEVICE_FAMILIES[f].title}: {DEVICE_FAMILIES[f].area_column[1]}"
+                      for f in sorted(families, key=_family_rank) if f in DEVICE_FAMILIES)
+    return (f"Cross-family comparison: {len(names)} device families ({', '.join(names)}), each "
+            f"area in its own family's unit ({units}). Areas are comparable within a family, not "
+            f"across: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40 logic cell (1 LUT4 + 1 "
+            f"FF), and asic gate equivalents are an estimate without place and route, in no FPGA "
+            f"unit.")
+
+
+def _grouped(rows, fmt, title, fmax, runs, provenance) -> str:
+    """:func:`render` with ``group_by="family"``."""
+    by_family: dict = {}
+    for row in rows:
+        by_family.setdefault(family_of_row(row), []).append(row)
+    families = sorted(by_family, key=_family_rank)
+    cross = len(families) > 1
+    label_text = cross_family_label(families) if cross else None
+    if fmt == "csv":
+        entries, failures = aggregate(rows, fmax)
+        entries.sort(key=lambda e: _family_rank(family_of_row(e.row)))  # stable: table order
+        failures.sort(key=lambda r: _family_rank(family_of_row(r)))
+        ctx = _Context(_searches(entries, runs), provenance or {})
+        return _csv(entries, failures, varying_params(rows, with_seed=fmax == "all"), ctx,
+                    _columns(entries), cross_family=cross)
+    parts, groups = [], []
+    for family in families:
+        members = by_family[family]
+        entries, failures = aggregate(members, fmax)
+        leading = varying_params(members, with_seed=fmax == "all")
+        ctx = _Context(_searches(entries, runs), provenance or {})
+        columns = _columns(entries, family)
+        heading = _family_heading(family)
+        if fmt == "json":
+            info = DEVICE_FAMILIES.get(family)
+            notes, _ = _notes(entries, failures, leading, ctx)
+            groups.append({"family": family, "title": info.title if info else None,
+                           "area_unit": info.area_column[1] if info else None,
+                           "unit": info.unit if info else None, "heading": heading,
+                           "notes": notes, "rows": _json_objects(entries, failures, ctx)})
+        elif fmt == "latex":
+            caption = ((f"{title}: " if title else "") + heading
+                       + ("; part of a cross-family comparison" if cross else ""))
+            parts.append(_latex(entries, failures, leading, caption, ctx, columns))
+        else:
+            parts.append(_markdown(entries, failures, leading, heading, ctx, columns, "###"))
+    if fmt == "json":
+        return json.dumps({"group_by": "family", "title": title, "cross_family": cross,
+                           "label": label_text, "groups": groups}, indent=2) + "\n"
+    if fmt == "latex":
+        head = "".join(f"% {line}\n" for line in ([title] if title else []) + [label_text or ""]
+                       if line)
+        return head + "\n".join(parts)
+    head = ([f"## {title}", ""] if title else []) + ([f"**{label_text}**", ""] if cross else [])
+    return "\n".join(head) + ("\n" if head else "") + "\n".join(parts)
 
 
 def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
            fmax: str = "median", runs: dict | None = None,
-           provenance: dict | None = None) -> str:
+           provenance: dict | None = None, group_by: str | None = None) -> str:
     """Render ``rows`` as a table in ``fmt`` (one of :data:`FORMATS`).
 
     Parameters
@@ -583,16 +757,29 @@ def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
     provenance : dict, optional
         Row key -> (stale reasons, older rows of its configuration)
         (:meth:`aesdse.report.select.Selection.provenance`): shown in a ``Provenance`` column.
+    group_by : str, optional
+        ``"family"``: one table per device family under a heading with the family's area unit,
+        the area column headed in that unit; a report of several families is labelled a
+        cross-family comparison (:func:`cross_family_label`). Markdown: ``###`` headings;
+        LaTeX: one ``table`` per family, captioned so; CSV: one table whose lines carry
+        ``family``, ``area_unit``, ``area`` and ``cross_family``; JSON: an object
+        ``{"group_by", "title", "cross_family", "label", "groups": [{"family", "title",
+        "area_unit", "unit", "heading", "notes", "rows"}]}``.
     """
     if fmt not in FORMATS:
         raise ValueError(f"Format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if group_by is not None:
+        if group_by not in GROUP_BY:
+            raise ValueError(f"Group-by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
+        return _grouped(rows, fmt, title, fmax, runs, provenance)
     entries, failures = aggregate(rows, fmax)
     leading = varying_params(rows, with_seed=fmax == "all")
     ctx = _Context(_searches(entries, runs), provenance or {})
+    columns = _columns(entries)
     if fmt == "markdown":
-        return _markdown(entries, failures, leading, title, ctx)
+        return _markdown(entries, failures, leading, title, ctx, columns)
     if fmt == "csv":
-        return _csv(entries, failures, leading, ctx)
+        return _csv(entries, failures, leading, ctx, columns)
     if fmt == "latex":
-        return _latex(entries, failures, leading, title, ctx)
-    return _json(entries, failures, ctx)
+        return _latex(entries, failures, leading, title, ctx, columns)
+    return json.dumps(_json_objects(entries, failures, ctx), indent=2) + "\n"
