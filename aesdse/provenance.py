@@ -33,7 +33,7 @@ __all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources",
            "read_source", "stale_reasons"]
 
 #: Modules of aesdse that decide how every design is generated and verified.
-GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify", "aesdse.verify_modes",
+GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify",
                      "aesdse.testbench", "aesdse.reference", "aesdse.vectors")
 
 
