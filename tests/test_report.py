@@ -578,3 +578,17 @@ def test_other_families_have_their_own_notes_and_cross_family_tables_say_so():
         in mixed
     assert "Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40" in mixed
     assert "| asic | - | 16 | 0 | - | - |" in mixed
+
+
+def test_machxo2_and_machxo3_rows_share_one_note_and_are_not_a_cross_family_table():
+    from dataclasses import replace
+
+    from aesdse.report.table import render
+    from conftest import _ok
+    small = replace(_ok("m", "sbox", {"sbox": "composite"}, luts=79, ffs=16, fmax=74.4, cpb=1),
+                    target="LCMXO2-1200HC-6SG32")
+    large = replace(small, key="n", target="LCMXO3LF-6900C-6BG256", fmax_mhz=83.3)
+    text = render([small, large])
+    assert text.count("MachXO2/MachXO3 rows: measured inside the measurement harness") == 1
+    assert "BRAM: DP8KC blocks (9 Kbit)" in text
+    assert "ECP5 slice = 2 LUT4" not in text and "Cross-family" not in text
