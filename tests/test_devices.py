@@ -234,3 +234,20 @@ def test_machxo2_capacity():
     assert fits("LCMXO2-1200HC", luts=1280, ffs=1280, brams=7) is None
     assert fits("LCMXO2-1200HC", luts=1281, brams=8) == (
         "does not fit LCMXO2-1200HC: 1281 LUT4 > 1280, 8 block RAM > 7")
+
+
+# --- Nexus (issue 14) ---------------------------------------------------------------------------
+
+def test_nexus_part_and_family():
+    from aesdse.devices import FAMILIES, nextpnr_device
+    part = DEVICES["LIFCL-40"]
+    assert (part.luts, part.ffs, part.brams, part.dsps) == (32256, 32256, 84, 56)
+    assert part.packages == ("BG400",) and part.speeds == (9, 8, 7)
+    assert family_of("LIFCL-40") == "nexus" and part_of("LIFCL-40-9BG400").name == "LIFCL-40"
+    assert nextpnr_device("LIFCL-40", "BG400", 9) == "LIFCL-40-9BG400C"
+    family = FAMILIES["nexus"]
+    assert family.synth_command == "synth_nexus -noccu2" and family.extra == "nexus"
+    assert family.tools == ("yosys", "nextpnr-nexus") and not family.out_of_context
+    assert math.isinf(speed_limits("LIFCL-40", 9).clock_mhz)
+    assert slices(75, 16, device_family="nexus") == 38
+    assert bram_slice_equivalents(1, device_family="nexus") == 72

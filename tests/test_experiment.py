@@ -299,3 +299,16 @@ def test_machxo2_targets_take_their_packages_and_speed_grades(tmp_path):
         path.write_text(f"name: t\narchitectures:\n  - arch: sbox\ntargets:\n  - {bad}\n")
         with pytest.raises(ExperimentError, match=message):
             load_experiment(path)
+
+
+def test_nexus_target_has_one_package_and_three_speed_grades(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: LIFCL-40}\n  - {device: LIFCL-40, speed: 7}\n")
+    exp = load_experiment(path)
+    assert [p.target.label for p in exp.points] == ["LIFCL-40-9BG400", "LIFCL-40-7BG400"]
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: LIFCL-40, package: MG289}\n")
+    with pytest.raises(ExperimentError, match=r"t.yaml:5: package: 'MG289' is not one of: "
+                                              r"BG400$"):
+        load_experiment(path)

@@ -127,3 +127,14 @@ def test_machxo2_columns_from_place_and_route_minus_the_harness():
                         synth_cells=cells, harness=harness)
     assert (m.luts, m.ffs, m.brams, m.carries, m.slices) == (79, 16, 1, 4, 40)
     assert m.fmax_mhz == pytest.approx(74.4) and m.fmax_capped is None
+
+
+def test_nexus_columns_and_synthesized_luts():
+    from aesdse.metrics import common_resources, synthesized_resources
+    utilization = {"OXIDE_COMB": 134, "OXIDE_FF": 32, "OXIDE_EBR": 0, "MULT18_CORE": 0,
+                   "SEIO33_CORE": 12}
+    cells = {"LUT4": 52, "WIDEFN9": 41, "FD1P3IX": 30, "FD1P3BX": 2, "IB": 4, "OB": 8}
+    assert common_resources("nexus", utilization, cells) == {
+        "luts": 134, "ffs": 32, "brams": 0, "dsps": 0, "carries": 0}
+    # A WIDEFN9 is two LUT4: what synthesis needs before place and route.
+    assert synthesized_resources("nexus", cells) == {"luts": 134, "ffs": 32, "brams": 0}

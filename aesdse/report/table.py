@@ -92,6 +92,10 @@ _FAMILY_NOTES = {
                 "(archs/harness.py), harness alone subtracted from every area column; Fmax is the "
                 "whole design's and not capped (no data-sheet limit cited). Slices = 2 LUT4 + "
                 "2 FF (as ECP5), max(ceil(LUT4/2), ceil(FF/2)); BRAM: DP8KC blocks (9 Kbit)."),
+    "nexus": ("Nexus (CrossLink-NX) rows: measured inside the measurement harness "
+              "(archs/harness.py), every pin placed by a PDC file, harness alone subtracted from "
+              "every area column; Fmax is the whole design's and not capped (no data-sheet limit "
+              "cited). Slices = 2 LUT4 + 2 FF (as ECP5); BRAM: EBR blocks (18 Kbit)."),
     "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
              "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in GE and depth in NAND2 delays "
              "are in the row's details (--format json); no clock in MHz, so no throughput."),
@@ -422,7 +426,7 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     noted = {"machxo2" if f == "machxo3" else f for f in families}
     if entries and (noted & {"ecp5", None} or not noted & set(_FAMILY_NOTES)):
         notes.append(_SLICE_NOTE)
-    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "asic") if f in noted]
+    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "nexus", "asic") if f in noted]
     if len(noted) > 1:
         notes.append(_CROSS_FAMILY_NOTE)
     if searches:
