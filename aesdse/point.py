@@ -53,7 +53,7 @@ from .flow.nextpnr import parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
 from .generate import GenerateError, build_component, generate
-from .metrics import common_resources, compute_metrics
+from .metrics import common_resources, compute_metrics, synthesized_resources
 from .provenance import generator_fingerprint
 from .store import PnrRun, Row
 from .verify import verify_component
@@ -304,10 +304,9 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     known["synth_seconds"] = synth["seconds"]
     family = point.target.family
     # Capacity again after synthesis, before place and route: LUT4, FF and block RAM.
-    synthesized = common_resources(family, {}, synth["cells"]) if family == "ice40" else None
+    synthesized = synthesized_resources(family, synth["cells"])
     if synthesized:
-        too_big = fits(point.target.device, luts=synthesized["luts"], ffs=synthesized["ffs"],
-                       brams=synth["cells"].get("SB_RAM40_4K", 0))
+        too_big = fits(point.target.device, **synthesized)
         if too_big:
             raise StageFailed("does-not-fit", f"{too_big} (after synthesis; nextpnr was not "
                                               f"run)", **known)
@@ -320,7 +319,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
         row.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
     known["pnr_seconds"] = pnr["seconds"]
 
-    # The measurement harness alone, on the same device, to subtract (iCE40).
+    # The measurement harness alone, on the same device, to subtract (iCE40, MachXO2).
     harness = None
     resources = {"family": family, "pnr": pnr["utilization"], "synth": synth["cells"]}
     if design.get("harness_digest"):

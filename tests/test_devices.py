@@ -186,3 +186,68 @@ def test_capacity():
     assert fits("iCE40UP5K", luts=6000, ffs=6000, brams=31) == (
         "does not fit iCE40UP5K: 6000 LUT4 > 5280, 6000 FF > 5280, 31 block RAM > 30")
     assert fits("asic", luts=10**9) is None
+
+
+# --- MachXO2 / MachXO3 (issue 14) ---------------------------------------------------------------
+
+def test_machxo2_parts_from_the_selection_guides():
+    # FPGA-DS-02056 Table 1.1 (LCMXO2-1200: 1,280 LUT4, 7 EBR of 9 Kbit); FPGA-DS-02032 Table 1.1
+    # (LCMXO3LF-6900: 6,864 LUT4, 26 EBR); a slice is 2 LUT4 + 2 FF, so FF = LUT4.
+    small, large = DEVICES["LCMXO2-1200HC"], DEVICES["LCMXO3LF-6900C"]
+    assert (small.luts, small.ffs, small.brams, small.dsps) == (1280, 1280, 7, 0)
+    assert (large.luts, large.ffs, large.brams, large.dsps) == (6864, 6864, 26, 0)
+    assert small.speeds == (6, 5, 4) and large.speeds == (6, 5)
+    assert family_of("LCMXO2-1200HC") == "machxo2" and family_of("LCMXO3LF-6900C") == "machxo3"
+    assert part_of("LCMXO2-1200HC-6TG144").name == "LCMXO2-1200HC"
+
+
+def test_machxo2_nextpnr_device_name():
+    from aesdse.devices import nextpnr_device
+    assert nextpnr_device("LCMXO2-1200HC", "SG32", 4) == "LCMXO2-1200HC-4SG32C"
+
+
+def test_machxo2_limits_are_not_invented_and_grades_are_checked():
+    limits = speed_limits("LCMXO2-1200HC", 6)
+    assert math.isinf(limits.clock_mhz) and "no data-sheet" in limits.source
+    with pytest.raises(ValueError, match=r"^Speed grade of LCMXO3LF-6900C must be one of 5, 6, "
+                                         r"not 4$"):
+        speed_limits("LCMXO3LF-6900C", 4)
+
+
+def test_machxo2_slice_is_two_lut4_and_two_ff():
+    assert slices(301, 120, device_family="machxo2") == 151
+    assert bram_slice_equivalents(2, device_family="machxo3") == 72  # 2 x 9 Kbit x 4
+
+
+def test_machxo2_families_use_synth_lattice_and_the_harness():
+    from aesdse.devices import FAMILIES
+    for name, script in (("machxo2", "synth_lattice -family xo2"),
+                         ("machxo3", "synth_lattice -family xo3")):
+        family = FAMILIES[name]
+        assert family.synth_command == script and family.extra == "machxo2"
+        assert family.tools == ("yosys", "nextpnr-machxo2") and not family.out_of_context
+        assert family.synth_options == ()  # no -abc9; -dff far too slow in ABC9 (devices.py)
+
+
+def test_machxo2_capacity():
+    from aesdse.devices import fits
+    assert fits("LCMXO2-1200HC", luts=1280, ffs=1280, brams=7) is None
+    assert fits("LCMXO2-1200HC", luts=1281, brams=8) == (
+        "does not fit LCMXO2-1200HC: 1281 LUT4 > 1280, 8 block RAM > 7")
+
+
+# --- Nexus (issue 14) ---------------------------------------------------------------------------
+
+def test_nexus_part_and_family():
+    from aesdse.devices import FAMILIES, nextpnr_device
+    part = DEVICES["LIFCL-40"]
+    assert (part.luts, part.ffs, part.brams, part.dsps) == (32256, 32256, 84, 56)
+    assert part.packages == ("BG400",) and part.speeds == (9, 8, 7)
+    assert family_of("LIFCL-40") == "nexus" and part_of("LIFCL-40-9BG400").name == "LIFCL-40"
+    assert nextpnr_device("LIFCL-40", "BG400", 9) == "LIFCL-40-9BG400C"
+    family = FAMILIES["nexus"]
+    assert family.synth_command == "synth_nexus -noccu2" and family.extra == "nexus"
+    assert family.tools == ("yosys", "nextpnr-nexus") and not family.out_of_context
+    assert math.isinf(speed_limits("LIFCL-40", 9).clock_mhz)
+    assert slices(75, 16, device_family="nexus") == 38
+    assert bram_slice_equivalents(1, device_family="nexus") == 72

@@ -278,3 +278,37 @@ def test_point_keys_hold_only_the_tools_the_point_runs():
     assert ecp5.key(versions) == ecp5.key({**versions, "nextpnr-ice40": "i"})
     ice40 = make_point("sbox", {}, target=Target("iCE40UP5K", "sg48", None))
     assert ice40.key(versions) != ice40.key({**versions, "nextpnr-ice40": "i"})
+
+
+def test_machxo2_targets_take_their_packages_and_speed_grades(tmp_path):
+    # Issue 14: MachXO2 / MachXO3 parts; a missing speed is the fastest grade (listed first).
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: LCMXO2-1200HC}\n  - {device: LCMXO2-1200HC, package: TG144, "
+                    "speed: 4}\n  - {device: LCMXO3LF-6900C, package: BG400}\n")
+    exp = load_experiment(path)
+    assert [p.target.label for p in exp.points] == [
+        "LCMXO2-1200HC-6SG32", "LCMXO2-1200HC-4TG144", "LCMXO3LF-6900C-6BG400"]
+    assert [p.target.family for p in exp.points] == ["machxo2", "machxo2", "machxo3"]
+    for bad, message in [("{device: LCMXO3LF-6900C, speed: 4}",
+                          r"t.yaml:5: speed: 4 is not one of: 6, 5$"),
+                         ("{device: LCMXO2-1200HC, package: BG256}",
+                          r"t.yaml:5: package: 'BG256' is not one of: SG32, TG100, MG132, TG144$"),
+                         ("{device: LCMXO2-7000HC}", r"t.yaml:5: device: 'LCMXO2-7000HC' is not "
+                                                     r"one of: .*LCMXO2-1200HC, LCMXO3LF-6900C")]:
+        path.write_text(f"name: t\narchitectures:\n  - arch: sbox\ntargets:\n  - {bad}\n")
+        with pytest.raises(ExperimentError, match=message):
+            load_experiment(path)
+
+
+def test_nexus_target_has_one_package_and_three_speed_grades(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: LIFCL-40}\n  - {device: LIFCL-40, speed: 7}\n")
+    exp = load_experiment(path)
+    assert [p.target.label for p in exp.points] == ["LIFCL-40-9BG400", "LIFCL-40-7BG400"]
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: LIFCL-40, package: MG289}\n")
+    with pytest.raises(ExperimentError, match=r"t.yaml:5: package: 'MG289' is not one of: "
+                                              r"BG400$"):
+        load_experiment(path)

@@ -82,6 +82,46 @@ def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
     assert manifest["harness"]["pins"] == 2 + 8 and manifest["ports"][0]["name"] == "i"
 
 
+@pytest.mark.skipif(not _installed("nextpnr-machxo2"),
+                    reason='nextpnr-machxo2 is not installed: pip install "aesdse[machxo2]"')
+def test_sbox_on_machxo2_inside_the_measurement_harness(tmp_path):
+    # nextpnr-machxo2 has no out-of-context mode either: harness, harness alone subtracted; the
+    # nextpnr device name carries speed grade and package (LCMXO2-1200HC-4TG144C).
+    point = make_point("sbox", {"sbox": "composite"},
+                       target=Target("LCMXO2-1200HC", "TG144", 4), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "LCMXO2-1200HC-4TG144"
+    resources = row.details["resources"]
+    assert resources["family"] == "machxo2"
+    whole, harness = resources["pnr"]["TRELLIS_COMB"], resources["harness"]["pnr"]["TRELLIS_COMB"]
+    assert row.luts == whole - harness and 20 < row.luts < 400
+    assert row.ffs == resources["pnr"]["TRELLIS_FF"] - resources["harness"]["pnr"]["TRELLIS_FF"]
+    assert row.ffs >= 8 and row.slices == max(-(-row.luts // 2), -(-row.ffs // 2))
+    assert resources["pnr"]["TRELLIS_IO"] == 12  # sin, shift, 8 fold pins, clk, rst
+    assert row.brams == 0 and row.fmax_mhz > 20
+
+
+@pytest.mark.skipif(not _installed("nextpnr-nexus"),
+                    reason='nextpnr-nexus is not installed: pip install "aesdse[nexus]"')
+def test_sbox_on_nexus_with_every_pin_constrained(tmp_path):
+    # nextpnr-nexus refuses unconstrained I/O: the PDC file places every harness port (clk on
+    # a primary clock pin); harness alone subtracted as on iCE40.
+    point = make_point("sbox", {"sbox": "composite"}, target=Target("LIFCL-40", "BG400", 9),
+                       flow=FlowOptions(freq_mhz=50, nowidelut=True))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "LIFCL-40-9BG400"
+    resources = row.details["resources"]
+    assert resources["family"] == "nexus"
+    assert row.luts == resources["pnr"]["OXIDE_COMB"] - resources["harness"]["pnr"]["OXIDE_COMB"]
+    assert 20 < row.luts < 400 and row.ffs >= 8 and row.brams == 0
+    assert resources["pnr"]["SEIO33_CORE"] == 12  # sin, shift, 8 fold pins, clk, rst
+    pdc = (Path(row.artifacts) / "constraints.pdc").read_text().splitlines()
+    assert pdc[0] == "ldc_set_location -site {J2} [get_ports {clk}]" and len(pdc) == 12
+    assert row.fmax_mhz > 20
+
+
 def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
     # The asic target: verified, synthesized to the GE library, no place and route; the sweep's
     # progress line and the report show it without a clock in MHz.

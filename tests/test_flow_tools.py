@@ -27,3 +27,76 @@ def test_missing_ice40_tool_names_the_extra(monkeypatch, tmp_path):
     with pytest.raises(ToolNotFound, match=r"^yosys not found: install aesdse's dependencies"):
         find_tool("yosys")
     assert tools.tool_versions()["nextpnr-ice40"] == "missing"
+
+
+def test_missing_machxo2_tool_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.delenv("NEXTPNR_MACHXO2", raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(ToolNotFound, match=r'^nextpnr-machxo2 not found: install it with '
+                                           r'pip install "aesdse\[machxo2\]" \(or pip install '
+                                           r'yowasp-nextpnr-machxo2\), or set NEXTPNR_MACHXO2 to '
+                                           r'an executable$'):
+        find_tool("nextpnr-machxo2")
+
+
+def test_every_family_tool_is_known_and_optional_ones_have_an_extra():
+    from aesdse.devices import FAMILIES
+    for family in FAMILIES.values():
+        if family.pnr_tool:
+            assert family.pnr_tool in TOOLS
+            assert EXTRAS.get(family.pnr_tool) == family.extra
+
+
+def test_nextpnr_device_arguments_per_family():
+    from aesdse.experiment import Target
+    from aesdse.flow.nextpnr import nextpnr_args
+    assert nextpnr_args(Target("LCMXO2-1200HC", "TG144", 4)) == [
+        "--device", "LCMXO2-1200HC-4TG144C", "--lpf-allow-unconstrained"]
+    assert nextpnr_args(Target("iCE40UP5K", "sg48", None)) == [
+        "--up5k", "--package", "sg48", "--pcf-allow-unconstrained"]
+    assert nextpnr_args(Target())[-1] == "--out-of-context"
+    assert nextpnr_args(Target("LIFCL-40", "BG400", 8)) == [
+        "--device", "LIFCL-40-8BG400C", "--router", "router1"]
+
+
+def test_machxo2_clock_goes_on_a_primary_clock_pin():
+    # nextpnr-machxo2 routes an unconstrained clock only by luck (devices.CLOCK_PINS).
+    from aesdse.experiment import Target
+    from aesdse.flow.nextpnr import constraints, top_ports
+    netlist = {"modules": {"sub": {"attributes": {}, "ports": {"x": {}}},
+                           "harness": {"attributes": {"top": "00000000000000000000000000000001"},
+                                       "ports": {"clk": {}, "rst": {}, "sin": {}}}}}
+    assert top_ports(netlist) == {"clk": 0, "rst": 0, "sin": 0}
+    assert constraints(Target("LCMXO2-1200HC", "TG144", 6), {"clk": 1, "rst": 1}) == (
+        ["--lpf", "constraints.lpf"], {"constraints.lpf": 'LOCATE COMP "clk" SITE "128";\n'})
+    assert constraints(Target("LCMXO2-1200HC", "TG144", 6), {"sin": 1}) == ([], {})
+    assert constraints(Target("LCMXO3LF-6900C", "BG256", 6), {"clk": 1}) == ([], {})
+
+
+def test_nexus_every_port_bit_on_a_pin_clock_first():
+    # nextpnr-nexus refuses unconstrained I/O: a PDC places every bit, clk on the PCLK pin J2.
+    from aesdse.devices import NEXUS_PINS
+    from aesdse.experiment import Target
+    from aesdse.flow.nextpnr import constraints
+    target = Target("LIFCL-40", "BG400", 9)
+    args, files = constraints(target, {"sin": 1, "fold": 2, "clk": 1})
+    assert args == ["--pdc", "constraints.pdc"]
+    assert files["constraints.pdc"] == ("ldc_set_location -site {J2} [get_ports {clk}]\n"
+                                        "ldc_set_location -site {D7} [get_ports {sin}]\n"
+                                        "ldc_set_location -site {D8} [get_ports {fold[0]}]\n"
+                                        "ldc_set_location -site {D6} [get_ports {fold[1]}]\n")
+    pins = NEXUS_PINS[("LIFCL-40", "BG400")]
+    assert len(set(pins)) == len(pins) == 40
+    with pytest.raises(ValueError, match=r"^41 I/O bits need pins, but aesdse knows 40 pins of "
+                                         r"LIFCL-40 BG400$"):
+        constraints(target, {"wide": 41})
+
+
+def test_missing_nexus_tool_names_the_extra(monkeypatch, tmp_path):
+    monkeypatch.delenv("NEXTPNR_NEXUS", raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(ToolNotFound, match=r'^nextpnr-nexus not found: install it with '
+                                           r'pip install "aesdse\[nexus\]"'):
+        find_tool("nextpnr-nexus")

@@ -110,3 +110,31 @@ def test_ice40_columns_from_synthesis_and_place_and_route_minus_the_harness():
 def test_harness_subtraction_never_goes_negative():
     from aesdse.metrics import subtract_harness
     assert subtract_harness({"luts": 3, "ffs": 20}, {"luts": 5, "ffs": 16}) == {"luts": 0, "ffs": 4}
+
+
+def test_machxo2_columns_from_place_and_route_minus_the_harness():
+    from aesdse.metrics import common_resources, synthesized_resources
+    utilization = {"TRELLIS_COMB": 79, "TRELLIS_FF": 32, "DP8KC": 1, "TRELLIS_IO": 12, "DCCA": 1}
+    cells = {"LUT4": 70, "CCU2D": 4, "TRELLIS_FF": 32, "DP8KC": 1, "$scopeinfo": 2}
+    assert common_resources("machxo2", utilization, cells) == {
+        "luts": 79, "ffs": 32, "brams": 1, "dsps": 0, "carries": 4}
+    # Before place and route: a CCU2D carry cell holds two LUT4.
+    assert synthesized_resources("machxo3", cells) == {"luts": 78, "ffs": 32, "brams": 1}
+    assert synthesized_resources("ecp5", cells) is None
+    harness = {"luts": 0, "ffs": 16, "brams": 0, "dsps": 0, "carries": 0}
+    m = compute_metrics(utilization, {"clk$TRELLIS_IO_IN$glb_clk": 74.4}, 1, 2,
+                        limits=speed_limits("LCMXO2-1200HC", 6), family="machxo2",
+                        synth_cells=cells, harness=harness)
+    assert (m.luts, m.ffs, m.brams, m.carries, m.slices) == (79, 16, 1, 4, 40)
+    assert m.fmax_mhz == pytest.approx(74.4) and m.fmax_capped is None
+
+
+def test_nexus_columns_and_synthesized_luts():
+    from aesdse.metrics import common_resources, synthesized_resources
+    utilization = {"OXIDE_COMB": 134, "OXIDE_FF": 32, "OXIDE_EBR": 0, "MULT18_CORE": 0,
+                   "SEIO33_CORE": 12}
+    cells = {"LUT4": 52, "WIDEFN9": 41, "FD1P3IX": 30, "FD1P3BX": 2, "IB": 4, "OB": 8}
+    assert common_resources("nexus", utilization, cells) == {
+        "luts": 134, "ffs": 32, "brams": 0, "dsps": 0, "carries": 0}
+    # A WIDEFN9 is two LUT4: what synthesis needs before place and route.
+    assert synthesized_resources("nexus", cells) == {"luts": 134, "ffs": 32, "brams": 0}

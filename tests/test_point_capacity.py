@@ -3,6 +3,8 @@ runs (issue 14)."""
 
 import dataclasses
 
+import pytest
+
 from aesdse import devices
 from aesdse.experiment import FlowOptions, Target, make_point
 from aesdse.point import rtlil_flip_flops, run_point
@@ -27,3 +29,19 @@ def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
                           "synthesis; no tool was run)")
     assert row.luts is None and row.synth_seconds is None
     assert not list((tmp_path / "runs" / "k").glob("*.log"))
+
+
+@pytest.mark.flow
+def test_point_too_big_after_synthesis_runs_no_place_and_route(tmp_path, monkeypatch):
+    # A MachXO2 with room for 10 LUT4 only: the flip-flops fit, so Yosys runs; the synthesized
+    # LUT4 (carry cells counted as two) do not, so nextpnr does not run.
+    tiny = dataclasses.replace(devices.DEVICES["LCMXO2-1200HC"], luts=10)
+    monkeypatch.setitem(devices.DEVICES, "LCMXO2-1200HC", tiny)
+    point = make_point("sbox", {"sbox": "composite"},
+                       target=Target("LCMXO2-1200HC", "SG32", 6), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), {}, key="k")
+    assert row.status == "does-not-fit"
+    assert row.reason.startswith("does not fit LCMXO2-1200HC: ")
+    assert row.reason.endswith(" LUT4 > 10 (after synthesis; nextpnr was not run)")
+    assert row.synth_seconds is not None and row.pnr_seconds is None
+    assert not (tmp_path / "runs" / "k" / "nextpnr.log").exists()

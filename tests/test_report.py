@@ -821,3 +821,17 @@ def test_families_plot_values(tmp_path):
     # One family: no cross-family label.
     single = families_figure(rows[:1])
     assert single.axes[0].get_title() == ""
+
+
+def test_machxo2_and_machxo3_rows_share_one_note_and_are_not_a_cross_family_table():
+    from dataclasses import replace
+
+    from aesdse.report.table import render
+    from conftest import _ok
+    small = replace(_ok("m", "sbox", {"sbox": "composite"}, luts=79, ffs=16, fmax=74.4, cpb=1),
+                    target="LCMXO2-1200HC-6SG32")
+    large = replace(small, key="n", target="LCMXO3LF-6900C-6BG256", fmax_mhz=83.3)
+    text = render([small, large])
+    assert text.count("MachXO2/MachXO3 rows: measured inside the measurement harness") == 1
+    assert "BRAM: DP8KC blocks (9 Kbit)" in text
+    assert "ECP5 slice = 2 LUT4" not in text and "Cross-family" not in text

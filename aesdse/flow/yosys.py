@@ -13,14 +13,16 @@ __all__ = ["SynthOptions", "Synthesis", "synthesize", "write_verilog"]
 
 @dataclass(frozen=True)
 class SynthOptions:
-    """Options of ``synth_ecp5`` (and ``synth_ice40``).
+    """Options of ``synth_ecp5`` (and of the other families' scripts, which take only some of
+    them: :attr:`aesdse.devices.DeviceFamily.synth_options`; the rest are ignored there).
 
     Attributes
     ----------
     nowidelut : bool
         ``-nowidelut``: no PFUMX/L6MUX wide-LUT muxes. Wide muxes help table S-boxes but about
         double the LUT4 count of GF-logic S-boxes (shared/NOTES.md), so it is a per-point choice.
-        ECP5 only: iCE40 has no wide-LUT muxes, and ``synth_ice40`` no such option (ignored).
+        ECP5 only: iCE40 has no wide-LUT muxes, and ``synth_ice40`` no such option;
+        ``synth_lattice`` turns them off by default on MachXO2/MachXO3 (ignored there).
     abc9 : bool
         ``-abc9`` (accepted but a no-op in Yosys 0.70, where abc9 always runs).
     dff : bool
@@ -74,9 +76,10 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
         if not written.ok:
             return Synthesis(False, "", {}, written.seconds, written.log_path.name,
                              f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
-    command = family_info(family).synth_command
-    flags = ((" -nowidelut" if options.nowidelut and family == "ecp5" else "")
-             + (" -abc9" if options.abc9 else "") + (" -dff" if options.dff else ""))
+    info = family_info(family)
+    flags = "".join(f" -{name}" for name in ("nowidelut", "abc9", "dff")
+                    if getattr(options, name) and name in info.synth_options)
+    command = info.synth_command
     script = (f"read_rtlil {rtlil_file}; {command} -top {top}{flags} "
               f"-json netlist.json; tee -q -o stat.json stat -json")
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)

@@ -126,6 +126,14 @@ _FAMILY_NOTES = {
               "is the whole design's and not capped (no data-sheet limit cited). LUT4, FF from "
               "synthesis; Slices = iCE40 logic cells (1 LUT4 + 1 FF, ICESTORM_LC); BRAM: "
               "SB_RAM40_4K blocks (4 Kbit)."),
+    "machxo2": ("MachXO2/MachXO3 rows: measured inside the measurement harness "
+                "(archs/harness.py), harness alone subtracted from every area column; Fmax is the "
+                "whole design's and not capped (no data-sheet limit cited). Slices = 2 LUT4 + "
+                "2 FF (as ECP5), max(ceil(LUT4/2), ceil(FF/2)); BRAM: DP8KC blocks (9 Kbit)."),
+    "nexus": ("Nexus (CrossLink-NX) rows: measured inside the measurement harness "
+              "(archs/harness.py), every pin placed by a PDC file, harness alone subtracted from "
+              "every area column; Fmax is the whole design's and not capped (no data-sheet limit "
+              "cited). Slices = 2 LUT4 + 2 FF (as ECP5); BRAM: EBR blocks (18 Kbit)."),
     "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
              "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in the GE column (gate "
              "equivalents, never LUT4 or slices), logic depth in NAND2 delays (an indicative "
@@ -504,10 +512,12 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     notes = []
     searches = ctx.searches
     families = {(part_of(e.row.target or "") or _NO_PART).family for e in entries}
-    if entries and (families & {"ecp5", None} or not families & set(_FAMILY_NOTES)):
+    # MachXO3 parts share the MachXO2 note (the same fabric and tool).
+    noted = {"machxo2" if f == "machxo3" else f for f in families}
+    if entries and (noted & {"ecp5", None} or not noted & set(_FAMILY_NOTES)):
         notes.append(_SLICE_NOTE)
-    notes += [_FAMILY_NOTES[f] for f in ("ice40", "asic") if f in families]
-    if len(families) > 1:
+    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "nexus", "asic") if f in noted]
+    if len(noted) > 1:
         notes.append(_CROSS_FAMILY_NOTE)
     if searches:
         counts = sorted({s["runs"] for s in searches.values()})
