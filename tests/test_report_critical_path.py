@@ -107,3 +107,14 @@ def test_help_has_an_example():
     result = CliRunner().invoke(main, ["report", "--help"])
     assert "--critical-path" in result.output
     assert "aesdse report experiments/sbox.yaml --critical-path" in result.output
+
+
+def test_fmax_above_a_data_sheet_cap_is_marked():
+    measured = _rows()[0]
+    capped = replace(measured, fmax_mhz=100.0, fmax_capped="clock tree maximum 100 MHz")
+    lines = render_critical_paths([capped]).splitlines()
+    assert lines[2].startswith("| sbox | clk | 110.3* | 9.07 |")  # one row: arch leads
+    assert lines[-1] == ("\\* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
+                         "Fmax (sbox (sbox=composite, sbox_stages=0): clock tree maximum "
+                         "100 MHz).")
+    assert "110.3*" not in render_critical_paths([measured])

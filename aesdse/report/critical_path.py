@@ -76,8 +76,16 @@ def _net(path: CriticalPath) -> str:
     return f"{route.delay_ns:.2f}, {fanout}"
 
 
+def _fmax_text(row: Row, path: CriticalPath) -> str:
+    # nextpnr's Fmax, marked when the row's Fmax is capped below it at a data-sheet limit.
+    fmax = _fmax_of(row, path)
+    capped = row.fmax_capped and fmax is not None and row.fmax_mhz is not None \
+        and fmax > row.fmax_mhz
+    return number(fmax, "fmax") + ("*" if capped else "")
+
+
 def _cells_of_path(row: Row, path: CriticalPath) -> list[str]:
-    return [path.clock, number(_fmax_of(row, path), "fmax"), f"{path.total_ns:.2f}",
+    return [path.clock, _fmax_text(row, path), f"{path.total_ns:.2f}",
             f"{path.logic_percent:.0f}%", f"{path.routing_percent:.0f}%",
             f"{path.clk_to_q_ns + path.setup_ns:.2f}", str(path.logic_levels), _cells(path),
             _net(path), f"{_endpoint(path.start_type, path.start_cell, path.start_port)} -> "
@@ -100,6 +108,12 @@ def _markdown(rows: list[Row], title: str | None) -> str:
             table.append("| " + " | ".join(lead + _cells_of_path(row, path)) + " |")
     if len(table) > 2:
         out += table + ["", _LEGEND]
+        capped = [r for r in rows
+                  if any(_fmax_text(r, p).endswith("*") for p in stored_paths(r) or [])]
+        if capped:
+            out.append("\\* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
+                       "Fmax (" + "; ".join(sorted({f"{label(r)}: {r.fmax_capped}"
+                                                    for r in capped})) + ").")
     if missing:
         out += [""] * (len(table) > 2)
         out += [f"- {label(row)} seed {row.seed}: {_why_none(row)}" for row in missing]
