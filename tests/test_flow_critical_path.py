@@ -108,3 +108,17 @@ def test_summary_round_trips_through_its_dict():
     [path] = critical_paths(REPORT)
     again = CriticalPath.from_dict(json.loads(json.dumps(path.as_dict())))
     assert again == path
+
+
+def test_levels_through_wide_function_muxes_are_named_by_their_ports():
+    # The shape of a real path with wide-LUT muxes allowed (the composite S-box without
+    # -nowidelut): LUT input C -> OFX (LUT4 into PFUMX), then FXB -> OFX (L6MUX21), both in
+    # cells named after a LUT4.
+    entry = copy.deepcopy(REPORT["critical_paths"][0])
+    logic = [s for s in entry["path"] if s["type"] == "logic"]
+    logic[0]["to"]["port"] = "OFX"
+    logic[1]["from"]["port"], logic[1]["to"]["port"] = "FXB", "OFX"
+    logic[2]["from"]["port"], logic[2]["to"]["port"] = "M", "OFX"
+    cells = NetlistCells({s["from"]["cell"]: "LUT4" for s in logic})
+    assert summarize(entry, cells).logic_by_type == {"LUT4+PFUMX": 1, "L6MUX21": 1, "PFUMX": 1,
+                                                     "LUT4": 5}

@@ -72,7 +72,8 @@ class CriticalPath:
         Cell types from the synthesized netlist (``TRELLIS_FF``, ``DP16KD``, ``LUT4``, ...),
         None when unknown.
     logic_by_type : dict
-        Cell type -> logic levels of that type on the path (``"?"`` for an unknown type).
+        Cell type -> logic levels of that type on the path (``"?"`` for an unknown type); a
+        level through an ECP5 wide-function mux is ``LUT4+PFUMX``, ``PFUMX`` or ``L6MUX21``.
     longest_route : RouteSegment or None
         The routing segment with the largest delay.
     highest_fanout_route : RouteSegment or None
@@ -175,6 +176,19 @@ def netlist_cells(netlist: dict | str | Path) -> NetlistCells:
     return NetlistCells(types, {names[b]: n for b, n in drives.items() if b in names})
 
 
+def _logic_kind(segment: dict, cells: NetlistCells) -> str:
+    """What one logic segment passes through: the netlist type of its cell, except where it
+    leaves an ECP5 slice through ``OFX``, the output of the wide-function muxes that nextpnr
+    packs with the LUTs into one ``TRELLIS_COMB`` named after a LUT: ``LUT4+PFUMX`` from a LUT
+    input, ``PFUMX`` from the select ``M``, ``L6MUX21`` from ``FXA`` / ``FXB``."""
+    into, out = segment["from"]["port"], segment["to"]["port"]
+    if out.startswith("OFX"):
+        if into.startswith("FX"):
+            return "L6MUX21"
+        return "PFUMX" if into.startswith("M") else "LUT4+PFUMX"
+    return cells.type_of(segment["from"]["cell"]) or "?"
+
+
 def _clock_of(edge: str) -> str:
     # "posedge clk" -> "clk"; nextpnr writes "<async>" for a path without a clock.
     return edge.split(" ", 1)[1] if " " in edge else edge
@@ -215,7 +229,7 @@ def summarize(entry: dict, cells: NetlistCells | None = None) -> CriticalPath:
         logic_levels=len(logic), start_cell=start["cell"], start_port=start["port"],
         end_cell=end["cell"], end_port=end["port"], start_type=cells.type_of(start["cell"]),
         end_type=cells.type_of(end["cell"]),
-        logic_by_type=dict(Counter(cells.type_of(seg["from"]["cell"]) or "?" for seg in logic)),
+        logic_by_type=dict(Counter(_logic_kind(seg, cells) for seg in logic)),
         longest_route=max(routes, key=lambda r: r.delay_ns, default=None),
         highest_fanout_route=max(fanouts, key=lambda r: (r.fanout, r.delay_ns), default=None))
 
