@@ -207,10 +207,9 @@ def summarize(entry: dict, cells: NetlistCells | None = None) -> CriticalPath:
     if not path:
         raise ValueError(f"critical path {entry.get('from')} -> {entry.get('to')} has no "
                          f"segments")
-    by_type = Counter()
+    by_type = dict.fromkeys(SEGMENT_TYPES, 0.0)
     for seg in path:
-        by_type[seg["type"]] += float(seg["delay"])
-    by_type = {k: by_type.get(k, 0.0) for k in ("logic", "routing", "clk-to-q", "setup")} | by_type
+        by_type[seg["type"]] = by_type.get(seg["type"], 0.0) + float(seg["delay"])
     logic = [seg for seg in path if seg["type"] == "logic"]
     routes = [RouteSegment(seg.get("net", "?"), float(seg["delay"]), seg["from"]["cell"],
                            seg["to"]["cell"], cells.fanout.get(seg.get("net")))
