@@ -14,6 +14,7 @@ import archs
 from .experiment import ExperimentError, load_experiment, make_point
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
+from .report.critical_path import CRITICAL_PATH_FORMATS, render_critical_paths
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
 from .store import Store, StoreError
@@ -219,13 +220,19 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
               help="Print the architectural resources each design counted in itself (S-boxes, "
                    "MixColumns units, memory bits, AddRoundKey width: 000 Table I) beside the "
                    "published counts, instead of the metrics table (Markdown).")
+@click.option("--critical-path", "critical_path", is_flag=True,
+              help="Print where the time goes instead of the metrics table: per point and "
+                   "clock, nextpnr's worst path (Fmax, path delay, logic and routing shares, "
+                   "logic levels and their cell types, longest net, start and end cells). "
+                   "Markdown or --format json. Rows stored before aesdse recorded critical "
+                   "paths say so (re-run them with `aesdse sweep --force`).")
 @click.option("--group-by", "group_by", type=click.Choice(GROUP_BY),
               help="family: one table per device family (ECP5, iCE40, asic) under a heading "
                    "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
                    "equivalents), labelled a cross-family comparison when families are mixed. "
                    "CSV lines and JSON objects carry family, area and area_unit.")
 def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rate, fmax,
-           compare_with, resources, group_by):
+           compare_with, resources, critical_path, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -239,6 +246,10 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
     --group-by family prints one table per family, each area in its family's unit; asic rows
     (gate equivalents, an estimate without place and route) have a GE column and never a LUT4
     or slice count.
+
+    --critical-path prints, per point and clock, nextpnr's worst path instead: where the time
+    goes (logic levels and their cell types, routing, clock-to-output and setup), so an Fmax
+    says what limits it. The full paths are in each point's report.json.
 
     Rows are selected by what they measure (architecture, parameters, target, flow options,
     seed), so results stay visible after the code or the tools change: the newest row of each
@@ -254,15 +265,26 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
       aesdse report experiments/unrolled.yaml --where "round_units = 2 AND sbox = 'lut'"
       aesdse report experiments/compact.yaml --compare published
       aesdse report experiments/compact.yaml --resources
+      aesdse report experiments/sbox.yaml --critical-path
+      aesdse report experiments/quickstart.yaml --critical-path --format json
       aesdse report experiments/compact.yaml --current-only
       aesdse report experiments/targets.yaml --group-by family
       aesdse report experiments/targets.yaml --group-by family --format json
     """
-    if group_by and (compare_with or resources):
-        raise click.BadParameter("--group-by applies to the metrics table, not to --compare or "
-                                 "--resources", param_hint="--group-by")
+    if group_by and (compare_with or resources or critical_path):
+        raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
+                                 "--resources or --critical-path", param_hint="--group-by")
+    if critical_path and (compare_with or resources):
+        raise click.BadParameter("--critical-path is a report of its own: not with --compare or "
+                                 "--resources", param_hint="--critical-path")
+    if critical_path and fmt not in CRITICAL_PATH_FORMATS:
+        raise click.BadParameter(f"--critical-path prints {' or '.join(CRITICAL_PATH_FORMATS)}, "
+                                 f"not {fmt}", param_hint="--format")
     sel = _select(experiment, db_path, arch, target, where, current_only)
     title, rows = sel.title, sel.rows
+    if critical_path:
+        click.echo(render_critical_paths(rows, fmt, title=title), nl=False)
+        return
     if resources:
         from .published import load_papers
         from .report.resources import resources_markdown

@@ -49,6 +49,7 @@ from .devices import family_info, fits, speed_limits
 from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from .flow.asic import estimate as asic_estimate
+from .flow.critical_path import NetlistCells, critical_paths, netlist_cells
 from .flow.nextpnr import parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
@@ -60,10 +61,13 @@ from .verify import verify_component
 
 __all__ = ["run_point", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
+           "CRITICAL_PATHS_FILE",
            "default_worker_cache"]
 
 #: File, in a searching point's artifacts, that lists every run of its Fmax search.
 SEARCH_FILE = "fmax_search.json"
+#: File, in a point's artifacts, with the summaries of its worst paths (also in the row's details).
+CRITICAL_PATHS_FILE = "critical_paths.json"
 #: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
 REJECTED_FILE = "cache-rejected.txt"
 
@@ -339,10 +343,31 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
                             harness=harness["common"] if harness else None)
     except ValueError as e:
         raise StageFailed("failed-flow", f"metrics: {e}", **known) from None
-    # The family's own resource names (and the harness's share) are kept with the row.
+    # The family's own resource names (and the harness's share) are kept with the row, and
+    # where the time goes: the worst path of each clock (issue 15).
     details = dict(known.get("details") or {})
     details["resources"] = resources
+    details["critical_paths"] = _critical_paths(run, synth_entry)
     return {**known, **asdict(m), "details": details}
+
+
+def _critical_paths(run: PointRun, synth_entry) -> list:
+    """The summaries (:class:`~aesdse.flow.critical_path.CriticalPath`, as dicts) of the worst
+    paths in the point's ``report.json``, with cell types and fanouts from the synthesized
+    netlist (read where the cache keeps it; unknown types if neither cache nor run has it)."""
+    if synth_entry is not None and "netlist.json" in synth_entry:
+        netlist = synth_entry.path / "netlist.json"
+    else:
+        netlist = run.work / "netlist.json"
+    try:
+        cells = netlist_cells(netlist)
+    except (OSError, ValueError):
+        cells = NetlistCells()
+    report = json.loads((run.work / "report.json").read_text())
+    paths = [path.as_dict() for path in critical_paths(report, cells)]
+    # Beside the full paths of report.json, in the artifacts too.
+    (run.work / CRITICAL_PATHS_FILE).write_text(json.dumps(paths, indent=2) + "\n")
+    return paths
 
 
 def _asic_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:

@@ -32,6 +32,17 @@ def test_compact_8_bit_core_through_the_whole_point_pipeline(tmp_path):
     assert row.throughput_mbps == pytest.approx(128 * row.fmax_mhz / 176)
     resources = json.loads((Path(row.artifacts) / "manifest.json").read_text())["resources"]
     assert resources["datapath_sbox_instances"] == 1
+    # Issue 15: where the time goes, with cell types and fanouts from the real netlist.
+    [path] = row.details["critical_paths"]
+    assert path["clock"] == "clk"
+    assert path["total_ns"] == pytest.approx(1000 / row.fmax_by_clock["clk"], rel=1e-4)
+    # Registers and the state's distributed RAM (no block RAM in this core); nextpnr splits a
+    # TRELLIS_DPR16X4 into cells named after it ("state0.0.1$DPRAM_COMB3"), typed by that name.
+    assert {path["start_type"], path["end_type"]} <= {"TRELLIS_FF", "TRELLIS_DPR16X4"}
+    assert path["logic_levels"] >= 1 and "?" not in path["logic_by_type"]
+    assert sum(path["logic_by_type"].values()) == path["logic_levels"]
+    assert path["highest_fanout_route"]["fanout"] >= path["longest_route"]["fanout"] >= 1
+    assert json.loads((Path(row.artifacts) / "critical_paths.json").read_text()) == [path]
 
 
 def test_reduced_round_unrolled_core_places_and_routes(tmp_path):

@@ -1,0 +1,157 @@
+"""Where the time goes, per design point: the worst path of each clock (``aesdse report
+--critical-path``).
+
+The sweep stores a summary of every worst path nextpnr reports
+(:class:`aesdse.flow.critical_path.CriticalPath`) in the row's ``details["critical_paths"]``;
+this module prints them, one line per point and clock: Fmax, path delay, its logic and routing
+shares, the logic levels, the cell types on the path, the longest routing segment, and the start
+and end cells. A row stored before the summaries existed has none: it is listed as *not stored*
+(re-run the point), never rebuilt from guesses.
+"""
+
+import json
+
+from ..flow.critical_path import CriticalPath
+from ..store import Row
+from .table import _header, _order, _param, _show, label, number, varying_params
+
+__all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "render_critical_paths"]
+
+#: Output formats of the critical-path report.
+CRITICAL_PATH_FORMATS = ("markdown", "json")
+
+#: What the report says for an ``ok`` row without stored paths.
+NOT_STORED = ("critical path not stored: the row was made before aesdse recorded critical paths; "
+              "re-run the point (aesdse sweep EXPERIMENT --force)")
+
+#: Columns after the varying parameters: (header, Markdown alignment).
+_COLUMNS = (("Clock", "---"), ("Fmax (MHz)", "---:"), ("Path (ns)", "---:"), ("Logic", "---:"),
+            ("Routing", "---:"), ("Clk-to-Q + setup (ns)", "---:"), ("Levels", "---:"),
+            ("Logic cells", "---"), ("Longest net (ns, fanout)", "---:"), ("From -> to", "---"))
+
+_LEGEND = ("Logic and routing are shares of the path delay; the rest is clock-to-output and "
+           "setup. Levels: logic cells on the path (LUT4, wide-function mux, carry); cell types "
+           "and fanout from the synthesized netlist. The full paths are in each point's "
+           "report.json (nextpnr --report).")
+
+
+def stored_paths(row: Row) -> list[CriticalPath] | None:
+    """The critical paths stored with ``row``, or None when it has none (an older row, a failed
+    point, a target without place and route)."""
+    paths = (row.details or {}).get("critical_paths")
+    if paths is None:
+        return None
+    return [CriticalPath.from_dict(p) for p in paths]
+
+
+def _why_none(row: Row) -> str:
+    if row.status != "ok":
+        return f"no path: {row.status}"
+    if row.fmax_mhz is None:
+        return "no path: no place and route for this target"
+    return NOT_STORED
+
+
+def _fmax_of(row: Row, path: CriticalPath):
+    # nextpnr's own Fmax of the path's clock (uncapped); none for a path between two clocks.
+    if " -> " in path.clock:
+        return None
+    return (row.fmax_by_clock or {}).get(path.clock, row.fmax_raw_mhz)
+
+
+def _endpoint(kind: str | None, cell: str, port: str) -> str:
+    return f"{kind or '?'} {cell}.{port}"
+
+
+def _cells(path: CriticalPath) -> str:
+    return ", ".join(f"{n} {t}" for t, n in sorted(path.logic_by_type.items(),
+                                                    key=lambda item: (-item[1], item[0])))
+
+
+def _net(path: CriticalPath) -> str:
+    route = path.longest_route
+    if route is None:
+        return "-"
+    fanout = "?" if route.fanout is None else str(route.fanout)
+    return f"{route.delay_ns:.2f}, {fanout}"
+
+
+def _fmax_text(row: Row, path: CriticalPath) -> str:
+    # nextpnr's Fmax, marked when the row's Fmax is capped below it at a data-sheet limit.
+    fmax = _fmax_of(row, path)
+    capped = row.fmax_capped and fmax is not None and row.fmax_mhz is not None \
+        and fmax > row.fmax_mhz
+    return number(fmax, "fmax") + ("*" if capped else "")
+
+
+def _cells_of_path(row: Row, path: CriticalPath) -> list[str]:
+    return [path.clock, _fmax_text(row, path), f"{path.total_ns:.2f}",
+            f"{path.logic_percent:.0f}%", f"{path.routing_percent:.0f}%",
+            f"{path.clk_to_q_ns + path.setup_ns:.2f}", str(path.logic_levels), _cells(path),
+            _net(path), f"{_endpoint(path.start_type, path.start_cell, path.start_port)} -> "
+                        f"{_endpoint(path.end_type, path.end_cell, path.end_port)}"]
+
+
+def _markdown(rows: list[Row], title: str | None) -> str:
+    leading = varying_params(rows) or ["arch"]
+    out = [f"## {title}: critical paths", ""] if title else []
+    table = ["| " + " | ".join([_header(n) for n in leading] + [h for h, _ in _COLUMNS]) + " |",
+             "|" + "|".join(["---"] * len(leading) + [a for _, a in _COLUMNS]) + "|"]
+    missing = []
+    for row in rows:
+        paths = stored_paths(row)
+        if not paths:
+            missing.append(row)
+            continue
+        lead = [_show(_param(row, n)) for n in leading]
+        for path in paths:
+            table.append("| " + " | ".join(lead + _cells_of_path(row, path)) + " |")
+    if len(table) > 2:
+        out += table + ["", _LEGEND]
+        capped = [r for r in rows
+                  if any(_fmax_text(r, p).endswith("*") for p in stored_paths(r) or [])]
+        if capped:
+            out.append("\\* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
+                       "Fmax (" + "; ".join(sorted({f"{label(r)}: {r.fmax_capped}"
+                                                    for r in capped})) + ").")
+    if missing:
+        out += [""] * (len(table) > 2)
+        out += [f"- {label(row)} seed {row.seed}: {_why_none(row)}" for row in missing]
+    return "\n".join(out) + "\n"
+
+
+def _json(rows: list[Row]) -> str:
+    objects = []
+    for row in rows:
+        paths = stored_paths(row)
+        objects.append({
+            "key": row.key, "arch": row.arch, "params": row.params, "target": row.target,
+            "seed": row.seed, "freq_mhz": row.freq_mhz, "status": row.status,
+            "fmax_mhz": row.fmax_mhz, "fmax_by_clock": row.fmax_by_clock,
+            "artifacts": row.artifacts,
+            "critical_paths": None if paths is None else [
+                {**p.as_dict(), "fmax_mhz": _fmax_of(row, p),
+                 "logic_percent": p.logic_percent, "routing_percent": p.routing_percent}
+                for p in paths],
+            "note": None if paths else _why_none(row)})
+    return json.dumps(objects, indent=2) + "\n"
+
+
+def render_critical_paths(rows: list[Row], fmt: str = "markdown",
+                          title: str | None = None) -> str:
+    """The critical-path report of ``rows`` in ``fmt`` (:data:`CRITICAL_PATH_FORMATS`).
+
+    Raises
+    ------
+    ValueError
+        For another format.
+    """
+    if fmt not in CRITICAL_PATH_FORMATS:
+        raise ValueError(f"The critical-path report is printed as "
+                         f"{' or '.join(CRITICAL_PATH_FORMATS)}, not {fmt!r}")
+    rows = sorted(rows, key=_order)
+    if fmt == "json":
+        return _json(rows)
+    if not rows:
+        return "(no stored design point)\n"
+    return _markdown(rows, title)
