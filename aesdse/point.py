@@ -45,12 +45,12 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from .devices import family_info, fits, speed_limits
+from .devices import CLOCK_PINS, NEXUS_PINS, family_info, fits, speed_limits
 from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from .flow.asic import estimate as asic_estimate
 from .flow.critical_path import NetlistCells, critical_paths, netlist_cells
-from .flow.nextpnr import parse_report, place_and_route
+from .flow.nextpnr import nextpnr_args, parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
 from .generate import GenerateError, build_component, generate
@@ -108,16 +108,21 @@ def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
     options and the Yosys that runs them."""
     return stage_key("synth", {
         "rtlil": rtlil_digest, "top": top, "family": point.target.family,
+        "command": family_info(point.target.family).synth_command,
         "options": asdict(_synth_options(point)), "yosys": find_tool("yosys").version})
 
 
 def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:
-    """One place-and-route run: the netlist, the device, the target frequency, the placer seed
-    and the nextpnr that runs them."""
+    """One place-and-route run: the netlist, the device, the target frequency, the placer seed,
+    aesdse's own nextpnr arguments and pin tables, and the nextpnr that runs them (a changed
+    router option or clock pin must not reuse a result made without it)."""
     target = point.target
     return stage_key("pnr", {
         "netlist": netlist_digest, "device": target.device, "package": target.package,
         "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
+        "args": nextpnr_args(target),
+        "pins": [CLOCK_PINS.get((target.device, target.package)),
+                 NEXUS_PINS.get((target.device, target.package))],
         "nextpnr": find_tool(family_info(target.family).pnr_tool).version})
 
 

@@ -1,6 +1,7 @@
 """aesdse.flow.tools: a missing optional tool names the aesdse extra that installs it."""
 
 import shutil
+from dataclasses import replace
 import sys
 
 import pytest
@@ -100,3 +101,21 @@ def test_missing_nexus_tool_names_the_extra(monkeypatch, tmp_path):
     with pytest.raises(ToolNotFound, match=r'^nextpnr-nexus not found: install it with '
                                            r'pip install "aesdse\[nexus\]"'):
         find_tool("nextpnr-nexus")
+
+
+def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
+    # A changed router option, clock pin or synthesis command must not reuse a cached result.
+    from aesdse import devices, point as point_mod
+    from aesdse.experiment import Target, make_point
+    p = make_point("sbox", target=Target("LCMXO2-1200HC", "TG144", 6))
+    before = point_mod.pnr_key(p, "n" * 64, 50.0, 1), point_mod.synth_key(p, "r" * 64, "top")
+    monkeypatch.setitem(devices.CLOCK_PINS, ("LCMXO2-1200HC", "TG144"), "PB1")
+    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
+    monkeypatch.undo()
+    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) == before[0]
+    monkeypatch.setattr(point_mod, "nextpnr_args", lambda target: ["--router", "router2"])
+    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
+    info = devices.family_info("machxo2")
+    monkeypatch.setitem(devices.FAMILIES, "machxo2",
+                        replace(info, synth_command=info.synth_command + " -noccu2"))
+    assert point_mod.synth_key(p, "r" * 64, "top") != before[1]
