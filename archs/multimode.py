@@ -2,8 +2,8 @@
 at run time, on-the-fly key generation in both directions, ECB / CBC / CTR / CCM chaining in the
 core.
 
-One 128-bit round per clock cycle (the single-stream form; the two-stream interleave of 003
-section III.C is not built yet). The 16 datapath S-boxes are :class:`SharedSBox` units: one
+One 128-bit round per clock cycle (``streams=1``), or the two-stage pipeline of 003 section
+III.C (``streams=2``, see "Two streams" below). The 16 datapath S-boxes are :class:`SharedSBox` units: one
 GF(2^8) inverter of the chosen family between an inverse affine map on the way in (decryption)
 and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a). The retiming of
 section III.B (affine merged into MixColumns, inverse affine into InvMixColumns) is not done.
@@ -82,8 +82,34 @@ block by block (one message of each kind at a time).
 
 Cycles: header and tag blocks take Nr + 1 cycles, a payload block 2 (Nr + 1) (22 / 26 / 30
 for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``).
-The two-stream interleave of 003 section III.C, which would run the CTR and the CBC-MAC pass of
-a payload block side by side in a two-stage datapath (one block per Nr cycles), is not built.
+003 runs the CTR and the CBC-MAC pass of one payload block side by side, one in each half of its
+two-stage datapath; here a CCM message stays on one stream, its two passes one after the other
+(with two streams, two CCM messages, or a CCM message and another stream, share the datapath at
+full utilization instead).
+
+Two streams (003 section III.C)
+-------------------------------
+With ``streams=2`` each shared S-box has a register after its GF(2^8) inverter
+(:class:`SharedSBox` ``inverter_register``: "the datapath is partitioned at the output of the
+LUT-based GF inverter"), so a round takes two cycles: stage 1 is the S-box input up to that
+register, stage 2 the affine map, (Inv)ShiftRows, (Inv)MixColumns and AddRoundKey. The blocks of
+two streams alternate in it: in every cycle one stream's block is in stage 1 and the other's in
+stage 2 (a ``slot`` register toggles every cycle; a stream's "turn" is the cycle its block is in
+stage 2, and all its register updates and key steps happen in its turns). Each stream has every
+register of the one-stream core: state, chain, CCM registers, mode and direction, result
+register, and its own :class:`KeyExpander` (with its own four S-boxes; time-sharing one expander
+would still need a second walk position and window, most of its size). One stream alone gets a
+result every 2 (Nr + 1) cycles (half utilization, what a single CBC message can use, 003: "the
+utilization will be 50% for the CBC mode with single data stream"); both streams busy, one every
+Nr + 1 cycles between them. A stall of a stream (its result register full) repeats its stage 1
+in its next free cycle (stage 1 is a function of the stream's state register), so it costs the
+other stream nothing.
+
+The key, block and result payloads carry a ``stream`` field (0 or 1). A key goes to its stream's
+expander only: each stream has its own key (003 has one 256-bit initial-key register for both;
+loading the same key into both streams is 003's behaviour). Each stream's results leave in its
+input order; between the streams, the result completed first leaves first (``o`` shows the older
+of two waiting results).
 
 Implementation notes
 --------------------
@@ -92,6 +118,7 @@ expander the cycle after it is told the direction, with ``start``), then ``Nr`` 
 block is accepted in the cycle of the last round, so blocks go back to back. The whitening cycle
 is also where the chaining input is formed, from the chain register that the previous block's
 last round wrote: no combinational path from one block's result into the next block's input.
+With two streams every one of these cycles is one of the stream's turns, two clock cycles apart.
 Decryption uses the straight inverse cipher with its steps reordered inside a round (InvSubBytes
 and InvShiftRows commute), so the S-box sits at the same place in both directions:
 ``state' = InvMixColumns(InvShiftRows(InvSubBytes(state)) ^ rk)``.
@@ -146,6 +173,10 @@ class Multimode(wiring.Component):
         is the key size of the back-to-back stream the verify stage measures cycles per block
         with (``Nr + 1``), so that an experiment can report the throughput of each key size
         (003 Table II prints one per key size); the netlists of the three values are identical.
+    streams : int
+        1: one round per cycle (the netlist of the core before this parameter existed); 2: the
+        two-stage datapath of 003 section III.C with two interleaved streams (module
+        documentation, "Two streams").
     target : str
         Device family of the netlist.
 
@@ -154,7 +185,8 @@ class Multimode(wiring.Component):
     key, i, o
         :class:`archs.interface.AESSignature` with key sizes 128/192/256, the block fields
         ``decrypt``, ``mode``, ``first``, ``iv``, ``ccm_phase``, ``pad_bytes`` and the result
-        field ``auth_fail``.
+        field ``auth_fail``; with two streams also ``stream`` in the key, block and result
+        payloads.
 
     Attributes
     ----------
@@ -162,11 +194,14 @@ class Multimode(wiring.Component):
         Modes the core chains: ``("ecb", "cbc", "ctr", "ccm")``.
     measure_key_bits : int
         ``key_bits``, read by :mod:`aesdse.verify`.
+    blocks_in_flight : int
+        ``streams``, read by :mod:`aesdse.verify`.
 
     Raises
     ------
     ValueError
-        If ``sbox`` is not one of :data:`SBOXES` or ``key_bits`` not 128, 192 or 256.
+        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or
+        ``streams`` not 1 or 2.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
