@@ -9,8 +9,10 @@ input and random back-pressure on the output. A core that chains blocks itself (
 attribute and a ``mode`` block field, :mod:`archs.multimode`) is also sent SP 800-38A F.1/F.2/F.5
 messages and random multi-block messages in its modes, checked against ``cryptography``; with
 ``"ccm"`` among its modes also a few random CCM messages (SP 800-38C), sealed and opened in mixed
-key sizes, one of them with a wrong tag that the core must flag (``auth_fail``). Then two clean
-runs measure the core:
+key sizes, one of them with a wrong tag that the core must flag (``auth_fail``). A core that
+interleaves two streams (a ``stream`` field in its key, block and result payloads) gets every
+message on a random stream, the two streams' blocks merged in a random order, and each stream's
+results checked in its own input order. Then two clean runs measure the core:
 
 ``latency_cycles``
     Clock edges from the edge that accepts a block to the edge that hands its result out, with the
@@ -19,6 +21,8 @@ runs measure the core:
     In a long back-to-back stream with the output always ready, the clock edges between consecutive
     output transfers, averaged over the steady state. Architectures that interleave several
     blocks are given enough blocks to fill every slot, so this already counts blocks in flight.
+    A core with two streams is measured with blocks sent to the streams in turn (all streams
+    busy); one stream alone is measured too, into ``details["single_stream"]``.
 
 Standalone S-boxes (components with ``i``/``o`` byte ports and ``latency`` and ``table``
 attributes) are checked over all 256 inputs, fed one per cycle, and must produce each result
@@ -27,7 +31,7 @@ exactly ``latency`` cycles later.
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from amaranth.sim import Simulator
 
@@ -101,25 +105,31 @@ class _Block:
     fields: tuple = ()
     #: Result fields besides ``data`` (name, expected value), e.g. CCM's ``auth_fail``.
     result_fields: tuple = ()
+    #: The stream the block goes to, in a core that interleaves several (a ``stream`` block
+    #: field, :mod:`archs.multimode` with two streams); 0 otherwise.
+    stream: int = 0
 
 
-def _key_payload(vec: BlockVector, port) -> dict:
+def _key_payload(vec: BlockVector, port, stream: int = 0) -> dict:
     # Keys are left-aligned in a port sized for the largest key the core supports.
     payload = {"key": vec.key << (len(port.payload.key) - vec.key_bits)}
     if hasattr(port.payload, "key_bits"):
         payload["key_bits"] = vec.key_bits
+    if hasattr(port.payload, "stream"):
+        payload["stream"] = stream
     return payload
 
 
 def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
-    """Drive ``items`` (("key", BlockVector) or ("block", _Block)) into ``dut`` with random input
-    gaps and output back-pressure of ``stall_probability``; collect the outputs.
+    """Drive ``items`` (("key", (BlockVector, stream)) or ("block", _Block)) into ``dut`` with
+    random input gaps and output back-pressure of ``stall_probability``; collect the outputs.
 
     Returns (outputs, accept_cycles, output_cycles): the result payloads (``.data`` and any
     further result fields) and the indices of the clock edges at which each block went in and
     each result came out (:class:`EdgeClock`).
     """
     has_direction = hasattr(dut.i.payload, "decrypt")
+    has_stream = hasattr(dut.i.payload, "stream")
     expected_outputs = sum(1 for kind, _ in items if kind == "block")
     outputs, accept_cycles, output_cycles = [], [], []
     gaps = random_gaps(rng, stall_probability)
@@ -129,11 +139,14 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
         for kind, value in items:
             await clock.idle(ctx, gaps())
             if kind == "key":
-                await stream_put(ctx, dut.key, _key_payload(value, dut.key), clock=clock)
+                vec, stream = value
+                await stream_put(ctx, dut.key, _key_payload(vec, dut.key, stream), clock=clock)
                 continue
             payload = {"data": value.data}
             if has_direction:
                 payload["decrypt"] = int(value.decrypt)
+            if has_stream:
+                payload["stream"] = value.stream
             payload.update(value.fields)
             await stream_put(ctx, dut.i, payload, clock=clock)
             accept_cycles.append(clock.now)
@@ -284,44 +297,91 @@ def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list
 
 
 def _items_for(blocks):
-    # A key transfer before every change of key, so blocks go back to back under one key.
-    items, last_key = [], None
+    # A key transfer before every change of key (of the block's stream), so blocks go back to
+    # back under one key.
+    items, last_key = [], {}
     for b in blocks:
-        if (b.key.key, b.key.key_bits) != last_key:
-            items.append(("key", b.key))
-            last_key = (b.key.key, b.key.key_bits)
+        if (b.key.key, b.key.key_bits) != last_key.get(b.stream):
+            items.append(("key", (b.key, b.stream)))
+            last_key[b.stream] = (b.key.key, b.key.key_bits)
         items.append(("block", b))
     return items
 
 
-def _measure(build, options, rng, vec: BlockVector, decrypt: bool) -> tuple[int, float]:
+def _interleave_streams(blocks, streams, rng) -> list[_Block]:
+    """``blocks`` spread over ``streams`` interleaved streams: each message (a block without a
+    ``first`` field, or one with ``first`` set and the blocks that continue it) goes whole to a
+    random stream, then the streams' blocks are merged in a random order that keeps each
+    stream's own order, so that blocks of both streams are in flight together, with their
+    modes, key sizes and directions mixed."""
+    queues = [[] for _ in range(streams)]
+    target = 0
+    for b in blocks:
+        if dict(b.fields).get("first", 1):
+            target = rng.randrange(streams)
+        queues[target].append(replace(b, stream=target))
+    merged = []
+    while any(queues):
+        queue = rng.choice([q for q in queues if q])
+        merged.append(queue.pop(0))
+    return merged
+
+
+def _check_outputs(blocks, outputs, streams):
+    """Each stream's results in its own input order (a one-stream core: all in input order)."""
+    for stream in range(streams):
+        mine = [(n, b) for n, b in enumerate(blocks) if b.stream == stream]
+        got = [out for out in outputs if getattr(out, "stream", 0) == stream]
+        if len(got) != len(mine):
+            raise VerificationError(f"stream {stream}: {len(mine)} blocks went in, "
+                                    f"{len(got)} results came out")
+        for (n, b), out in zip(mine, got):
+            where = (f"{b.source} (block {n}{f', stream {stream}' if streams > 1 else ''}): "
+                     f"key {b.key.key:0{b.key.key_bits // 4}x} input {b.data:032x}")
+            if out.data != b.expected:
+                raise VerificationError(f"mismatch on {where}: expected {b.expected:032x}, "
+                                        f"got {out.data:032x}")
+            for name, value in b.result_fields:
+                if getattr(out, name) != value:
+                    raise VerificationError(f"mismatch on {where}: expected {name}={value}, "
+                                            f"got {getattr(out, name)}")
+
+
+def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int = 1,
+             latency: bool = True) -> tuple[int | None, float]:
     """(latency, cycles per block) of one direction, on fresh cores with the output always
-    ready and no input gaps."""
-    def block(data):
+    ready and no input gaps. ``streams`` > 1: the blocks go to the streams in turn (each
+    stream loaded with the key), and cycles per block is the spacing of results of all of
+    them. ``latency=False`` skips the latency run (None)."""
+    def block(data, n=0):
         expected = (reference.decrypt_int if decrypt else reference.encrypt_int)(
             vec.key, data, vec.key_bits)
-        return _Block(data, expected, decrypt, "back-to-back stream", vec)
+        return _Block(data, expected, decrypt, "back-to-back stream", vec, stream=n % streams)
 
     # Latency: one block alone.
-    first = block(vec.ciphertext if decrypt else vec.plaintext)
-    _, accepted, produced = _run_cipher(build(), [("key", vec), ("block", first)],
-                                        stall_probability=0, rng=rng,
-                                        max_cycles=options.max_cycles)
-    latency = produced[0] - accepted[0]
+    if latency:
+        first = block(vec.ciphertext if decrypt else vec.plaintext)
+        _, accepted, produced = _run_cipher(build(), [("key", (vec, 0)), ("block", first)],
+                                            stall_probability=0, rng=rng,
+                                            max_cycles=options.max_cycles)
+        latency = produced[0] - accepted[0]
+    else:
+        latency = None
 
     # Cycles per block: a long back-to-back stream. Cores that keep several blocks in flight
     # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice.
     dut = build()
     in_flight = getattr(dut, "blocks_in_flight", 1)
-    blocks = [block(rng.getrandbits(128))
-              for _ in range(max(options.measure_blocks, 4 * in_flight))]
-    outs, _, produced = _run_cipher(dut, [("key", vec)] + [("block", b) for b in blocks],
+    blocks = [block(rng.getrandbits(128), n)
+              for n in range(max(options.measure_blocks, 4 * in_flight))]
+    outs, _, produced = _run_cipher(dut, [("key", (vec, n)) for n in range(streams)]
+                                    + [("block", b) for b in blocks],
                                     stall_probability=0, rng=rng, max_cycles=options.max_cycles)
-    for b, got in zip(blocks, (out.data for out in outs)):
-        if got != b.expected:
-            raise VerificationError(f"mismatch in back-to-back stream "
-                                    f"({'decrypt' if decrypt else 'encrypt'}): input "
-                                    f"{b.data:032x}: expected {b.expected:032x}, got {got:032x}")
+    try:
+        _check_outputs(blocks, outs, streams)
+    except VerificationError as error:
+        raise VerificationError(f"in back-to-back stream ({'decrypt' if decrypt else 'encrypt'}"
+                                f"): {error}") from None
     # Skip the first half: the pipeline is filling there. A looped core hands its blocks out in
     # bursts (one rotation of its slots, then a gap), so average over whole rotations only: a
     # span of a multiple of `blocks_in_flight` outputs (every burst length divides it).
@@ -341,19 +401,13 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
     blocks += _mode_blocks(first, options, key_sizes, directions, rng)
     blocks += _ccm_blocks(first, options, key_sizes, directions, rng)
+    streams = 2 if hasattr(first.i.payload, "stream") else 1
+    if streams > 1:
+        blocks = _interleave_streams(blocks, streams, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
-    for n, (b, out) in enumerate(zip(blocks, outputs)):
-        where = (f"{b.source} (block {n}): key {b.key.key:0{b.key.key_bits // 4}x} "
-                 f"input {b.data:032x}")
-        if out.data != b.expected:
-            raise VerificationError(f"mismatch on {where}: expected {b.expected:032x}, "
-                                    f"got {out.data:032x}")
-        for name, value in b.result_fields:
-            if getattr(out, name) != value:
-                raise VerificationError(f"mismatch on {where}: expected {name}={value}, "
-                                        f"got {getattr(out, name)}")
+    _check_outputs(blocks, outputs, streams)
 
     # Timing, per direction; the slower direction is the core's (a throughput must hold for
     # whatever a user sends).
@@ -364,8 +418,23 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
                        blocks[0].key)
     measured = {d: _measure(build, options, rng, measure_key, d == "decrypt")
                 for d in directions}
+    single = {}
+    if streams > 1:
+        # The figure of the point is all streams busy (full utilization, the latency of a
+        # block alone as measured above); one stream alone (e.g. a single CBC message, whose
+        # blocks depend on each other) gets less, kept in the details.
+        single = measured
+        measured = {d: (single[d][0], _measure(build, options, rng, measure_key,
+                                               d == "decrypt", streams, latency=False)[1])
+                    for d in directions}
     details = {d: {"latency_cycles": lat, "cycles_per_block": cpb}
                for d, (lat, cpb) in measured.items()} if len(measured) > 1 else {}
+    if single:
+        details["streams"] = streams
+        details["single_stream"] = {
+            "cycles_per_block": max(cpb for _, cpb in single.values()),
+            **({d: {"cycles_per_block": cpb} for d, (_, cpb) in single.items()}
+               if len(single) > 1 else {})}
     return Verification(ok=True,
                         vectors_checked=len(blocks) + len(measured) * options.measure_blocks,
                         latency_cycles=max(lat for lat, _ in measured.values()),

@@ -305,6 +305,10 @@ FAMILIES = {
             Param("key_bits", (128, 192, 256), 128,
                   "key size of the measured stream (the core takes all three at run time; "
                   "the netlist does not depend on it)"),
+            Param("streams", (1, 2), 1,
+                  "1: one round per cycle; 2: register after the inverter (003 section III.C), "
+                  "two streams interleaved, each at half rate, full utilization together",
+                  omitted_at_default=True),
         )),
 }
 

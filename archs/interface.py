@@ -5,7 +5,9 @@ all. A core has three :mod:`amaranth.lib.stream` interfaces:
 
 ``key`` (in)
     Payload ``{"key": unsigned(max_key_bits)}`` (plus ``"key_bits"`` selecting 128/192/256 when a
-    core supports more than one size). A transfer loads the key used for every following block.
+    core supports more than one size, and per-architecture fields such as the ``stream`` of
+    :mod:`archs.multimode` with two streams). A transfer loads the key used for every following
+    block (of its stream).
     Keys are left-aligned: a 128-bit key in a 256-bit port occupies bits 255..128.
 ``i`` (in)
     Payload ``{"data": unsigned(128)}`` plus per-architecture fields (direction, mode, ...), each
@@ -13,7 +15,7 @@ all. A core has three :mod:`amaranth.lib.stream` interfaces:
 ``o`` (out)
     Payload ``{"data": unsigned(128)}`` plus per-architecture result fields (e.g. the
     ``auth_fail`` flag of a CCM decryption, :mod:`archs.multimode`): one transfer per processed
-    block, in input order.
+    block, in input order (in a core with a ``stream`` field: in input order within each stream).
 
 Attributes the tool reads
 -------------------------
@@ -70,9 +72,13 @@ class AESSignature(wiring.Signature):
     result_fields : dict of str to shape
         Extra fields of the result payload (for example ``{"auth_fail": 1}``); none by default,
         so the result payload of every other core is ``{"data": 128}`` alone.
+    key_fields : dict of str to shape
+        Extra fields of the key payload (for example the ``stream`` a key is for, in a core
+        that interleaves two streams); none by default.
     """
 
-    def __init__(self, *, key_sizes=(128,), block_fields=None, result_fields=None):
+    def __init__(self, *, key_sizes=(128,), block_fields=None, result_fields=None,
+                 key_fields=None):
         key_sizes = tuple(key_sizes)
         if not key_sizes or any(k not in (128, 192, 256) for k in key_sizes):
             raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
@@ -81,6 +87,7 @@ class AESSignature(wiring.Signature):
         key_layout = {"key": max(key_sizes)}
         if len(key_sizes) > 1:
             key_layout["key_bits"] = 9  # 128, 192 or 256 as a number: self-describing in a VCD
+        key_layout.update(key_fields or {})
         block_layout = {"data": 128, **(block_fields or {})}
         super().__init__({
             "key": In(stream.Signature(data.StructLayout(key_layout))),

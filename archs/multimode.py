@@ -2,8 +2,8 @@
 at run time, on-the-fly key generation in both directions, ECB / CBC / CTR / CCM chaining in the
 core.
 
-One 128-bit round per clock cycle (the single-stream form; the two-stream interleave of 003
-section III.C is not built yet). The 16 datapath S-boxes are :class:`SharedSBox` units: one
+One 128-bit round per clock cycle (``streams=1``), or the two-stage pipeline of 003 section
+III.C (``streams=2``, see "Two streams" below). The 16 datapath S-boxes are :class:`SharedSBox` units: one
 GF(2^8) inverter of the chosen family between an inverse affine map on the way in (decryption)
 and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a). The retiming of
 section III.B (affine merged into MixColumns, inverse affine into InvMixColumns) is not done.
@@ -82,8 +82,34 @@ block by block (one message of each kind at a time).
 
 Cycles: header and tag blocks take Nr + 1 cycles, a payload block 2 (Nr + 1) (22 / 26 / 30
 for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``).
-The two-stream interleave of 003 section III.C, which would run the CTR and the CBC-MAC pass of
-a payload block side by side in a two-stage datapath (one block per Nr cycles), is not built.
+003 runs the CTR and the CBC-MAC pass of one payload block side by side, one in each half of its
+two-stage datapath; here a CCM message stays on one stream, its two passes one after the other
+(with two streams, two CCM messages, or a CCM message and another stream, share the datapath at
+full utilization instead).
+
+Two streams (003 section III.C)
+-------------------------------
+With ``streams=2`` each shared S-box has a register after its GF(2^8) inverter
+(:class:`SharedSBox` ``inverter_register``: "the datapath is partitioned at the output of the
+LUT-based GF inverter"), so a round takes two cycles: stage 1 is the S-box input up to that
+register, stage 2 the affine map, (Inv)ShiftRows, (Inv)MixColumns and AddRoundKey. The blocks of
+two streams alternate in it: in every cycle one stream's block is in stage 1 and the other's in
+stage 2 (a ``slot`` register toggles every cycle; a stream's "turn" is the cycle its block is in
+stage 2, and all its register updates and key steps happen in its turns). Each stream has every
+register of the one-stream core: state, chain, CCM registers, mode and direction, result
+register, and its own :class:`KeyExpander` (with its own four S-boxes; time-sharing one expander
+would still need a second walk position and window, most of its size). One stream alone gets a
+result every 2 (Nr + 1) cycles (half utilization, what a single CBC message can use, 003: "the
+utilization will be 50% for the CBC mode with single data stream"); both streams busy, one every
+Nr + 1 cycles between them. A stall of a stream (its result register full) repeats its stage 1
+in its next free cycle (stage 1 is a function of the stream's state register), so it costs the
+other stream nothing.
+
+The key, block and result payloads carry a ``stream`` field (0 or 1). A key goes to its stream's
+expander only: each stream has its own key (003 has one 256-bit initial-key register for both;
+loading the same key into both streams is 003's behaviour). Each stream's results leave in its
+input order; between the streams, the result completed first leaves first (``o`` shows the older
+of two waiting results).
 
 Implementation notes
 --------------------
@@ -92,6 +118,7 @@ expander the cycle after it is told the direction, with ``start``), then ``Nr`` 
 block is accepted in the cycle of the last round, so blocks go back to back. The whitening cycle
 is also where the chaining input is formed, from the chain register that the previous block's
 last round wrote: no combinational path from one block's result into the next block's input.
+With two streams every one of these cycles is one of the stream's turns, two clock cycles apart.
 Decryption uses the straight inverse cipher with its steps reordered inside a round (InvSubBytes
 and InvShiftRows commute), so the S-box sits at the same place in both directions:
 ``state' = InvMixColumns(InvShiftRows(InvSubBytes(state)) ^ rk)``.
@@ -108,10 +135,13 @@ from .prims.mixcolumns import inv_mix_column_value, mix_column_value
 from .prims.sbox import SharedSBox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
-__all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES"]
+__all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES", "STREAMS"]
 
 #: Inverter families the core accepts (combinational ones: one round per cycle).
 SBOXES = ("lut", "composite", "tower")
+
+#: Stream counts: 1, one round per cycle; 2, the two-stage pipeline of 003 section III.C.
+STREAMS = (1, 2)
 
 
 class Mode(enum.Enum, shape=2):
@@ -143,6 +173,10 @@ class Multimode(wiring.Component):
         is the key size of the back-to-back stream the verify stage measures cycles per block
         with (``Nr + 1``), so that an experiment can report the throughput of each key size
         (003 Table II prints one per key size); the netlists of the three values are identical.
+    streams : int
+        1: one round per cycle (the netlist of the core before this parameter existed); 2: the
+        two-stage datapath of 003 section III.C with two interleaved streams (module
+        documentation, "Two streams").
     target : str
         Device family of the netlist.
 
@@ -151,7 +185,8 @@ class Multimode(wiring.Component):
     key, i, o
         :class:`archs.interface.AESSignature` with key sizes 128/192/256, the block fields
         ``decrypt``, ``mode``, ``first``, ``iv``, ``ccm_phase``, ``pad_bytes`` and the result
-        field ``auth_fail``.
+        field ``auth_fail``; with two streams also ``stream`` in the key, block and result
+        payloads.
 
     Attributes
     ----------
@@ -159,96 +194,168 @@ class Multimode(wiring.Component):
         Modes the core chains: ``("ecb", "cbc", "ctr", "ccm")``.
     measure_key_bits : int
         ``key_bits``, read by :mod:`aesdse.verify`.
+    blocks_in_flight : int
+        ``streams``, read by :mod:`aesdse.verify`.
 
     Raises
     ------
     ValueError
-        If ``sbox`` is not one of :data:`SBOXES` or ``key_bits`` not 128, 192 or 256.
+        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or
+        ``streams`` not 1 or 2.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
 
     @staticmethod
-    def check(*, sbox="lut", key_bits=128, target="generic"):
+    def check(*, sbox="lut", key_bits=128, streams=1, target="generic"):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
         if sbox not in SBOXES:
             raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
         if key_bits not in ROUNDS or isinstance(key_bits, bool):
             raise ValueError(f"Key bits must be 128, 192 or 256, not {key_bits!r}")
+        if streams not in STREAMS or isinstance(streams, bool):
+            raise ValueError(f"Streams must be 1 or 2, not {streams!r}")
 
-    def __init__(self, *, sbox="lut", key_bits=128, target="generic"):
-        self.check(sbox=sbox, key_bits=key_bits, target=target)
+    def __init__(self, *, sbox="lut", key_bits=128, streams=1, target="generic"):
+        self.check(sbox=sbox, key_bits=key_bits, streams=streams, target=target)
         self.sbox = sbox
         self.measure_key_bits = key_bits
+        self.streams = streams
+        self.blocks_in_flight = streams
         self.target = target
+        stream_field = {"stream": 1} if streams > 1 else {}
         super().__init__(AESSignature(
             key_sizes=(128, 192, 256),
             block_fields={"decrypt": 1, "mode": Mode, "first": 1, "iv": 128,
-                          "ccm_phase": CCMPhase, "pad_bytes": 4},
-            result_fields={"auth_fail": 1}))
+                          "ccm_phase": CCMPhase, "pad_bytes": 4, **stream_field},
+            result_fields={"auth_fail": 1, **stream_field},
+            key_fields=stream_field))
 
-    def cycles_per_block(self, key_bits, *, ccm_payload=False):
-        """Cycles between blocks streamed back to back: whitening plus one per round, twice
-        for a CCM payload block (its CTR pass, then its CBC-MAC pass)."""
-        return (ROUNDS[key_bits] + 1) * (2 if ccm_payload else 1)
+    def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
+        """Cycles between results streamed back to back: whitening plus one per round, twice
+        for a CCM payload block (its CTR pass, then its CBC-MAC pass). Two streams: a round
+        takes two cycles, so one stream alone gets a result every ``2 (Nr + 1)`` cycles (half
+        utilization) and both streams busy (``streams_busy=2``, the default) one every
+        ``Nr + 1`` cycles between them."""
+        passes = (ROUNDS[key_bits] + 1) * (2 if ccm_payload else 1)
+        busy = self.streams if streams_busy is None else streams_busy
+        return passes * self.streams // busy
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.keys = keys = KeyExpander(
-            128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
-            sbox=self.sbox, target=self.target)
-        reg = SimpleNamespace(
-            # Block registers: taken at accept, used in the whitening cycle.
-            data_in=Signal(128, name="data_in"), iv=Signal(128, name="iv"),
-            first=Signal(name="first"), mode=Signal(Mode, name="mode"),
-            decrypt=Signal(name="decrypt"),     # direction of the cipher (CTR: encryption)
-            # Running registers.
-            state=Signal(128, name="state"),
-            chain=Signal(128, name="chain"),    # CBC: previous ciphertext; CTR: next counter
-            post=Signal(128, name="post"),      # XORed into the result (CBC dec: chain; CTR: data)
-            key_pending=Signal(name="key_pending"),  # a key load walks to the last round key
-            whiten=Signal(name="whiten"),       # the block's next cycle is the whitening cycle
-            busy=Signal(name="busy"),           # a block is in the rounds
-            out_data=Signal(128, name="out_data"), out_valid=Signal(name="out_valid"),
-            out_auth_fail=Signal(name="out_auth_fail"),
-            # CCM: block registers, then the message's running registers (kept apart from
-            # `chain`, so that a CCM message and a CBC/CTR message may interleave).
-            ccm_phase=Signal(CCMPhase, name="ccm_phase"), pad_bytes=Signal(4, name="pad_bytes"),
-            ccm_decrypt=Signal(name="ccm_decrypt"),  # direction of the CCM message
-            mac_pass=Signal(name="mac_pass"),   # a CCM payload block is in its CBC-MAC pass
-            mac=Signal(128, name="mac"),        # CBC-MAC so far (SP 800-38C 6.1 step 4: Y_i)
-            ccm_ctr=Signal(128, name="ccm_ctr"),  # next counter block Ctr_i
-            ccm_q1=Signal(3, name="ccm_q1"),    # q - 1, from B0's flags
-            ccm_t2=Signal(3, name="ccm_t2"))    # (t - 2) / 2, from B0's flags
-
-        round_out = self._build_round(m, keys, reg)
-        chain_in, cipher_in, counter = self._build_chaining_input(m, reg)
-        round_step = reg.busy & keys.valid & (~keys.last | ~reg.out_valid | self.o.ready)
-        # A CCM payload block's CTR pass is followed by its CBC-MAC pass.
-        two_pass = ((reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
-                    & ~reg.mac_pass)
-        finishing = round_step & keys.last
-        accept = self.i.valid & self.i.ready
-        self._build_handshakes(m, reg, finishing & ~two_pass)
-        self._build_key_control(m, keys, reg, accept, round_step, finishing & two_pass)
-        self._build_block_registers(m, keys, reg, accept, round_step, round_out, chain_in,
-                                    cipher_in, counter)
+        slot = None
+        if self.streams > 1:
+            # The stream whose block is in stage 2 this cycle (its "turn"); the other stream's
+            # block is in stage 1. The two alternate every cycle (003 section III.C).
+            slot = Signal(name="slot")
+            m.d.sync += slot.eq(~slot)
+        lanes = [self._stream_registers(m, n, slot) for n in range(self.streams)]
+        round_out = self._build_round(m, lanes, slot)
+        for reg in lanes:
+            reg.chain_in, reg.cipher_in, reg.counter = self._build_chaining_input(m, reg)
+        select = Signal(name="result_stream") if self.streams > 1 else None
+        for n, reg in enumerate(lanes):
+            keys = reg.keys
+            drain = self.o.ready if select is None else self.o.ready & (select == n)
+            reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
+                              & (~keys.last | ~reg.out_valid | drain))
+            # A CCM payload block's CTR pass is followed by its CBC-MAC pass.
+            ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
+            reg.two_pass = ccm_payload & ~reg.mac_pass
+            reg.finishing = reg.round_step & keys.last
+            reg.block_done = reg.finishing & ~reg.two_pass
+            reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
+            reg.accept = self.i.valid & self.i.ready
+            if select is not None:
+                reg.accept = reg.accept & (self.i.payload.stream == n)
+        self._build_handshakes(m, lanes, select)
+        for reg in lanes:
+            self._build_key_control(m, reg.keys, reg, reg.accept, reg.round_step,
+                                    reg.finishing & reg.two_pass)
+            self._build_block_registers(m, reg.keys, reg, reg.accept, reg.round_step, round_out,
+                                        reg.chain_in, reg.cipher_in, reg.counter)
         return m
 
-    def _build_round(self, m, keys, reg):
-        """One round on ``reg.state``: shared S-boxes, (Inv)ShiftRows, then MixColumns before or
-        InvMixColumns after AddRoundKey; the last round has neither. Returns the round's
-        output."""
+    def _on_turn(self, reg, condition):
+        """``condition``, in the stream's turn only (two streams: stage 2 holds its block)."""
+        return condition if reg.turn is None else condition & reg.turn
+
+    def _stream_registers(self, m, n, slot):
+        """The key expander and the registers of stream ``n``, in a namespace (with one stream
+        the names of the single-stream core, so its netlist is unchanged)."""
+        prefix = "" if self.streams == 1 else f"s{n}_"
+        keys = KeyExpander(
+            128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
+            sbox=self.sbox, target=self.target)
+        m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
+
+        def reg(name, shape=1):
+            return Signal(shape, name=prefix + name)
+        turn = None
+        if slot is not None:
+            turn = reg("turn")
+            m.d.comb += turn.eq(slot == n)
+        return SimpleNamespace(
+            keys=keys, turn=turn, index=n,
+            # Block registers: taken at accept, used in the whitening cycle.
+            data_in=reg("data_in", 128), iv=reg("iv", 128), first=reg("first"),
+            mode=reg("mode", Mode),
+            decrypt=reg("decrypt"),             # direction of the cipher (CTR: encryption)
+            # Running registers.
+            state=reg("state", 128),
+            chain=reg("chain", 128),            # CBC: previous ciphertext; CTR: next counter
+            post=reg("post", 128),              # XORed into the result (CBC dec: chain; CTR: data)
+            key_pending=reg("key_pending"),     # a key load walks to the last round key
+            whiten=reg("whiten"),               # the block's next turn is the whitening cycle
+            busy=reg("busy"),                   # a block is in the rounds
+            out_data=reg("out_data", 128), out_valid=reg("out_valid"),
+            out_auth_fail=reg("out_auth_fail"),
+            # CCM: block registers, then the message's running registers (kept apart from
+            # `chain`, so that a CCM message and a CBC/CTR message may interleave).
+            ccm_phase=reg("ccm_phase", CCMPhase), pad_bytes=reg("pad_bytes", 4),
+            ccm_decrypt=reg("ccm_decrypt"),     # direction of the CCM message
+            mac_pass=reg("mac_pass"),           # a CCM payload block is in its CBC-MAC pass
+            mac=reg("mac", 128),                # CBC-MAC so far (SP 800-38C 6.1 step 4: Y_i)
+            ccm_ctr=reg("ccm_ctr", 128),        # next counter block Ctr_i
+            ccm_q1=reg("ccm_q1", 3),            # q - 1, from B0's flags
+            ccm_t2=reg("ccm_t2", 3))            # (t - 2) / 2, from B0's flags
+
+    def _round_inputs(self, m, lanes, slot):
+        """What the round datapath works on: the state entering the S-boxes and its direction
+        (stage 1), the direction, round key and last-round flag of the block in stage 2. One
+        stream: all of the one block. Two streams: stage 1 holds the block of the stream whose
+        turn is next, stage 2 the block whose turn it is."""
+        if slot is None:
+            (reg,) = lanes
+            return reg.state, reg.decrypt, reg.decrypt, reg.keys.round_key, reg.keys.last
+        state, sbox_decrypt = Signal(128, name="stage1_state"), Signal(name="stage1_decrypt")
+        decrypt, rk, last = (Signal(name="stage2_decrypt"), Signal(128, name="stage2_key"),
+                             Signal(name="stage2_last"))
+        first, second = lanes
+        m.d.comb += [
+            state.eq(Mux(slot, first.state, second.state)),
+            sbox_decrypt.eq(Mux(slot, first.decrypt, second.decrypt)),
+            decrypt.eq(Mux(slot, second.decrypt, first.decrypt)),
+            rk.eq(Mux(slot, second.keys.round_key, first.keys.round_key)),
+            last.eq(Mux(slot, second.keys.last, first.keys.last)),
+        ]
+        return state, sbox_decrypt, decrypt, rk, last
+
+    def _build_round(self, m, lanes, slot):
+        """One round: shared S-boxes, (Inv)ShiftRows, then MixColumns before or InvMixColumns
+        after AddRoundKey; the last round has neither. Two streams: a register after the
+        inverters (003 section III.C) splits it into two stages, each holding one stream's
+        block. Returns the round's (stage 2's) output."""
+        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot)
         sub = []
-        for n, byte in enumerate(value_bytes(reg.state)):
-            sb = SharedSBox(self.sbox, target=self.target)
+        for n, byte in enumerate(value_bytes(state)):
+            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1, target=self.target)
             m.submodules[f"sbox{n}"] = sb
-            m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(reg.decrypt)]
+            m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)
         shifted = Signal(128)
-        m.d.comb += shifted.eq(Mux(reg.decrypt, bytes_value(inv_shift_rows(sub)),
+        m.d.comb += shifted.eq(Mux(decrypt, bytes_value(inv_shift_rows(sub)),
                                    bytes_value(shift_rows(sub))))
-        rk = keys.round_key
         added = Signal(128)
         m.d.comb += added.eq(shifted ^ rk)
 
@@ -257,9 +364,9 @@ class Multimode(wiring.Component):
             return bytes_value(x for c in range(4) for x in function(b[4 * c:4 * c + 4]))
 
         round_out = Signal(128)
-        with m.If(keys.last):
+        with m.If(last):
             m.d.comb += round_out.eq(added)
-        with m.Elif(reg.decrypt):
+        with m.Elif(decrypt):
             m.d.comb += round_out.eq(columns(added, inv_mix_column_value))
         with m.Else():
             m.d.comb += round_out.eq(columns(shifted, mix_column_value) ^ rk)
@@ -302,31 +409,61 @@ class Multimode(wiring.Component):
         m.d.comb += counter.eq(Mux(reg.first, _ccm_counter0(reg.data_in, reg.data_in[120:123]),
                                    reg.ccm_ctr))
 
-    def _build_handshakes(self, m, reg, block_done):
-        """Key, block and result streams. A pending key write takes priority over a new block,
-        so the order of key and block transfers is the order the user issued them in."""
+    def _build_handshakes(self, m, lanes, select):
+        """Key, block and result streams. A pending key write takes priority over a new block
+        (of its stream), so the order of key and block transfers is the order the user issued
+        them in."""
+        if select is None:
+            (reg,) = lanes
+            m.d.comb += [
+                self.key.ready.eq(~reg.busy & ~reg.whiten),
+                self.i.ready.eq((~(reg.busy | reg.whiten) | reg.block_done) & ~reg.key_pending
+                                & ~self.key.valid),
+                self.o.valid.eq(reg.out_valid),
+                self.o.payload.data.eq(reg.out_data),
+                self.o.payload.auth_fail.eq(reg.out_auth_fail),
+            ]
+            with m.If(self.o.valid & self.o.ready):
+                m.d.sync += reg.out_valid.eq(0)
+            return
+        # Two streams: the key and the block go to the stream their `stream` field names; the
+        # result port hands out the older of the two waiting results.
+        key_for, block_for = self.key.payload.stream, self.i.payload.stream
+        key_ready = [~reg.busy & ~reg.whiten for reg in lanes]
+        block_ready = [(~(reg.busy | reg.whiten) | reg.block_done) & ~reg.key_pending
+                       & ~(self.key.valid & (key_for == n)) for n, reg in enumerate(lanes)]
+        older = Signal(name="older_result")
+        first, second = lanes
         m.d.comb += [
-            self.key.ready.eq(~reg.busy & ~reg.whiten),
-            self.i.ready.eq((~(reg.busy | reg.whiten) | block_done) & ~reg.key_pending
-                            & ~self.key.valid),
-            self.o.valid.eq(reg.out_valid),
-            self.o.payload.data.eq(reg.out_data),
-            self.o.payload.auth_fail.eq(reg.out_auth_fail),
+            self.key.ready.eq(Mux(key_for, key_ready[1], key_ready[0])),
+            self.i.ready.eq(Mux(block_for, block_ready[1], block_ready[0])),
+            select.eq(Mux(first.out_valid & second.out_valid, older, second.out_valid)),
+            self.o.valid.eq(first.out_valid | second.out_valid),
+            self.o.payload.data.eq(Mux(select, second.out_data, first.out_data)),
+            self.o.payload.auth_fail.eq(Mux(select, second.out_auth_fail, first.out_auth_fail)),
+            self.o.payload.stream.eq(select),
         ]
-        with m.If(self.o.valid & self.o.ready):
-            m.d.sync += reg.out_valid.eq(0)
+        taken = [self.o.valid & self.o.ready & (select == n) for n in range(2)]
+        for n, reg in enumerate(lanes):
+            with m.If(taken[n]):
+                m.d.sync += reg.out_valid.eq(0)
+            # A result written while the other stream's still waits is the younger one.
+            with m.If(reg.result_written):
+                m.d.sync += older.eq(Mux(lanes[1 - n].out_valid & ~taken[1 - n], 1 - n, n))
 
     def _build_key_control(self, m, keys, reg, accept, round_step, mac_start):
         """Key expander: a load walks to the last round key (reverse=1 keeps it), each block
         restarts the walk in its direction, a CCM payload block's MAC pass forwards."""
         load = self.key.valid & self.key.ready
+        if reg.turn is not None:
+            load = load & (self.key.payload.stream == reg.index)
         m.d.comb += [
             keys.key.eq(self.key.payload.key),
             keys.key_bits.eq(self.key.payload.key_bits),
             keys.load.eq(load),
             keys.start.eq(accept | mac_start),
             keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),
-            keys.next.eq((reg.whiten & keys.valid) | round_step),
+            keys.next.eq(self._on_turn(reg, reg.whiten & keys.valid) | round_step),
         ]
         with m.If(load):
             m.d.sync += reg.key_pending.eq(1)
@@ -345,7 +482,7 @@ class Multimode(wiring.Component):
         write the result (and the CBC encryption chain) in the last round."""
         rk = keys.round_key
         counter_next = counter + 1
-        with m.If(reg.whiten & keys.valid):
+        with m.If(self._on_turn(reg, reg.whiten & keys.valid)):
             m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
             with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):

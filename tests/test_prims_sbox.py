@@ -89,12 +89,17 @@ def test_shared_exhaustive(family, stages, decrypt):
     assert result.latency_cycles == sbox_latency(family, stages=stages)
 
 
-@pytest.mark.parametrize("family,stages", [("lut", 0), ("bram", 0), ("composite", 3),
-                                           ("composite", 6), ("tower", 2)])
-def test_shared_direction_per_cycle(family, stages):
+@pytest.mark.parametrize("family,stages,inverter_register,latency", [
+    ("lut", 0, False, 0), ("bram", 0, False, 2), ("composite", 3, False, 3),
+    ("composite", 6, False, 6), ("tower", 2, False, 2),
+    # The register after the inverter (seed 003 section III.C): one more cycle, none more
+    # where cut 6 (the inverter output of a shared S-box) already is a register.
+    ("lut", 0, True, 1), ("bram", 0, True, 3), ("composite", 0, True, 1),
+    ("tower", 2, True, 3), ("composite", 6, True, 6)])
+def test_shared_direction_per_cycle(family, stages, inverter_register, latency):
     # The direction travels through the pipeline with its byte: switch it every cycle.
-    dut = SharedSBox(family, stages=stages)
-    latency = dut.latency
+    dut = SharedSBox(family, stages=stages, inverter_register=inverter_register)
+    assert dut.latency == latency
     inputs = [(x, (x * 7 >> 2) & 1) for x in range(256)]
     results = []
 

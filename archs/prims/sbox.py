@@ -404,6 +404,11 @@ class SharedSBox(wiring.Component):
         in a registered ROM), ``composite`` or ``tower``.
     stages : int
         Pipeline registers of the ``composite`` and ``tower`` inverters (0 otherwise).
+    inverter_register : bool
+        A pipeline register at the output of the GF(2^8) inverter, before the affine map: the
+        cut of seed 003's two-stage datapath (section III.C: "partitioned at the output of the
+        LUT-based GF inverter"). Adds one cycle of latency (none for ``composite`` and ``tower``
+        if ``stages`` already has cut 6, which is the same place).
     target : str
         Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
 
@@ -426,15 +431,26 @@ class SharedSBox(wiring.Component):
     decrypt: In(1)
     o: Out(8)
 
-    def __init__(self, family="composite", *, stages=0, target="generic"):
+    def __init__(self, family="composite", *, stages=0, inverter_register=False,
+                 target="generic"):
         self.latency = sbox_latency(family, stages=stages)
         _check_target(target)
         self.family = family
         self.stages = stages
+        self.inverter_register = bool(inverter_register)
+        if family in ("lut", "bram"):
+            self.latency += self.inverter_register
+        else:
+            self.latency = len(self._cuts())
         self.target = target
         self.table = gf.SBOX
         self.inv_table = gf.INV_SBOX
         super().__init__()
+
+    def _cuts(self):
+        """Cut points of a ``composite`` or ``tower`` inverter (cut 6 is the inverter output
+        here: the affine map is applied after it)."""
+        return set(PIPELINE_CUTS[self.stages]) | ({6} if self.inverter_register else set())
 
     def elaborate(self, platform):
         m = Module()
@@ -453,15 +469,19 @@ class SharedSBox(wiring.Component):
                 m.submodules.rom = rom = _Rom(inverse, target=self.target)
                 m.d.comb += rom.addr.eq(Cat(*a))
                 y_value = rom.data
-                for n in range(self.latency):
-                    delayed = Signal(name=f"decrypt_d{n + 1}")
-                    m.d.sync += delayed.eq(decrypt)
-                    decrypt = delayed
+            if self.inverter_register:
+                y_reg = Signal(8, name="inverse")
+                m.d.sync += y_reg.eq(y_value)
+                y_value = y_reg
+            for n in range(self.latency):
+                delayed = Signal(name=f"decrypt_d{n + 1}")
+                m.d.sync += delayed.eq(decrypt)
+                decrypt = delayed
             y = [y_value[k] for k in range(8)]
         else:
             field = COMPOSITE if self.family == "composite" else TOWER
             to_field, from_field = _field_maps(field)
-            cut = _Cuts(m, PIPELINE_CUTS[self.stages], carry=[self.decrypt])
+            cut = _Cuts(m, self._cuts(), carry=[self.decrypt])
             b = cut(1, _affine_value(a, to_field))
             y = cut(6, _affine_value(subfield_inversion(field, b, cut), from_field))
             decrypt = cut.carry[0]
