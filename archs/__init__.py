@@ -145,10 +145,13 @@ def _compact(target="generic", **params):
     return Compact(target=target, **params)
 
 
-def _multimode(target="generic", **params):
+def _multimode(target="generic", fifo_depth=0, **params):
+    from .buffered import Buffered
     from .multimode import Multimode
+    Buffered.check(fifo_depth)
     Multimode.check(target=target, **params)    # raise before an Elaboratable exists
-    return Multimode(target=target, **params)
+    core = Multimode(target=target, **params)
+    return Buffered(core, fifo_depth) if fifo_depth else core
 
 
 # Parameter checks without building: what each family's builder validates first.
@@ -168,8 +171,10 @@ def _check_sbox(**params):
     StandaloneSBox.check(**params)
 
 
-def _check_multimode(**params):
+def _check_multimode(fifo_depth=0, **params):
+    from .buffered import Buffered
     from .multimode import Multimode
+    Buffered.check(fifo_depth)
     Multimode.check(**params)
 
 
@@ -296,6 +301,7 @@ FAMILIES = {
     "multimode": Family(
         name="multimode", module="archs.multimode", build=_multimode,
         check=_check_multimode, kind="cipher", key_sizes=(128, 192, 256),
+        wrappers=("archs.buffered",),
         directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr", "ccm"),
         doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR/CCM chosen per "
             "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)",
@@ -309,6 +315,9 @@ FAMILIES = {
                   "1: one round per cycle; 2: register after the inverter (003 section III.C), "
                   "two streams interleaved, each at half rate, full utilization together",
                   omitted_at_default=True),
+            Param("fifo_depth", (0, 2, 4, 8), 0,
+                  "blocks of the input and output FIFOs around the core (003 Fig. 10; "
+                  "archs.buffered), 0: none", omitted_at_default=True),
         )),
 }
 

@@ -1,0 +1,93 @@
+"""Input and output FIFOs around an AES core (seed 003 Fig. 10: the core behind input and output
+buffers on the bus, so the host writes the next blocks while the core works and reads results
+when it likes).
+
+The block and result streams each pass through an :class:`amaranth.lib.fifo.SyncFIFOBuffered`
+of ``depth`` entries holding the whole payload (block fields included). Keys go straight to the
+core, but in the order the user issued them: a key is taken only when every block sent before
+it has left the input FIFO (so it reaches the core after them), and no block enters the input
+FIFO while a key is offered (so blocks sent after the key meet it).
+
+The FIFOs do not slow a stream of blocks down; a lone block takes four cycles longer (each
+FIFO's memory and output register), measured by the verify stage.
+"""
+
+from amaranth.hdl import Module, Shape
+from amaranth.lib import fifo, wiring
+
+__all__ = ["Buffered", "FIFO_DEPTHS"]
+
+#: FIFO depths a family may offer as its ``fifo_depth`` parameter (0: no FIFOs).
+FIFO_DEPTHS = (0, 2, 4, 8)
+
+
+class Buffered(wiring.Component):
+    """An AES core (:class:`archs.interface.AESSignature`) with input and output FIFOs.
+
+    Parameters
+    ----------
+    core : Component
+        The core; fresh, not used elsewhere.
+    depth : int
+        Entries of each FIFO (blocks), one of :data:`FIFO_DEPTHS` but 0.
+
+    Members
+    -------
+    key, i, o
+        The core's signature.
+
+    Attributes
+    ----------
+    core : Component
+    blocks_in_flight, clock_multipliers, measure_key_bits, modes, resources
+        The core's (read by the verify and metrics stages), where it has them.
+    """
+
+    #: Attributes of the core the tool reads (:mod:`archs.interface`), passed through.
+    FORWARDED = ("blocks_in_flight", "clock_multipliers", "measure_key_bits", "modes",
+                 "resources")
+
+    @staticmethod
+    def check(depth):
+        """Raise ``ValueError`` for a depth the wrapper cannot build."""
+        if depth not in FIFO_DEPTHS or isinstance(depth, bool):
+            raise ValueError(f"FIFO depth must be one of {', '.join(map(str, FIFO_DEPTHS))}, "
+                             f"not {depth!r}")
+
+    def __init__(self, core, depth):
+        self.core = core
+        self.depth = depth
+        for name in self.FORWARDED:
+            if hasattr(core, name):
+                setattr(self, name, getattr(core, name))
+        super().__init__(core.signature)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        in_width = Shape.cast(self.i.payload.shape()).width
+        out_width = Shape.cast(self.o.payload.shape()).width
+        m.submodules.in_fifo = in_fifo = fifo.SyncFIFOBuffered(width=in_width, depth=self.depth)
+        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=out_width,
+                                                                 depth=self.depth)
+        m.d.comb += [
+            # Keys: after every earlier block has reached the core, before any later block.
+            core.key.payload.eq(self.key.payload),
+            core.key.valid.eq(self.key.valid & (in_fifo.level == 0)),
+            self.key.ready.eq(core.key.ready & (in_fifo.level == 0)),
+            # Blocks: host -> input FIFO -> core.
+            in_fifo.w_data.eq(self.i.payload.as_value()),
+            in_fifo.w_en.eq(self.i.valid & ~self.key.valid),
+            self.i.ready.eq(in_fifo.w_rdy & ~self.key.valid),
+            core.i.payload.eq(in_fifo.r_data),
+            core.i.valid.eq(in_fifo.r_rdy),
+            in_fifo.r_en.eq(core.i.ready),
+            # Results: core -> output FIFO -> host.
+            out_fifo.w_data.eq(core.o.payload.as_value()),
+            out_fifo.w_en.eq(core.o.valid),
+            core.o.ready.eq(out_fifo.w_rdy),
+            self.o.payload.eq(out_fifo.r_data),
+            self.o.valid.eq(out_fifo.r_rdy),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+        return m
