@@ -66,6 +66,28 @@ of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the
 interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parallel ports of the
 common interface (key and block); the published 8-bit cores have byte-wide ports.
 
+Byte-wide ports
+---------------
+``port_width=8`` gives the 8-bit core the byte-wide key, block and result streams of 000 Fig. 6
+and of the published 8-bit cores (:mod:`archs.interface`, "Byte-stream cores"): a key is 16 key
+transfers, a block 16 block transfers, a result 16 result transfers, state byte 0 first. What it
+removes, and how:
+
+* **The input multiplexer.** Each step of the load step waits for its block byte and takes it
+  at issue (so the S-box must be combinational: latency 0); a gap in the block stream is a
+  bubble in the load step, which the fixed pipeline carries like any step.
+* **The output register.** Round 10's bytes leave straight from the write-back stage (no 128-bit
+  register); while a result byte is offered and not taken, every register and the state memory
+  of the core hold (one clock enable for the whole core, :class:`amaranth.hdl.EnableInserter`),
+  so the byte stays on the port and nothing in flight is lost.
+* **The key reload.** :class:`archs.prims.keyschedule.ByteKeySchedule` takes the key bytes
+  into its window and a rotating copy, and refills the window with the key while round 10 is
+  consumed, so no block reloads 128 bits in parallel. It steps with every write-back, so it is
+  at round key 0 whenever no key is half loaded (a block waits for a key being loaded).
+
+Still 176 cycles per block. The common verifier drives this core through
+:class:`archs.bytestream.ByteStreamAdapter`; the measured netlist is the core alone.
+
 Counter mode
 ------------
 ``mode="ctr"`` adds a one-bit field ``iv`` to the block input (default 0 = a plaintext block):
@@ -189,12 +211,16 @@ class Compact(wiring.Component):
         cipher (see the module documentation for the ``iv`` field and the counter).
     target : str
         Device family of the netlist, passed to the S-boxes.
+    port_width : int
+        128: the common interface. 8: byte-wide key, block and result streams (module notes,
+        "Byte-wide ports"); needs the 8-bit datapath, ECB and an S-box of latency 0.
 
     Members
     -------
     key, i, o
         The common AES interface (:class:`archs.interface.AESSignature`), AES-128 only. With
-        ``mode="ctr"`` the block input has the extra field ``iv`` (1 bit, 0 = plaintext).
+        ``mode="ctr"`` the block input has the extra field ``iv`` (1 bit, 0 = plaintext). With
+        ``port_width=8``, byte streams.
 
     Attributes
     ----------
