@@ -66,6 +66,13 @@ of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the
 interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parallel ports of the
 common interface (key and block); the published 8-bit cores have byte-wide ports.
 
+With ``port_width=8`` (module notes, "Byte-wide ports"; measured 2026-11-23, same flow, seed 1,
+``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF, 83.9 MHz; ``tower`` 348
+LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
+(``bench/compact_breakdown.py``, composite): key schedule 193 -> 64 LUT4 (the 128-bit reload
+path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
+74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
+
 Byte-wide ports
 ---------------
 ``port_width=8`` gives the 8-bit core the byte-wide key, block and result streams of 000 Fig. 6

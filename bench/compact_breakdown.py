@@ -40,7 +40,7 @@ def breakdown(params: dict, nowidelut: bool = True) -> dict:
         if not run.ok:
             raise SystemExit(f"yosys failed:\n{run.log_tail()}")
         stat = json.loads((work / "stat.json").read_text())
-    modules = stat["modules"]
+    modules = {name.lstrip("\\"): info for name, info in stat["modules"].items()}
 
     def own(name):
         cells = modules[name].get("num_cells_by_type", {})
@@ -49,16 +49,15 @@ def breakdown(params: dict, nowidelut: bool = True) -> dict:
     def total(name):
         counts = own(name)
         for cell, n in modules[name].get("num_cells_by_type", {}).items():
-            if cell in modules:
-                sub = total(cell)
+            if cell.lstrip("\\") in modules:
+                sub = total(cell.lstrip("\\"))
                 counts = {k: counts[k] + n * sub[k] for k in counts}
         return counts
 
-    top = next(n for n in modules if n.strip("\\") == "top")
-    result = {"(whole core)": total(top), "(top itself)": own(top)}
+    result = {"(whole core)": total("top"), "(top itself)": own("top")}
     for name in modules:
-        if name != top:
-            result[name.strip("\\")] = total(name)
+        if name != "top":
+            result[f"{name} (with children; itself {own(name)['LUT4']})"] = total(name)
     return result
 
 

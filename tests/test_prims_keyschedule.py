@@ -12,8 +12,8 @@ from amaranth.sim import Simulator
 
 from archs.prims import gf
 from archs.prims.keyschedule import (
-    ROUNDS, ByteKeySchedule, KeyExpander, RoundKeyMemory, expand_key, extend_key, inv_xtime_value, round_keys,
-    unexpand_key,
+    ROUNDS, ByteKeySchedule, KeyExpander, RoundKeyMemory, expand_key, extend_key,
+    inv_xtime_value, round_keys, unexpand_key,
 )
 from archs.prims.sbox import SBOX_FAMILIES, make_sbox
 
