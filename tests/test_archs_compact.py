@@ -409,3 +409,14 @@ def test_port_width_in_the_registry():
     assert widths["key__payload"] == widths["i__payload"] == widths["o__payload"] == 8
     assert "module" in rtlil.convert(fam.build(datapath_width=8, port_width=8), name="top",
                                      emit_src=False)
+
+
+def test_byte_stream_adapter_takes_byte_cores_only():
+    from archs.bytestream import ByteStreamAdapter
+
+    with pytest.raises(ValueError, match=r"^The core must have byte-wide ports \(port_width 8\), "
+                                         r"not <archs\.compact\.Compact object at .*>$"):
+        ByteStreamAdapter(Compact(datapath_width=8))
+    adapter = ByteStreamAdapter(Compact(datapath_width=8, sbox="tower", port_width=8))
+    assert len(adapter.i.payload.data) == len(adapter.o.payload.data) == 128
+    assert adapter.port_width == 128
