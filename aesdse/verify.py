@@ -24,6 +24,12 @@ results checked in its own input order. Then two clean runs measure the core:
     A core with two streams is measured with blocks sent to the streams in turn (all streams
     busy); one stream alone is measured too, into ``details["single_stream"]``.
 
+A byte-stream core (``port_width = 8``, :mod:`archs.interface`) is driven through
+:class:`archs.bytestream.ByteStreamAdapter`, which splits every key and block into the core's 16
+byte transfers and joins its 16 result bytes; the adapter is part of the simulation only (the
+generate stage writes the core alone), and it feeds a byte per cycle, so the cycle counts are
+the core's.
+
 Standalone S-boxes (components with ``i``/``o`` byte ports and ``latency`` and ``table``
 attributes) are checked over all 256 inputs, fed one per cycle, and must produce each result
 exactly ``latency`` cycles later.
@@ -34,6 +40,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from amaranth.sim import Simulator
+
+from archs.bytestream import ByteStreamAdapter
 
 from . import reference
 from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
@@ -390,7 +398,17 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
     return latency, (steady[-1] - steady[-1 - span]) / span
 
 
+def _common_interface(build):
+    """``build`` with a byte-stream core (``port_width = 8``) put behind the common interface
+    (:class:`archs.bytestream.ByteStreamAdapter`)."""
+    def build_common():
+        core = build()
+        return ByteStreamAdapter(core) if getattr(core, "port_width", 128) == 8 else core
+    return build_common
+
+
 def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Verification:
+    build = _common_interface(build)
     rng = random.Random(options.seed)
     first = build()
     # The core's own signature knows which key sizes this build accepts (a family may have a

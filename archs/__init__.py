@@ -188,7 +188,7 @@ def _laned(build, check=None):
     copies of the core behind an in-order distributor, the core itself for one."""
     def build_laned(target="generic", lanes=1, **params):
         from .lanes import Lanes
-        Lanes.check(lanes)
+        Lanes.check(lanes, port_width=params.get("port_width", 128))
         if check is not None:
             check(**params)                     # raise before an Elaboratable exists
         if lanes == 1:
@@ -199,7 +199,7 @@ def _laned(build, check=None):
 
     def check_laned(lanes=1, **params):
         from .lanes import Lanes
-        Lanes.check(lanes)
+        Lanes.check(lanes, port_width=params.get("port_width", 128))
         if check is not None:
             check(**params)
     return build_laned, check_laned
@@ -250,6 +250,10 @@ FAMILIES = {
             Param("mode", ("ecb",), "ecb",
                   "ecb: the common block interface; Compact(mode='ctr') is the CTR stream cipher "
                   "(same datapath, tested in tests/test_archs_compact.py)"),
+            Param("port_width", (128, 8), 128,
+                  "bits per key, block and result transfer: 8 = byte streams (8-bit datapath, "
+                  "combinational S-boxes; verified through archs.bytestream.ByteStreamAdapter)",
+                  omitted_at_default=True),
             _LANES_PARAM,
         )),
     "sbox": Family(

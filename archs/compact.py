@@ -66,6 +66,35 @@ of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the
 interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parallel ports of the
 common interface (key and block); the published 8-bit cores have byte-wide ports.
 
+With ``port_width=8`` (module notes, "Byte-wide ports"; measured 2026-11-23, same flow, seed 1,
+``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF, 83.9 MHz; ``tower`` 348
+LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
+(``bench/compact_breakdown.py``, composite): key schedule 193 -> 64 LUT4 (the 128-bit reload
+path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
+74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
+
+Byte-wide ports
+---------------
+``port_width=8`` gives the 8-bit core the byte-wide key, block and result streams of 000 Fig. 6
+and of the published 8-bit cores (:mod:`archs.interface`, "Byte-stream cores"): a key is 16 key
+transfers, a block 16 block transfers, a result 16 result transfers, state byte 0 first. What it
+removes, and how:
+
+* **The input multiplexer.** Each step of the load step waits for its block byte and takes it
+  at issue (so the S-box must be combinational: latency 0); a gap in the block stream is a
+  bubble in the load step, which the fixed pipeline carries like any step.
+* **The output register.** Round 10's bytes leave straight from the write-back stage (no 128-bit
+  register); while a result byte is offered and not taken, every register and the state memory
+  of the core hold (one clock enable for the whole core, :class:`amaranth.hdl.EnableInserter`),
+  so the byte stays on the port and nothing in flight is lost.
+* **The key reload.** :class:`archs.prims.keyschedule.ByteKeySchedule` takes the key bytes
+  into its window and a rotating copy, and refills the window with the key while round 10 is
+  consumed, so no block reloads 128 bits in parallel. It steps with every write-back, so it is
+  at round key 0 whenever no key is half loaded (a block waits for a key being loaded).
+
+Still 176 cycles per block. The common verifier drives this core through
+:class:`archs.bytestream.ByteStreamAdapter`; the measured netlist is the core alone.
+
 Counter mode
 ------------
 ``mode="ctr"`` adds a one-bit field ``iv`` to the block input (default 0 = a plaintext block):
@@ -117,22 +146,24 @@ exactly three cycles after it went in, with or without MixColumns.
 from collections import Counter
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Const, Fragment, Module, Mux, Shape, Signal
+from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal
 from amaranth.lib import memory, wiring
 
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
-from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.keyschedule import ROUNDS, ByteKeySchedule, KeyExpander
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import TARGETS, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
-__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "schedule"]
+__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
 #: Modes of operation.
 MODES = ("ecb", "ctr")
+#: Bits per transfer of the key, block and result streams (:mod:`archs.interface`).
+PORT_WIDTHS = (128, 8)
 
 _ROUNDS = ROUNDS[128]
 
@@ -187,12 +218,16 @@ class Compact(wiring.Component):
         cipher (see the module documentation for the ``iv`` field and the counter).
     target : str
         Device family of the netlist, passed to the S-boxes.
+    port_width : int
+        128: the common interface. 8: byte-wide key, block and result streams (module notes,
+        "Byte-wide ports"); needs the 8-bit datapath, ECB and an S-box of latency 0.
 
     Members
     -------
     key, i, o
         The common AES interface (:class:`archs.interface.AESSignature`), AES-128 only. With
-        ``mode="ctr"`` the block input has the extra field ``iv`` (1 bit, 0 = plaintext).
+        ``mode="ctr"`` the block input has the extra field ``iv`` (1 bit, 0 = plaintext). With
+        ``port_width=8``, byte streams.
 
     Attributes
     ----------
@@ -214,7 +249,7 @@ class Compact(wiring.Component):
 
     @staticmethod
     def check(*, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False, mode="ecb",
-              target="generic"):
+              target="generic", port_width=128):
         """Validate the parameters without building anything; returns the S-box latency.
 
         The family's builder and the experiment loader call this, so a bad design point raises
@@ -235,13 +270,20 @@ class Compact(wiring.Component):
         except AssertionError:
             raise ValueError(f"A {datapath_width}-bit datapath has no schedule with S-boxes of "
                              f"latency {latency}") from None
+        if port_width not in PORT_WIDTHS or isinstance(port_width, bool):
+            raise ValueError(f"Port width must be 8 or 128, not {port_width!r}")
+        if port_width == 8 and (datapath_width, mode, latency) != (8, "ecb", 0):
+            raise ValueError(f"Byte-wide ports need the 8-bit datapath in ECB mode with "
+                             f"combinational S-boxes, not datapath width {datapath_width}, "
+                             f"mode {mode!r} and S-box latency {latency}")
         return latency
 
     def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
-                 mode="ecb", target="generic"):
+                 mode="ecb", target="generic", port_width=128):
         self.sbox_latency = self.check(datapath_width=datapath_width, sbox=sbox,
                                        sbox_stages=sbox_stages, shared_memory=shared_memory,
-                                       mode=mode, target=target)
+                                       mode=mode, target=target, port_width=port_width)
+        self.port_width = port_width
         self.datapath_width = datapath_width
         self.sbox = sbox
         self.sbox_stages = sbox_stages
@@ -258,7 +300,8 @@ class Compact(wiring.Component):
         else:
             self.key_width = datapath_width
         block_fields = {"iv": 1} if mode == "ctr" else None
-        super().__init__(AESSignature(key_sizes=(128,), block_fields=block_fields))
+        super().__init__(AESSignature(key_sizes=(128,), block_fields=block_fields,
+                                      port_width=port_width))
 
     @property
     def resources(self):
@@ -270,6 +313,8 @@ class Compact(wiring.Component):
         ``addroundkey_width`` (bits XORed with round-key bits per cycle) and ``cycles_per_block``.
         """
         fragment = Fragment.get(self, None)
+        if self.port_width == 8:
+            fragment = fragment.subfragments[0][0]   # the core inside its EnableInserter
         counts = Counter()
         for sub, name, _ in fragment.subfragments:
             origin = sub.origins[0] if sub.origins else None
@@ -338,7 +383,13 @@ class Compact(wiring.Component):
         mems, read_data, write_route = self._build_state_memory(m, ctl)
         ark = self._build_round_datapath(m, ctl, read_data)
         self._build_write_back(m, ctl, mems, write_route, ark)
-        return m
+        if self.port_width == 128:
+            return m
+        # Byte ports: the result byte leaves straight from the write-back stage, so a result
+        # byte not taken holds the whole core (module notes, "Byte-wide ports").
+        top = Module()
+        top.submodules.core = EnableInserter(~ctl.stall)(m)
+        return top
 
     def _build_control_pipeline(self, m):
         """The sequencer's registers and their copies delayed stage by stage.
@@ -376,7 +427,7 @@ class Compact(wiring.Component):
         for v, _, _ in stages[1:]:
             drained = drained & ~v
         return SimpleNamespace(rnd=rnd, step=step, wait=wait, issue=issue, sv=sv, sr=sr, ss=ss,
-                               wv=wv, wr=wr, ws=ws, drained=drained)
+                               wv=wv, wr=wr, ws=ws, drained=drained, stall=Signal())
 
     def _build_key_schedule(self, m, ctl):
         """The on-the-fly key schedule (000 section II.D, Fig. 7 and Fig. 10) and its S-boxes.
@@ -388,6 +439,9 @@ class Compact(wiring.Component):
         expander's group, so the next group is taken with it) and ``kx_at_start`` (the walk is
         at round key 0).
         """
+        if self.port_width == 8:
+            self._build_byte_key_schedule(m, ctl)
+            return
         nbytes = self.datapath_width // 8
         ws = ctl.ws
         kw = self.key_width
@@ -410,6 +464,21 @@ class Compact(wiring.Component):
             kx_at_start = kx_at_start & (kx.part == 0)
         ctl.kx, ctl.key_bytes, ctl.group_end, ctl.kx_at_start = \
             kx, key_bytes, group_end, kx_at_start
+
+    def _build_byte_key_schedule(self, m, ctl):
+        """The key schedule of the byte-port core: a :class:`ByteKeySchedule` fed by the key
+        stream, with one S-box of this core (``key_sbox0``).
+
+        It steps with every write-back, cycles through round keys 0..10 and refills itself
+        with the cipher key during round 10, so it needs no restart between blocks (module
+        notes, "Byte-wide ports"). Adds to ``ctl`` what :meth:`_build_key_schedule` adds.
+        """
+        m.submodules.key_schedule = kx = ByteKeySchedule()
+        m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
+                                                target=self.target)
+        m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
+        ctl.kx, ctl.key_bytes, ctl.group_end = kx, [kx.round_key], Const(1, 1)
+        ctl.kx_at_start = (kx.round == 0) & (kx.index == 0)
 
     def _build_sequencer(self, m, ctl):
         """The issue stage: when the sequencer issues a step and how it advances.
@@ -446,6 +515,8 @@ class Compact(wiring.Component):
             m.d.comb += issue.eq(start_ok)
         with m.Elif((rnd == _ROUNDS) & (step == 0)):
             m.d.comb += issue.eq(final_ok)
+        with m.Elif((rnd == 0) & (self.port_width == 8)):
+            m.d.comb += issue.eq(self.i.valid)      # each load step waits for its block byte
         with m.Else():
             m.d.comb += issue.eq(1)
 
@@ -485,6 +556,13 @@ class Compact(wiring.Component):
             start_ok = ctl.counter_loaded & ~self.key.valid & ~iv_pending & key_ok
             final_ok = out_free & pt_pending & ~self.key.valid
             abort = (rnd == _ROUNDS) & (step == 0) & (wait == 0) & (self.key.valid | iv_pending)
+        elif self.port_width == 8:
+            # The key schedule steps with the blocks and refills itself, so it is at round
+            # key 0 whenever no key is half loaded; the result needs no free register.
+            key_ok = ctl.kx_at_start | ctl.restart_pending
+            start_ok = self.i.valid & ~self.key.valid & key_ok
+            final_ok = Const(1, 1)
+            abort = Const(0, 1)
         else:
             start_ok = self.i.valid & ~self.key.valid & key_ok
             final_ok = out_free
@@ -515,6 +593,15 @@ class Compact(wiring.Component):
 
         idle = ctl.at_start & ~ctl.issue & ctl.drained & ~restart_pending
         key_take = self.key.valid & self.key.ready
+        if self.port_width == 8:
+            m.d.comb += [
+                self.key.ready.eq(idle),
+                kx.key.eq(self.key.payload.key),
+                kx.load.eq(key_take),
+                kx.next.eq(wv),
+                self.i.ready.eq(ctl.issue & (ctl.rnd == 0) & ~ctl.stall),
+            ]
+            return
         with m.If(kx.valid & ctl.kx_at_start):
             m.d.sync += walk_ready.eq(1)
         with m.If(key_take | ctl.abort):
@@ -641,7 +728,10 @@ class Compact(wiring.Component):
             sub.append(sb.o)
         # Block bytes of the load step, in natural order, at the S-box output stage (the step
         # count is a power of two, so ~step is the word index counted from the right).
-        block_bytes = value_bytes(src_block.word_select(~ctl.ss, width), nbytes)
+        if self.port_width == 8:
+            block_bytes = [self.i.payload.data]     # taken at issue (S-box latency 0)
+        else:
+            block_bytes = value_bytes(src_block.word_select(~ctl.ss, width), nbytes)
 
         pre_ark = [Signal(8, name=f"pre_ark{q}") for q in range(nbytes)]
         if nbytes == 1:
@@ -725,6 +815,11 @@ class Compact(wiring.Component):
                 wdata = Mux(w_par[row] == p, ark_bytes[row], ark_bytes[row + 4])
             m.d.comb += [wport.data.eq(wdata), wport.en.eq(we)]
 
+        if self.port_width == 8:
+            # Round 10 bytes leave as they are computed; one not taken stalls the core.
+            m.d.comb += [self.o.valid.eq(wv & (wr == _ROUNDS)), self.o.payload.data.eq(ark),
+                         ctl.stall.eq(self.o.valid & ~self.o.ready)]
+            return
         result = ark
         if self.mode == "ctr":
             # The plaintext is held on the input (its transfer completes with the last byte).

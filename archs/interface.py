@@ -17,6 +17,15 @@ all. A core has three :mod:`amaranth.lib.stream` interfaces:
     ``auth_fail`` flag of a CCM decryption, :mod:`archs.multimode`): one transfer per processed
     block, in input order (in a core with a ``stream`` field: in input order within each stream).
 
+Byte-stream cores
+-----------------
+With ``port_width=8`` the three streams carry one byte per transfer instead: a key is 16 key
+transfers, a block 16 block transfers and a result 16 result transfers, byte 0 of the FIPS-197
+hex string (state byte 0) first. That is the interface of the published 8-bit cores (seed 000
+Fig. 6); it has no 128-bit multiplexer or shift register to pay for. Such a core states
+``port_width = 8``; the verify stage drives it through :class:`archs.bytestream.ByteStreamAdapter`
+(the common 128-bit interface in front of it), while the measured netlist is the core alone.
+
 Attributes the tool reads
 -------------------------
 Besides its signature, a core may state facts the verify and metrics stages need, as plain
@@ -37,6 +46,8 @@ attributes (absent means the default):
     Chaining modes the core applies itself (``"ecb"``, ``"cbc"``, ``"ctr"``, ``"ccm"``), selected
     by a ``mode`` block field; the verify stage then also sends multi-block messages (CCM: the
     block protocol of :mod:`archs.multimode`).
+``port_width`` (default 128)
+    8 for a byte-stream core (see above).
 ``resources`` (default None)
     Architectural resources the core counted in itself (S-boxes, MixColumns units, ...), for
     ``aesdse report --resources``.
@@ -75,15 +86,31 @@ class AESSignature(wiring.Signature):
     key_fields : dict of str to shape
         Extra fields of the key payload (for example the ``stream`` a key is for, in a core
         that interleaves two streams); none by default.
+    port_width : int
+        128 (one transfer per key, block and result) or 8 (byte streams, see the module
+        documentation; AES-128 only).
     """
 
     def __init__(self, *, key_sizes=(128,), block_fields=None, result_fields=None,
-                 key_fields=None):
+                 key_fields=None, port_width=128):
         key_sizes = tuple(key_sizes)
         if not key_sizes or any(k not in (128, 192, 256) for k in key_sizes):
             raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
                              f"not {key_sizes!r}")
+        if port_width not in (8, 128) or isinstance(port_width, bool):
+            raise ValueError(f"Port width must be 8 or 128, not {port_width!r}")
+        if port_width == 8 and key_sizes != (128,):
+            raise ValueError(f"A byte-stream core takes 128-bit keys only, not {key_sizes!r}")
         self.key_sizes = key_sizes
+        self.port_width = port_width
+        if port_width == 8:
+            super().__init__({
+                "key": In(stream.Signature(data.StructLayout({"key": 8}))),
+                "i":   In(stream.Signature(data.StructLayout({"data": 8, **(block_fields or {})}))),
+                "o":   Out(stream.Signature(data.StructLayout({"data": 8,
+                                                               **(result_fields or {})}))),
+            })
+            return
         key_layout = {"key": max(key_sizes)}
         if len(key_sizes) > 1:
             key_layout["key_bits"] = 9  # 128, 192 or 256 as a number: self-describing in a VCD

@@ -54,10 +54,13 @@ class Lanes(wiring.Component):
     """
 
     @staticmethod
-    def check(lanes):
-        """Raise ``ValueError`` for a lane count the wrapper cannot build."""
+    def check(lanes, *, port_width=128):
+        """Raise ``ValueError`` for a lane count the wrapper cannot build, or for several lanes
+        of a byte-stream core (``port_width`` 8: the distributor splits 128-bit blocks)."""
         if lanes not in LANES or isinstance(lanes, bool):
             raise ValueError(f"Lanes must be one of {', '.join(map(str, LANES))}, not {lanes!r}")
+        if lanes > 1 and port_width != 128:
+            raise ValueError(f"Lanes need cores with 128-bit ports, not port width {port_width!r}")
 
     @staticmethod
     def check_core(core):

@@ -301,3 +301,122 @@ def test_estream_adapter(width):
     run_testbenches(dut, user, sink)
     assert ready_seen == [0, 0]
     assert outputs == list(cts)
+
+
+# --- Byte-wide ports (port_width 8, issue 15) ---------------------------------------------------
+
+
+def test_port_width_8_through_the_verify_stage():
+    """The registry's byte-port core, verified as a sweep verifies it (FIPS-197, SP 800-38A and
+    random vectors through archs.bytestream.ByteStreamAdapter, random stalls on both sides):
+    176 cycles per block, as with 128-bit ports (the load step takes a byte per cycle)."""
+    for sbox, shared in (("composite", True), ("tower", False)):
+        result = verify_component(
+            lambda: FAMILIES["compact"].build(datapath_width=8, sbox=sbox, shared_memory=shared,
+                                              port_width=8),
+            "cipher", VerifyOptions(random_vectors=8, measure_blocks=6, seed=3))
+        assert result.ok, result.reason
+        assert result.cycles_per_block == TABLE_III_CYCLES[8]
+
+
+def rtl_byte_stream(dut, items, *, stall, seed):
+    """Drive ``items`` (("key", int) or ("block", int), 16 bytes each, byte 0 first) byte by
+    byte into a byte-port core with random gaps and back-pressure; return the result blocks."""
+    gaps = random_gaps(random.Random(seed), stall)
+    ready = random_ready(random.Random(seed + 1), stall)
+    expected = 16 * sum(1 for kind, _ in items if kind == "block")
+    got = []
+
+    async def producer(ctx):
+        clock = EdgeClock()
+        for kind, value in items:
+            for byte in value.to_bytes(16, "big"):
+                await clock.idle(ctx, gaps())
+                if kind == "key":
+                    await stream_put(ctx, dut.key, {"key": byte}, timeout=5000)
+                else:
+                    await stream_put(ctx, dut.i, {"data": byte}, timeout=5000)
+
+    async def consumer(ctx):
+        for _ in range(expected):
+            got.append((await stream_get(ctx, dut.o, ready=ready, timeout=5000)).data)
+
+    run_testbenches(dut, producer, consumer)
+    return [int.from_bytes(bytes(got[n:n + 16]), "big") for n in range(0, len(got), 16)]
+
+
+def test_port_width_8_byte_streams():
+    """The byte streams themselves, without the adapter: gaps inside a key and inside a block,
+    back-pressure inside a result, a key change between blocks (a half-loaded key must hold the
+    next block back), against the `cryptography` oracle."""
+    rng = random.Random(5)
+    keys = [0x000102030405060708090a0b0c0d0e0f, rng.getrandbits(128), rng.getrandbits(128)]
+    items, expected = [], []
+    for key in keys:
+        items.append(("key", key))
+        for _ in range(2):
+            block = rng.getrandbits(128)
+            items.append(("block", block))
+            expected.append(reference.encrypt_int(key, block, 128))
+    for stall, seed in ((0.4, 1), (0.0, 2)):
+        dut = Compact(datapath_width=8, sbox="composite", shared_memory=True, port_width=8)
+        assert rtl_byte_stream(dut, items, stall=stall, seed=seed) == expected
+
+
+def test_port_width_8_signature_and_resources():
+    dut = Compact(datapath_width=8, sbox="tower", port_width=8)
+    assert len(dut.key.payload.key) == len(dut.i.payload.data) == len(dut.o.payload.data) == 8
+    assert dut.port_width == 8
+    assert dut.resources["datapath_sbox_instances"] == dut.resources["key_sbox_instances"] == 1
+    assert Compact(datapath_width=8).port_width == 128
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"datapath_width": 32, "port_width": 8},
+     r"^Byte-wide ports need the 8-bit datapath in ECB mode with combinational S-boxes, not "
+     r"datapath width 32, mode 'ecb' and S-box latency 0$"),
+    ({"datapath_width": 8, "mode": "ctr", "port_width": 8},
+     r"^Byte-wide ports need .* mode 'ctr' and S-box latency 0$"),
+    ({"datapath_width": 8, "sbox": "composite", "sbox_stages": 1, "port_width": 8},
+     r"^Byte-wide ports need .* mode 'ecb' and S-box latency 1$"),
+    ({"datapath_width": 8, "port_width": 16}, r"^Port width must be 8 or 128, not 16$"),
+    ({"datapath_width": 8, "port_width": True}, r"^Port width must be 8 or 128, not True$"),
+])
+def test_port_width_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Compact.check(**kwargs)
+
+
+def test_port_width_in_the_registry():
+    """A new parameter, omitted at its default (rows stored before it keep their keys); the
+    byte core cannot go behind lanes; a point's netlist is the byte core alone (8-bit ports, no
+    adapter) while its verification goes through the adapter."""
+    from amaranth.back import rtlil
+
+    from aesdse.experiment import make_point
+    from aesdse.generate import generate
+
+    fam = FAMILIES["compact"]
+    param = fam.param("port_width")
+    assert (param.choices, param.default, param.omitted_at_default) == ((128, 8), 128, True)
+    assert "port_width" not in dict(make_point("compact", {"datapath_width": 8}).params)
+    point = make_point("compact", {"datapath_width": 8, "sbox": "tower", "port_width": 8})
+    assert dict(point.params)["port_width"] == 8
+    assert fam.check_params({**fam.defaults(), "datapath_width": 8, "port_width": 8,
+                             "lanes": 2}) == "Lanes need cores with 128-bit ports, not port width 8"
+    design = generate(point)
+    widths = {p["name"]: p["width"] for p in design.manifest["ports"]}
+    assert widths["key__payload"] == widths["i__payload"] == widths["o__payload"] == 8
+    assert "module" in rtlil.convert(fam.build(datapath_width=8, port_width=8), name="top",
+                                     emit_src=False)
+
+
+def test_byte_stream_adapter_takes_byte_cores_only():
+    from archs.bytestream import ByteStreamAdapter
+
+    with pytest.raises(ValueError, match=r"^The core must have byte-wide ports \(port_width 8\), "
+                                         r"not <archs\.compact\.Compact object at .*>$"):
+        ByteStreamAdapter(Compact(datapath_width=8))
+    adapter = ByteStreamAdapter(Compact(datapath_width=8, sbox="tower", port_width=8))
+    assert len(adapter.i.payload.data) == len(adapter.o.payload.data) == 128
+    assert adapter.port_width == 128

@@ -12,8 +12,8 @@ from amaranth.sim import Simulator
 
 from archs.prims import gf
 from archs.prims.keyschedule import (
-    ROUNDS, KeyExpander, RoundKeyMemory, expand_key, extend_key, inv_xtime_value, round_keys,
-    unexpand_key,
+    ROUNDS, ByteKeySchedule, KeyExpander, RoundKeyMemory, expand_key, extend_key,
+    inv_xtime_value, round_keys, unexpand_key,
 )
 from archs.prims.sbox import SBOX_FAMILIES, make_sbox
 
@@ -507,3 +507,62 @@ def test_round_key_memory_internal_sboxes():
 def test_round_key_memory_errors():
     with pytest.raises(ValueError, match=r"^Read must be 'sync' or 'comb', not 'async'$"):
         RoundKeyMemory(read="async")
+
+
+# --- ByteKeySchedule --------------------------------------------------------------------------
+
+
+class _ByteScheduleWithSBox(Elaboratable):
+    """A :class:`ByteKeySchedule` with the composite S-box on its S-box ports."""
+
+    def __init__(self):
+        self.ks = ByteKeySchedule()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.ks = self.ks
+        m.submodules.sbox = sb = make_sbox("composite")
+        m.d.comb += [sb.i.eq(self.ks.sbox_i), self.ks.sbox_o.eq(sb.o)]
+        return m
+
+
+def test_byte_key_schedule_cycles_through_the_round_keys():
+    """Keys loaded byte by byte, then two whole walks per key with random consumer stalls: the
+    bytes, rounds and indices are those of expand_key, round 10 is followed by round 0 of the
+    same key (the refill from the rotating copy), and a new key replaces the old one."""
+    top = _ByteScheduleWithSBox()
+    dut = top.ks
+    rng = random.Random(7)
+    keys = [KEY_A1, KEY_C1, rng.randbytes(16)]
+    got = {}
+
+    async def testbench(ctx):
+        for n, key in enumerate(keys):
+            for b in key:
+                ctx.set(dut.key, b)
+                ctx.set(dut.load, 1)
+                await ctx.tick()
+            ctx.set(dut.load, 0)
+            seen = got.setdefault(n, [])
+            while len(seen) < 2 * 176:
+                take = rng.random() < 0.7
+                ctx.set(dut.next, take)
+                if take:
+                    seen.append((ctx.get(dut.round), ctx.get(dut.index),
+                                 ctx.get(dut.round_key)))
+                await ctx.tick()
+            ctx.set(dut.next, 0)
+            assert (ctx.get(dut.round), ctx.get(dut.index)) == (0, 0)
+
+    sim = Simulator(top)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    for n, key in enumerate(keys):
+        expected = [(r, x, (rk >> (120 - 8 * x)) & 0xFF)
+                    for r, rk in enumerate(round_keys(key)) for x in range(16)]
+        assert got[n] == 2 * expected, key.hex()
+
+
+def test_byte_key_schedule_converts_to_rtlil():
+    assert "module" in rtlil.convert(_ByteScheduleWithSBox(), ports=[])
