@@ -378,7 +378,9 @@ FAMILIES = {f.name: f for f in (
     # allow-unconstrained), the clock routed to the global network by nextpnr. -luttree: without
     # it synth_gatemate maps to CC_LUT4, which nextpnr-himbaechel-gatemate 0.11 rejects ("Cell
     # type 'CC_LUT4' is unsupported"); its help: "use LUT tree mapping for output to nextpnr".
-    DeviceFamily("gatemate", "synth_gatemate -luttree", "nextpnr-himbaechel-gatemate", False,
+    # -nomx8: on the compact 8-bit core synth_gatemate made CC_MX8 muxes, which nextpnr 0.11
+    # rejects likewise ("Cell type 'CC_MX8' is unsupported"); CC_MX4 and CC_MX2 pack.
+    DeviceFamily("gatemate", "synth_gatemate -luttree -nomx8", "nextpnr-himbaechel-gatemate", False,
                  "gatemate",
                  "CPE = 2 LUT-tree (4-input) + 2 FF; CC_BRAM_20K 20 Kbit block RAM (half a "
                  "CC_BRAM_40K)",

@@ -13,7 +13,8 @@ Resources
     report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr;
     MachXO2 / MachXO3 as ECP5 (``TRELLIS_COMB``, ``TRELLIS_FF``, ``DP8KC`` from nextpnr, ``CCU2D``
     from synthesis; no DSP); Nexus likewise (``OXIDE_COMB``, ``OXIDE_FF``, ``OXIDE_EBR``,
-    ``MULT18_CORE``).
+    ``MULT18_CORE``); Gowin ``LUT4`` + ``ALU``, ``DFF``, ``BSRAM`` from nextpnr; GateMate
+    ``CPE_LT`` (4-input LUT-tree halves, not LUT4), ``CPE_FF``, ``RAM_HALF`` from nextpnr.
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
@@ -73,7 +74,10 @@ RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OX
                            "carries": ("synth", ("CCU2",))}
 
 # Gowin (nextpnr-himbaechel-gowin): an ALU (one carry-chain bit) sits in a LUT4 position of a
-# CLS, so it counts as a LUT4 too (as ECP5's TRELLIS_COMB counts CCU2C halves).
+# CLS, so it counts as a LUT4 too (as ECP5's TRELLIS_COMB counts CCU2C halves). Distributed RAM
+# (RAM16SDP4, 16 x 4 bits in the LUTs of a CFU) is NOT in the LUT4 column: how many LUT4
+# positions nextpnr reserves for one was not established; its count stays in
+# details["resources"]["pnr"] (the compact 8-bit core uses 2).
 RESOURCE_NAMES["gowin"] = {"luts": ("pnr", ("LUT4", "ALU")), "ffs": ("pnr", ("DFF",)),
                            "brams": ("pnr", ("BSRAM",)),
                            "dsps": ("pnr", ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU*",

@@ -274,8 +274,8 @@ def test_gowin_parts_and_family():
     assert math.isinf(speed_limits("GW1NR-LV9", 6).clock_mhz)
     assert slices(89, 16, device_family="gowin") == 45
     assert bram_slice_equivalents(1, device_family="gowin") == 72
-    assert "does not fit GW1NR-LV9: 9000 LUT4 > 8640, 6481 FF > 6480" == fits(
-        "GW1NR-LV9", luts=9000, ffs=6481)
+    assert fits("GW1NR-LV9", luts=9000, ffs=6481) == (
+        "does not fit GW1NR-LV9: 9000 LUT4 > 8640, 6481 FF > 6480")
 
 
 def test_gatemate_part_and_family():
@@ -287,7 +287,7 @@ def test_gatemate_part_and_family():
     assert part_of("CCGM1A1-FBGA324").name == "CCGM1A1"
     assert nextpnr_device("CCGM1A1", "FBGA324", None) == "CCGM1A1"
     family = FAMILIES["gatemate"]
-    assert family.synth_command == "synth_gatemate -luttree" and family.extra == "gatemate"
+    assert family.synth_command == "synth_gatemate -luttree -nomx8" and family.extra == "gatemate"
     assert family.tools == ("yosys", "nextpnr-himbaechel-gatemate")
     assert family.area_column == ("slices", "CPE")
     assert math.isinf(speed_limits("CCGM1A1", None).clock_mhz)

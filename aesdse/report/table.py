@@ -137,8 +137,8 @@ _FAMILY_NOTES = {
     "gowin": ("Gowin rows: measured inside the measurement harness (archs/harness.py), every "
               "pin placed by a CST file, harness alone subtracted from every area column; Fmax "
               "is the whole design's and not capped (no data-sheet limit cited). CLS = 2 LUT4 + "
-              "2 FF (LUT4 includes ALU carry bits), max(ceil(LUT4/2), ceil(FF/2)); BRAM: BSRAM "
-              "blocks (18 Kbit)."),
+              "2 FF (LUT4 includes ALU carry bits, not RAM16SDP4 distributed RAM), "
+              "max(ceil(LUT4/2), ceil(FF/2)); BRAM: BSRAM blocks (18 Kbit)."),
     "gatemate": ("GateMate rows: measured inside the measurement harness (archs/harness.py), "
                  "harness alone subtracted from every area column; Fmax is the whole design's "
                  "and not capped (no data-sheet limit cited). LUT4 column = 4-input LUT-trees "
