@@ -1,14 +1,17 @@
 """Place-and-route stage: device netlist -> placed and routed design, with the family's nextpnr
-(nextpnr-ecp5, nextpnr-ice40, nextpnr-machxo2, nextpnr-nexus).
+(nextpnr-ecp5, nextpnr-ice40, nextpnr-machxo2, nextpnr-nexus, nextpnr-himbaechel-gowin,
+nextpnr-himbaechel-gatemate).
 
 ECP5 runs out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so
-a core is measured alone. nextpnr-ice40, -machxo2 and -nexus have no such mode: their netlist is the core inside the
-measurement harness (:mod:`archs.harness`), its pins placed freely
-(``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``), and the harness is measured alone
-by a run of its own; on MachXO2 the clock input goes on a primary clock pin of the package
-(:data:`aesdse.devices.CLOCK_PINS`, an LPF file), and on Nexus every port on a known pin (a PDC
-file). ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
-timing does not fail the run (``--timing-allow-fail``): the achieved Fmax is the measurement.
+a core is measured alone. The other nextpnr variants have no such mode: their netlist is the
+core inside the measurement harness (:mod:`archs.harness`), its pins placed freely
+(``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``, GateMate's ``--vopt
+allow-unconstrained``), and the harness is measured alone by a run of its own; on MachXO2 the
+clock input goes on a primary clock pin of the package (:data:`aesdse.devices.CLOCK_PINS`, an
+LPF file), on Nexus and Gowin every port on a known pin (a PDC or CST file,
+:data:`aesdse.devices.PORT_PINS`). ``--freq`` is always passed (without it nextpnr targets
+12 MHz), and failing timing does not fail the run (``--timing-allow-fail``): the achieved Fmax
+is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
 """
 
@@ -111,13 +114,14 @@ def constraints(target: Target, ports: dict) -> tuple[list, dict]:
     module with ``ports`` (name -> width).
 
     MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.devices.CLOCK_PINS`), every other pin
-    placed freely. Nexus: every port bit on a pin of :data:`aesdse.devices.NEXUS_PINS`, ``clk``
-    on the first (nextpnr-nexus refuses unconstrained I/O).
+    placed freely. Nexus and Gowin: every port bit on a pin of :data:`aesdse.devices.PORT_PINS`,
+    ``clk`` on the first (nextpnr-nexus and nextpnr-himbaechel-gowin refuse unconstrained I/O),
+    in a PDC or CST file.
 
     Raises
     ------
     ValueError
-        When a Nexus design has more port bits than known pins.
+        When a Nexus or Gowin design has more port bits than known pins.
     """
     family = DEVICES[target.device].family
     if family in ("nexus", "gowin"):
