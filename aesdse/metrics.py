@@ -13,7 +13,8 @@ Resources
     report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr;
     MachXO2 / MachXO3 as ECP5 (``TRELLIS_COMB``, ``TRELLIS_FF``, ``DP8KC`` from nextpnr, ``CCU2D``
     from synthesis; no DSP); Nexus likewise (``OXIDE_COMB``, ``OXIDE_FF``, ``OXIDE_EBR``,
-    ``MULT18_CORE``).
+    ``MULT18_CORE``); Gowin ``LUT4`` + ``ALU``, ``DFF``, ``BSRAM`` from nextpnr; GateMate
+    ``CPE_LT`` (4-input LUT-tree halves, not LUT4), ``CPE_FF``, ``RAM_HALF`` from nextpnr.
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
@@ -72,6 +73,27 @@ RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OX
                            "brams": ("pnr", ("OXIDE_EBR",)), "dsps": ("pnr", ("MULT18_CORE",)),
                            "carries": ("synth", ("CCU2",))}
 
+# Gowin (nextpnr-himbaechel-gowin): an ALU (one carry-chain bit) sits in a LUT4 position of a
+# CLS, so it counts as a LUT4 too (as ECP5's TRELLIS_COMB counts CCU2C halves). Distributed RAM
+# (RAM16SDP4, 16 x 4 bits in the LUTs of a CFU) is NOT in the LUT4 column: how many LUT4
+# positions nextpnr reserves for one was not established; its count stays in
+# details["resources"]["pnr"] (the compact 8-bit core uses 2).
+RESOURCE_NAMES["gowin"] = {"luts": ("pnr", ("LUT4", "ALU")), "ffs": ("pnr", ("DFF",)),
+                           "brams": ("pnr", ("BSRAM",)),
+                           "dsps": ("pnr", ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU*",
+                                            "MULTADDALU*", "ALU54D", "PADD*")),
+                           "carries": ("synth", ("ALU",))}
+# GateMate (nextpnr-himbaechel-gatemate): a CPE holds two 4-input LUT-trees (CPE_LT, the upper
+# and lower half; a 5-input CC_L2T5 takes both) and two flip-flops (CPE_FF): nextpnr reports
+# 40,960 of each for the 20,480 CPEs of the CCGM1A1. "luts" counts LUT-tree halves: a 4-input
+# function unit, not a full LUT4 (a LUT2 tree computes f(g(a, b), h(c, d))). Block RAM counts
+# 20 Kbit halves (RAM_HALF; nextpnr reports 64 = 32 blocks of 40 Kbit). No DSP: multipliers
+# (CC_MULT) are built from CPEs. CPEs used only for routing (CPE_BRIDGE, CPE_CPLINES) or RAM
+# I/O (CPE_RAMIO) are kept in details["resources"], not in the columns.
+RESOURCE_NAMES["gatemate"] = {"luts": ("pnr", ("CPE_LT",)), "ffs": ("pnr", ("CPE_FF",)),
+                              "brams": ("pnr", ("RAM_HALF",)), "dsps": ("pnr", ()),
+                              "carries": ("synth", ("CC_ADDF",))}
+
 #: The family's own names of LUT4, flip-flops and block RAM in Yosys's ``stat`` after synthesis:
 #: the capacity check before place and route (:func:`synthesized_resources`). A carry cell
 #: holds two LUT4 (``CCU2*``: two LUT4 with their carry logic).
@@ -84,6 +106,16 @@ SYNTH_CAPACITY_NAMES["machxo3"] = SYNTH_CAPACITY_NAMES["machxo2"]
 # A WIDEFN9 (a 5-input function) is two LUT4 and a mux.
 SYNTH_CAPACITY_NAMES["nexus"] = {"luts": ("LUT4", "WIDEFN9", "WIDEFN9", "CCU2", "CCU2"),
                                  "ffs": ("FD1P3*",), "brams": ("DP16K", "PDP16K", "SP16K")}
+# Gowin (synth_gowin -nowidelut): LUT1-LUT4 and ALU each take a LUT4 position; B-SRAM primitives.
+SYNTH_CAPACITY_NAMES["gowin"] = {"luts": ("LUT1", "LUT2", "LUT3", "LUT4", "ALU"),
+                                 "ffs": ("DFF*",),
+                                 "brams": ("SP", "SPX9", "SDP", "SDPX9", "SDPB", "SDPX9B",
+                                           "DP", "DPX9", "DPB", "DPX9B", "pROM", "pROMX9")}
+# GateMate (synth_gatemate -luttree): LUT-tree halves (an L2T5 takes both halves of a CPE, a CC_MX2
+# one), flip-flops and latches, 20 Kbit block RAM halves (a 40 Kbit block is two).
+SYNTH_CAPACITY_NAMES["gatemate"] = {
+    "luts": ("CC_LUT1", "CC_LUT2", "CC_L2T4", "CC_L2T5", "CC_L2T5", "CC_MX2"),
+    "ffs": ("CC_DFF", "CC_DLT"), "brams": ("CC_BRAM_20K", "CC_BRAM_40K", "CC_BRAM_40K")}
 
 
 def _count(counts: dict, names) -> int:

@@ -45,7 +45,7 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from .devices import CLOCK_PINS, NEXUS_PINS, family_info, fits, speed_limits
+from .devices import CLOCK_PINS, PORT_PINS, family_info, fits, speed_limits
 from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from .flow.asic import estimate as asic_estimate
@@ -122,7 +122,7 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
         "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
         "args": nextpnr_args(target),
         "pins": [CLOCK_PINS.get((target.device, target.package)),
-                 NEXUS_PINS.get((target.device, target.package))],
+                 PORT_PINS.get((target.device, target.package))],
         "nextpnr": find_tool(family_info(target.family).pnr_tool).version})
 
 
@@ -432,7 +432,7 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
         label="synthesize (harness alone)", directory=directory,
         restore=("stat.json", "yosys.log"))
     pnr = _pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
-                    directory, "place-and-route (harness alone)")
+                    directory, "place-and-route (harness alone)", require_clock=False)
     (directory / "netlist.json").unlink(missing_ok=True)
     if not pnr["ok"]:
         raise StageFailed("failed-flow", f"harness alone: {pnr['reason']}", **known)
@@ -488,15 +488,16 @@ def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dic
 
 
 def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_mhz: float,
-              seed: int, directory: Path, label: str) -> dict:
+              seed: int, directory: Path, label: str, require_clock: bool = True) -> dict:
     """One nextpnr run in ``directory`` (from the cache or run): ``{"ok", "seconds",
-    "utilization", "fmax", "reason", "cached"}``; a failed run is not cached."""
+    "utilization", "fmax", "reason", "cached"}``; a failed run is not cached. Without
+    ``require_clock`` a report without Fmax passes (the harness alone: only its area counts)."""
     def produce():
         # Each run reads the netlist from its own directory (YoWASP sees only the cwd).
         run.fetch(synth_entry, "netlist.json", directory / "netlist.json")
         try:
             pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
-                                  point.flow.pnr_timeout_s)
+                                  point.flow.pnr_timeout_s, require_clock=require_clock)
         finally:
             if directory != run.work:
                 (directory / "netlist.json").unlink(missing_ok=True)

@@ -123,7 +123,7 @@ def test_area_function():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"luts": 10, "device_family": "gowin"}, r"^Device family must be one of .*not 'gowin'$"),
+    ({"luts": 10, "device_family": "cyclone"}, r"^Device family must be one of .*not 'cyclone'$"),
     ({"device_family": "ecp5"}, r"^Give at least one of luts, ffs, slices, brams$"),
     ({"luts": -1, "device_family": "ecp5"}, r"^luts must be a non-negative number, not -1$"),
     ({"brams": 1, "device_family": "ecp5", "rate": float("nan")},
@@ -251,3 +251,45 @@ def test_nexus_part_and_family():
     assert math.isinf(speed_limits("LIFCL-40", 9).clock_mhz)
     assert slices(75, 16, device_family="nexus") == 38
     assert bram_slice_equivalents(1, device_family="nexus") == 72
+
+
+# --- Gowin and GateMate (issue 14) --------------------------------------------------------------
+
+def test_gowin_parts_and_family():
+    from aesdse.devices import FAMILIES, GOWIN_DIES, fits, nextpnr_device
+    part = DEVICES["GW1NR-LV9"]
+    # Equal to what nextpnr-himbaechel-gowin reports available (LUT4, DFF, BSRAM, MULT18X18).
+    assert (part.luts, part.ffs, part.brams, part.dsps) == (8640, 6480, 26, 20)
+    assert part.packages == ("QN88P",) and part.speeds == (7, 6)
+    assert (DEVICES["GW2A-LV18"].luts, DEVICES["GW2A-LV18"].ffs) == (20736, 15552)
+    assert family_of("GW2A-LV18") == "gowin" and part_of("GW1NR-LV9-6QN88P").name == "GW1NR-LV9"
+    # The Tang Nano 9K's and Tang Primer 20K's ordering codes, and the dies nextpnr asks for.
+    assert nextpnr_device("GW1NR-LV9", "QN88P", 6) == "GW1NR-LV9QN88PC6/I5"
+    assert nextpnr_device("GW2A-LV18", "PG256", 8) == "GW2A-LV18PG256C8/I7"
+    assert GOWIN_DIES == {"GW1NR-LV9": "GW1N-9C", "GW2A-LV18": "GW2A-18C"}
+    family = FAMILIES["gowin"]
+    assert family.synth_command == "synth_gowin -nowidelut" and family.extra == "gowin"
+    assert family.tools == ("yosys", "nextpnr-himbaechel-gowin") and not family.out_of_context
+    assert family.area_column == ("slices", "CLS")
+    assert math.isinf(speed_limits("GW1NR-LV9", 6).clock_mhz)
+    assert slices(89, 16, device_family="gowin") == 45
+    assert bram_slice_equivalents(1, device_family="gowin") == 72
+    assert fits("GW1NR-LV9", luts=9000, ffs=6481) == (
+        "does not fit GW1NR-LV9: 9000 LUT4 > 8640, 6481 FF > 6480")
+
+
+def test_gatemate_part_and_family():
+    from aesdse.devices import FAMILIES, nextpnr_device
+    part = DEVICES["CCGM1A1"]
+    # LUT-tree halves and flip-flops of 20,480 CPEs, 20 Kbit block RAM halves (nextpnr's counts).
+    assert (part.luts, part.ffs, part.brams, part.dsps) == (40960, 40960, 64, 0)
+    assert part.packages == ("FBGA324",) and part.speeds == ()
+    assert part_of("CCGM1A1-FBGA324").name == "CCGM1A1"
+    assert nextpnr_device("CCGM1A1", "FBGA324", None) == "CCGM1A1"
+    family = FAMILIES["gatemate"]
+    assert family.synth_command == "synth_gatemate -luttree -nomx8" and family.extra == "gatemate"
+    assert family.tools == ("yosys", "nextpnr-himbaechel-gatemate")
+    assert family.area_column == ("slices", "CPE")
+    assert math.isinf(speed_limits("CCGM1A1", None).clock_mhz)
+    assert slices(110, 16, device_family="gatemate") == 55  # 2 LUT-trees + 2 FF per CPE
+    assert bram_slice_equivalents(1, device_family="gatemate") == 80

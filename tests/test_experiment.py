@@ -312,3 +312,21 @@ def test_nexus_target_has_one_package_and_three_speed_grades(tmp_path):
     with pytest.raises(ExperimentError, match=r"t.yaml:5: package: 'MG289' is not one of: "
                                               r"BG400$"):
         load_experiment(path)
+
+
+def test_gowin_and_gatemate_targets_take_the_parts_own_packages_and_grades(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: t\narchitectures:\n  - arch: sbox\ntargets:\n"
+                    "  - {device: GW1NR-LV9}\n  - {device: GW1NR-LV9, speed: 6}\n"
+                    "  - {device: GW2A-LV18, package: PG256, speed: 8}\n"
+                    "  - {device: CCGM1A1}\n")
+    exp = load_experiment(path)
+    assert [p.target.label for p in exp.points] == [
+        "GW1NR-LV9-7QN88P", "GW1NR-LV9-6QN88P", "GW2A-LV18-8PG256", "CCGM1A1-FBGA324"]
+    for target, message in (
+            ("{device: GW1NR-LV9, speed: 5}", r"speed: 5 is not one of: 7, 6$"),
+            ("{device: GW2A-LV18, package: QN88P}", r"package: 'QN88P' is not one of: PG256$"),
+            ("{device: CCGM1A1, speed: 1}", r"speed: CCGM1A1 has no speed; leave it out$")):
+        path.write_text(f"name: t\narchitectures:\n  - arch: sbox\ntargets:\n  - {target}\n")
+        with pytest.raises(ExperimentError, match=r"t.yaml:5: " + message):
+            load_experiment(path)

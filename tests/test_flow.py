@@ -133,6 +133,52 @@ def test_sbox_on_nexus_with_every_pin_constrained(tmp_path):
     assert row.fmax_mhz > 20
 
 
+@pytest.mark.skipif(not _installed("nextpnr-himbaechel-gowin"),
+                    reason='nextpnr-himbaechel-gowin is not installed: '
+                           'pip install "aesdse[gowin]"')
+def test_sbox_on_gowin_with_every_pin_constrained(tmp_path):
+    # nextpnr-himbaechel-gowin refuses unconstrained I/O: a CST file places every harness port
+    # (clk on the Tang Nano 9K's clock pin 52); harness alone subtracted; synth_gowin -nowidelut.
+    point = make_point("sbox", {"sbox": "composite"}, target=Target("GW1NR-LV9", "QN88P", 6),
+                       flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "GW1NR-LV9-6QN88P"
+    resources = row.details["resources"]
+    assert resources["family"] == "gowin"
+    pnr, harness = resources["pnr"], resources["harness"]["pnr"]
+    assert row.luts == pnr["LUT4"] + pnr["ALU"] - harness["LUT4"] - harness["ALU"]
+    assert 20 < row.luts < 400 and row.ffs == pnr["DFF"] - harness["DFF"] >= 8
+    assert not any(cell.startswith("MUX2_LUT") for cell in resources["synth"])  # -nowidelut
+    assert row.slices == max(-(-row.luts // 2), -(-row.ffs // 2)) and row.brams == 0
+    assert pnr["IOB"] == 12  # sin, shift, 8 fold pins, clk, rst
+    cst = (Path(row.artifacts) / "constraints.cst").read_text().splitlines()
+    assert cst[0] == 'IO_LOC "clk" 52;' and len(cst) == 12
+    assert row.fmax_mhz > 20
+
+
+@pytest.mark.skipif(not _installed("nextpnr-himbaechel-gatemate"),
+                    reason='nextpnr-himbaechel-gatemate is not installed: '
+                           'pip install "aesdse[gatemate]"')
+def test_sbox_on_gatemate_inside_the_measurement_harness(tmp_path):
+    # GateMate: harness, pins left to nextpnr, harness alone subtracted; LUT-tree halves and
+    # flip-flops from nextpnr (CPE_LT, CPE_FF), the family's own names kept.
+    point = make_point("sbox", {"sbox": "composite"}, target=Target("CCGM1A1", "FBGA324", None),
+                       flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), tool_versions())
+    assert row.status == "ok", row.reason
+    assert row.target == "CCGM1A1-FBGA324"
+    resources = row.details["resources"]
+    assert resources["family"] == "gatemate"
+    pnr, harness = resources["pnr"], resources["harness"]["pnr"]
+    assert row.luts == pnr["CPE_LT"] - harness["CPE_LT"] and 20 < row.luts < 400
+    assert row.ffs == pnr["CPE_FF"] - harness["CPE_FF"] >= 8
+    assert "CC_LUT4" not in resources["synth"] and resources["synth"]["CC_L2T4"] > 0  # -luttree
+    assert row.slices == max(-(-row.luts // 2), -(-row.ffs // 2)) and row.brams == 0
+    assert pnr["GPIO"] == 12
+    assert row.fmax_mhz > 20
+
+
 def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
     # The asic target: verified, synthesized to the GE library, no place and route; the sweep's
     # progress line and the report show it without a clock in MHz.

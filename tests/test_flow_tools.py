@@ -119,3 +119,45 @@ def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
     monkeypatch.setitem(devices.FAMILIES, "machxo2",
                         replace(info, synth_command=info.synth_command + " -noccu2"))
     assert point_mod.synth_key(p, "r" * 64, "top") != before[1]
+
+
+def test_gowin_and_gatemate_nextpnr_arguments():
+    from aesdse.experiment import Target
+    from aesdse.flow.nextpnr import nextpnr_args
+    assert nextpnr_args(Target("GW1NR-LV9", "QN88P", 6)) == [
+        "--device", "GW1NR-LV9QN88PC6/I5", "--vopt", "family=GW1N-9C"]
+    assert nextpnr_args(Target("CCGM1A1", "FBGA324", None)) == [
+        "--device", "CCGM1A1", "--vopt", "allow-unconstrained"]
+
+
+def test_gowin_every_port_bit_on_a_pin_clock_first():
+    # nextpnr-himbaechel-gowin refuses unconstrained I/O: a CST places every bit, clk on the
+    # Tang Nano 9K's oscillator pin 52 (GCLKT_3).
+    from aesdse.devices import GOWIN_PINS
+    from aesdse.experiment import Target
+    from aesdse.flow.nextpnr import constraints
+    target = Target("GW1NR-LV9", "QN88P", 6)
+    args, files = constraints(target, {"sin": 1, "fold": 2, "clk": 1})
+    assert args == ["--vopt", "cst=constraints.cst"]
+    assert files["constraints.cst"] == ('IO_LOC "clk" 52;\nIO_LOC "sin" 3;\n'
+                                        'IO_LOC "fold[0]" 11;\nIO_LOC "fold[1]" 13;\n')
+    for key, count in ((("GW1NR-LV9", "QN88P"), 49), (("GW2A-LV18", "PG256"), 54)):
+        pins = GOWIN_PINS[key]
+        assert len(set(pins)) == len(pins) == count
+    assert GOWIN_PINS[("GW2A-LV18", "PG256")][0] == "H11"
+    with pytest.raises(ValueError, match=r"^50 I/O bits need pins, but aesdse knows 49 pins of "
+                                         r"GW1NR-LV9 QN88P$"):
+        constraints(target, {"wide": 50})
+    # GateMate: I/O left to nextpnr (--vopt allow-unconstrained), no file.
+    assert constraints(Target("CCGM1A1", "FBGA324", None), {"clk": 1, "sin": 1}) == ([], {})
+
+
+@pytest.mark.parametrize("tool, extra", [("nextpnr-himbaechel-gowin", "gowin"),
+                                         ("nextpnr-himbaechel-gatemate", "gatemate")])
+def test_missing_gowin_or_gatemate_tool_names_the_extra(monkeypatch, tmp_path, tool, extra):
+    monkeypatch.delenv(tool.upper().replace("-", "_"), raising=False)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(ToolNotFound, match=rf'^{tool} not found: install it with '
+                                           rf'pip install "aesdse\[{extra}\]"'):
+        find_tool(tool)

@@ -138,3 +138,28 @@ def test_nexus_columns_and_synthesized_luts():
         "luts": 134, "ffs": 32, "brams": 0, "dsps": 0, "carries": 0}
     # A WIDEFN9 is two LUT4: what synthesis needs before place and route.
     assert synthesized_resources("nexus", cells) == {"luts": 134, "ffs": 32, "brams": 0}
+
+
+def test_gowin_columns_and_synthesized_luts():
+    from aesdse.metrics import common_resources, synthesized_resources
+    utilization = {"LUT4": 105, "ALU": 4, "DFF": 32, "BSRAM": 1, "MULT18X18": 0, "IOB": 12,
+                   "MUX2_LUT5": 0}
+    cells = {"LUT2": 21, "LUT3": 12, "LUT4": 48, "ALU": 4, "DFFR": 24, "DFFRE": 8, "SDPB": 1,
+             "IBUF": 4, "OBUF": 8}
+    # An ALU bit takes a LUT4 position: counted in LUT4 too, and as a carry.
+    assert common_resources("gowin", utilization, cells) == {
+        "luts": 109, "ffs": 32, "brams": 1, "dsps": 0, "carries": 4}
+    assert synthesized_resources("gowin", cells) == {"luts": 85, "ffs": 32, "brams": 1}
+
+
+def test_gatemate_columns_and_synthesized_luts():
+    from aesdse.metrics import common_resources, synthesized_resources
+    utilization = {"CPE_LT": 143, "CPE_FF": 32, "CPE_BRIDGE": 21, "CPE_CPLINES": 68,
+                   "CPE_RAMIO": 9, "RAM_HALF": 2, "GPIO": 12}
+    cells = {"CC_L2T4": 59, "CC_L2T5": 11, "CC_LUT2": 43, "CC_MX2": 10, "CC_DFF": 32,
+             "CC_BRAM_40K": 1, "CC_IBUF": 4, "CC_OBUF": 8, "CC_BUFG": 1}
+    # LUT-tree halves and flip-flops from nextpnr; routing-only CPEs are not logic.
+    assert common_resources("gatemate", utilization, cells) == {
+        "luts": 143, "ffs": 32, "brams": 2, "dsps": 0, "carries": 0}
+    # An L2T5 takes both halves of a CPE, a 40 Kbit block two 20 Kbit halves.
+    assert synthesized_resources("gatemate", cells) == {"luts": 134, "ffs": 32, "brams": 2}

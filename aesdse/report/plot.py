@@ -457,7 +457,7 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
 
 #: Units of each family's area, as bar annotations (singular, plural).
 _AREA_WORDS = {"Slices": ("slice", "slices"), "Logic cells": ("logic cell", "logic cells"),
-               "GE": ("GE", "GE")}
+               "CLS": ("CLS", "CLS"), "CPE": ("CPE", "CPEs"), "GE": ("GE", "GE")}
 
 
 def family_bars(rows: list[Row]) -> list[dict]:

@@ -134,6 +134,16 @@ _FAMILY_NOTES = {
               "(archs/harness.py), every pin placed by a PDC file, harness alone subtracted from "
               "every area column; Fmax is the whole design's and not capped (no data-sheet limit "
               "cited). Slices = 2 LUT4 + 2 FF (as ECP5); BRAM: EBR blocks (18 Kbit)."),
+    "gowin": ("Gowin rows: measured inside the measurement harness (archs/harness.py), every "
+              "pin placed by a CST file, harness alone subtracted from every area column; Fmax "
+              "is the whole design's and not capped (no data-sheet limit cited). CLS = 2 LUT4 + "
+              "2 FF (LUT4 includes ALU carry bits, not RAM16SDP4 distributed RAM), "
+              "max(ceil(LUT4/2), ceil(FF/2)); BRAM: BSRAM blocks (18 Kbit)."),
+    "gatemate": ("GateMate rows: measured inside the measurement harness (archs/harness.py), "
+                 "harness alone subtracted from every area column; Fmax is the whole design's "
+                 "and not capped (no data-sheet limit cited). LUT4 column = 4-input LUT-trees "
+                 "(CPE_LT, not full LUT4); CPE = 2 LUT-trees + 2 FF, max(ceil(LUT/2), "
+                 "ceil(FF/2)); BRAM: 20 Kbit halves (RAM_HALF; a CC_BRAM_40K is two)."),
     "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
              "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in the GE column (gate "
              "equivalents, never LUT4 or slices), logic depth in NAND2 delays (an indicative "
@@ -516,7 +526,8 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     noted = {"machxo2" if f == "machxo3" else f for f in families}
     if entries and (noted & {"ecp5", None} or not noted & set(_FAMILY_NOTES)):
         notes.append(_SLICE_NOTE)
-    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "nexus", "asic") if f in noted]
+    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "nexus", "gowin", "gatemate", "asic")
+              if f in noted]
     if len(noted) > 1:
         notes.append(_CROSS_FAMILY_NOTE)
     if searches:
