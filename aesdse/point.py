@@ -328,7 +328,8 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
         row.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
     known["pnr_seconds"] = pnr["seconds"]
 
-    # The measurement harness alone, on the same device, to subtract (iCE40, MachXO2).
+    # The measurement harness alone, on the same device, to subtract (every family without an
+    # out-of-context mode: iCE40, MachXO2/3, Nexus, Gowin, GateMate).
     harness = None
     resources = {"family": family, "pnr": pnr["utilization"], "synth": synth["cells"]}
     if design.get("harness_digest"):
