@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.back import rtlil
-from amaranth.hdl import Value
+from amaranth.hdl import Fragment, Value
 from amaranth.lib import wiring
 
 import archs
@@ -87,6 +87,24 @@ def _ports(component) -> list[dict]:
     return ports
 
 
+def logic_sbox_count(component) -> int:
+    """S-boxes of ``component`` built from logic (composite or tower circuits, alone or as the
+    inverter of a shared enc/dec S-box), found in its elaborated hierarchy; table S-boxes are
+    ROMs (``lut`` may even become block RAM, as on iCE40) and are not counted. For the capacity
+    check before synthesis (:data:`aesdse.point.SBOX_LUT4_LOWER_BOUND`)."""
+    from archs.prims.sbox import CompositeSBox, SharedSBox, TowerSBox
+
+    def is_logic_sbox(obj):
+        return (isinstance(obj, (CompositeSBox, TowerSBox))
+                or (isinstance(obj, SharedSBox) and obj.family in ("composite", "tower")))
+
+    def walk(fragment):
+        if any(is_logic_sbox(o) for o in getattr(fragment, "origins", None) or ()):
+            return 1
+        return sum(walk(sub) for sub, *_ in fragment.subfragments)
+    return walk(Fragment.get(component, None))
+
+
 def generate(point: DesignPoint, target: str | None = None) -> Design:
     """Elaborate the point for ``target`` (default: its target's device family) to RTLIL.
 
@@ -123,6 +141,7 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         "modes": list(fam.modes),
         "byte_order": BYTE_ORDER,
         "resources": getattr(component, "resources", None),
+        "logic_sboxes": logic_sbox_count(component),
         "clock_multipliers": dict(getattr(component, "clock_multipliers", None) or {}),
     }
     if harness is not None:

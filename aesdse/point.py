@@ -82,6 +82,12 @@ def design_key(point: DesignPoint) -> str:
         "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch)})
 
 
+#: LUT4 a logic S-box takes at least, for the capacity check before synthesis: half the smallest
+#: measured (issue 15: the tower S-box 64 LUT4 on ECP5, the Reyhani-Masoleh 2018 circuit 58 LUT4
+#: on iCE40), so the bound stays below what any S-box circuit has been mapped to.
+SBOX_LUT4_LOWER_BOUND = 32
+
+
 def rtlil_flip_flops(rtlil_text: str) -> int:
     """Flip-flop bits of an RTLIL netlist before synthesis (the ``WIDTH`` of every ``$dff``-like
     cell): what the design needs at least, known without running a tool (synthesis may merge a
@@ -289,13 +295,16 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     if not verified["ok"]:
         raise StageFailed("failed-verification", verified["reason"], **known)
 
-    # Capacity, before any tool runs: the netlist's flip-flops against the device's.
+    # Capacity, before any tool runs: the netlist's flip-flops, and a lower bound of its LUT4
+    # (its logic S-boxes), against the device's.
     ff_bits = design.get("flip_flops")
     if ff_bits is not None:
-        too_big = fits(point.target.device, ffs=ff_bits)
+        min_luts = SBOX_LUT4_LOWER_BOUND * (design["manifest"].get("logic_sboxes") or 0)
+        too_big = fits(point.target.device, ffs=ff_bits, luts=min_luts)
         if too_big:
-            raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist before "
-                                              f"synthesis; no tool was run)", **known)
+            raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist and "
+                                              f"{SBOX_LUT4_LOWER_BOUND} LUT4 per logic S-box, "
+                                              f"before synthesis; no tool was run)", **known)
 
     # The asic target: a gate-equivalent estimate, no place and route.
     top = design["top"]

@@ -7,7 +7,9 @@ import pytest
 
 from aesdse import devices
 from aesdse.experiment import FlowOptions, Target, make_point
-from aesdse.point import rtlil_flip_flops, run_point
+import archs
+from aesdse.generate import logic_sbox_count
+from aesdse.point import SBOX_LUT4_LOWER_BOUND, rtlil_flip_flops, run_point
 
 
 def test_flip_flops_of_an_rtlil_netlist():
@@ -25,9 +27,40 @@ def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
                        flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
     assert row.status == "does-not-fit"
-    assert row.reason == ("does not fit iCE40UP5K: 32 FF > 10 (flip-flops of the netlist before "
-                          "synthesis; no tool was run)")
+    assert row.reason == ("does not fit iCE40UP5K: 32 FF > 10 (flip-flops of the netlist and "
+                          "32 LUT4 per logic S-box, before synthesis; no tool was run)")
     assert row.luts is None and row.synth_seconds is None
+    assert not list((tmp_path / "runs" / "k").glob("*.log"))
+
+
+@pytest.mark.parametrize("params, sboxes", [
+    ({"sbox": "composite"}, 20),    # 16 in the rounds, 4 in the key schedule
+    ({"sbox": "bram"}, 0),          # ROMs: no LUT4 bound
+    ({"sbox": "lut"}, 0),           # a ROM too (iCE40 maps it to RAM4K)
+])
+def test_logic_sboxes_of_a_design(params, sboxes):
+    assert logic_sbox_count(archs.family("iterative").build(**params)) == sboxes
+    # Shared enc/dec S-boxes count by their inverter, whatever wraps the core.
+    multimode = archs.family("multimode").build(sbox=params["sbox"], fifo_depth=2) \
+        if params["sbox"] != "bram" else None
+    if multimode is not None:
+        assert logic_sbox_count(multimode) == sboxes
+
+
+def test_point_with_more_logic_sboxes_than_the_device_has_lut4_runs_no_tool(tmp_path,
+                                                                             monkeypatch):
+    # The iterative core's 20 composite S-boxes need at least 20 x 32 = 640 LUT4: a part with
+    # 600 cannot hold it, whatever synthesis would do (the fully pipelined core's 200 S-boxes on
+    # a real UP5K, 6,400 > 5,280, the same way).
+    assert SBOX_LUT4_LOWER_BOUND == 32
+    small = dataclasses.replace(devices.DEVICES["iCE40UP5K"], luts=600)
+    monkeypatch.setitem(devices.DEVICES, "iCE40UP5K", small)
+    point = make_point("iterative", {"sbox": "composite"},
+                       target=Target("iCE40UP5K", "sg48", None), flow=FlowOptions(freq_mhz=50))
+    row = run_point(point, "test", str(tmp_path), {}, key="k")
+    assert row.status == "does-not-fit", row.reason
+    assert row.reason.startswith("does not fit iCE40UP5K: 640 LUT4 > 600")
+    assert row.synth_seconds is None
     assert not list((tmp_path / "runs" / "k").glob("*.log"))
 
 
