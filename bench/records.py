@@ -29,7 +29,7 @@ from aesdse.report.select import select_rows
 from aesdse.report.table import aggregate
 from aesdse.store import Row, Store
 
-__all__ = ["RecordClass", "Record", "CLASSES", "records", "records_markdown", "main"]
+__all__ = ["RecordClass", "ClassBest", "CLASSES", "records", "records_markdown", "main"]
 
 #: Where the issue's reference numbers come from.
 REFERENCE_SOURCE = ("issue 15, measured on LFE5U-85F-8 with yowasp Yosys 0.70 + nextpnr-ecp5 "
@@ -144,7 +144,7 @@ CLASSES = (
 
 
 @dataclass(frozen=True)
-class Record:
+class ClassBest:
     """The best member of a class in the database, or ``None`` (``row``) when it has none."""
     cls: RecordClass
     row: Row | None
@@ -155,7 +155,7 @@ class Record:
         return self.row is not None and self.cls.met(self.row)
 
 
-def records(rows: list[Row], device: str = "LFE5U-85F") -> list[Record]:
+def records(rows: list[Row], device: str = "LFE5U-85F") -> list[ClassBest]:
     """The record of every class among the verified ``rows`` on ``device`` (a device name: every
     package and speed grade), seeds aggregated by median Fmax."""
     on_device = [r for r in rows if r.target == device or r.target.startswith(f"{device}-")]
@@ -164,7 +164,7 @@ def records(rows: list[Row], device: str = "LFE5U-85F") -> list[Record]:
     for cls in CLASSES:
         members = [e for e in entries if cls.member(e.row)]
         best = max(members, key=lambda e: cls.score(e.row), default=None)
-        result.append(Record(cls, best.row if best else None, len(best.members) if best else 0))
+        result.append(ClassBest(cls, best.row if best else None, len(best.members) if best else 0))
     return result
 
 
@@ -174,7 +174,7 @@ def _describe(row: Row) -> str:
     return f"`{row.arch}` {params}" + (f" ({flow})" if flow else "")
 
 
-def records_markdown(recs: list[Record], device: str = "LFE5U-85F") -> str:
+def records_markdown(recs: list[ClassBest], device: str = "LFE5U-85F") -> str:
     """The records table in Markdown, with its sources."""
     lines = [f"| class | best verified point ({device}) | measured | seeds | reference | "
              "target | met |",

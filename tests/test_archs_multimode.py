@@ -28,8 +28,9 @@ def message_items(mode, key, key_bits, iv, data, decrypt):
     return items, expected
 
 
-def rtl_run(dut, items, *, rng, stall_probability):
-    """Send ``items`` into ``dut``; return the output blocks and the edges they came out at."""
+def rtl_run(dut, items, *, rng, stall_probability, result=lambda payload: payload.data):
+    """Send ``items`` into ``dut``; return ``result(payload)`` of each output (default its data)
+    and the edges they came out at."""
     count = sum(1 for kind, _ in items if kind == "block")
     outputs, cycles = [], []
     gaps = random_gaps(rng, stall_probability)
@@ -45,7 +46,7 @@ def rtl_run(dut, items, *, rng, stall_probability):
         ready = random_ready(rng, stall_probability)
         while len(outputs) < count:
             payload = await stream_get(ctx, dut.o, clock=clock, ready=ready, timeout=2000)
-            outputs.append(payload.data)
+            outputs.append(result(payload))
             cycles.append(clock.now)
 
     run_testbenches(dut, producer, consumer)

@@ -10,11 +10,11 @@ import random
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
-                              stream_put)
 from aesdse.verify import VerifyOptions, verify_component
 from aesdse.vectors import RFC3610, cavp_ccm, cavp_modes, ccm_blocks, oracle_ccm, oracle_mode
 from archs.multimode import CCMPhase, Mode, Multimode
+
+from test_archs_multimode import rtl_run as multimode_rtl_run
 
 
 def key_item(key, key_bits):
@@ -47,26 +47,8 @@ def mode_items(mode, key, key_bits, iv, data, decrypt):
 def rtl_run(dut, items, *, rng, stall_probability):
     """Send ``items`` into ``dut``; return the (data, auth_fail) results and the edges they
     came out at."""
-    count = sum(1 for kind, _ in items if kind == "block")
-    outputs, cycles = [], []
-    gaps = random_gaps(rng, stall_probability)
-
-    async def producer(ctx):
-        clock = EdgeClock()
-        for kind, payload in items:
-            await clock.idle(ctx, gaps())
-            await stream_put(ctx, dut.key if kind == "key" else dut.i, payload, clock=clock)
-
-    async def consumer(ctx):
-        clock = EdgeClock()
-        ready = random_ready(rng, stall_probability)
-        while len(outputs) < count:
-            payload = await stream_get(ctx, dut.o, clock=clock, ready=ready, timeout=2000)
-            outputs.append((payload.data, payload.auth_fail))
-            cycles.append(clock.now)
-
-    run_testbenches(dut, producer, consumer)
-    return outputs, cycles
+    return multimode_rtl_run(dut, items, rng=rng, stall_probability=stall_probability,
+                             result=lambda payload: (payload.data, payload.auth_fail))
 
 
 def _smallest(path, *, passes=True):
