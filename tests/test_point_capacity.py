@@ -70,15 +70,16 @@ def test_point_with_more_logic_sboxes_than_the_device_has_lut4_runs_no_tool(tmp_
                                     Target("CCGM1A1", "FBGA324", None)],
                          ids=lambda t: t.device)
 def test_point_too_big_after_synthesis_runs_no_place_and_route(tmp_path, monkeypatch, target):
-    # A part with room for 10 LUT4 only: the flip-flops fit, so Yosys runs; the synthesized
-    # LUT4 (carry cells counted as two; GateMate LUT-trees) do not, so nextpnr does not run.
-    tiny = dataclasses.replace(devices.DEVICES[target.device], luts=10)
+    # A part with room for 40 LUT4 only: the flip-flops and the lower bound of one logic S-box
+    # (32 LUT4) fit, so Yosys runs; the synthesized LUT4 (carry cells counted as two; GateMate
+    # LUT-trees) do not, so nextpnr does not run.
+    tiny = dataclasses.replace(devices.DEVICES[target.device], luts=40)
     monkeypatch.setitem(devices.DEVICES, target.device, tiny)
     point = make_point("sbox", {"sbox": "composite"}, target=target,
                        flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
     assert row.status == "does-not-fit", row.reason
     assert row.reason.startswith(f"does not fit {target.device}: ")
-    assert row.reason.endswith(" LUT4 > 10 (after synthesis; nextpnr was not run)")
+    assert row.reason.endswith(" LUT4 > 40 (after synthesis; nextpnr was not run)")
     assert row.synth_seconds is not None and row.pnr_seconds is None
     assert not (tmp_path / "runs" / "k" / "nextpnr.log").exists()
