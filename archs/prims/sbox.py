@@ -91,13 +91,15 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
+from .circuits import CIRCUITS
 from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
     "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
-    "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "SharedSBox",
-    "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
+    "SharedSBox", "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "circuit_sbox_bits",
 ]
 
 #: Device families a netlist can be built for.
@@ -389,6 +391,94 @@ class TowerSBox(_FieldSBox):
         super().__init__(field, inverse=inverse, stages=stages)
 
 
+def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None):
+    """A published S-box circuit (:mod:`.circuits`) on a bit list, bit 0 first.
+
+    With ``decrypt`` (a bit: 1 for InvSubBytes) this is the combined circuit: the published one
+    where there is one, otherwise the forward circuit between two inverse affine maps, each
+    bypassed for encryption (``S^-1(y) = A^-1(S(A^-1(y)))``, since ``S(x) = A(x^-1)``). Without
+    it, the direction is ``inverse``: the dedicated program, else the combined one with its
+    direction input tied off, else the same affine wrapping. ``mux`` and ``node`` are passed to
+    :meth:`archs.prims.circuits.Program.evaluate` (ints need neither).
+    """
+    def run(program, bits, direction=None):
+        inputs = list(bits) if direction is None else list(bits) + [direction]
+        return program.evaluate(inputs, mux=mux, node=node)
+
+    def select(d, if_one, if_zero):
+        if mux is None:
+            return if_one if d else if_zero
+        return [mux(d, a, b) for a, b in zip(if_one, if_zero)]
+
+    def level(d):
+        # The combined program's own direction input (some select SubBytes with 1).
+        return d if circuit.decrypt_level else d ^ 1
+
+    if decrypt is not None:
+        if circuit.combined is not None:
+            return run(circuit.combined, x, level(decrypt))
+        a = select(decrypt, _affine_value(x, gf.inv_affine), x)
+        s = run(circuit.forward, a)
+        return select(decrypt, _affine_value(s, gf.inv_affine), s)
+    program = circuit.inverse if inverse else circuit.forward
+    if program is not None:
+        return run(program, x)
+    if circuit.combined is not None:
+        return run(circuit.combined, x, level(int(inverse)))
+    return _affine_value(run(circuit.forward, _affine_value(x, gf.inv_affine)), gf.inv_affine)
+
+
+class CircuitSBox(wiring.Component):
+    """S-box (or inverse) as a published straight-line program (:mod:`.circuits`).
+
+    Parameters
+    ----------
+    family : str
+        The circuit's name, a key of :data:`archs.prims.circuits.CIRCUITS`.
+    inverse : bool
+        Build InvSubBytes instead of SubBytes (see :func:`circuit_sbox_bits` for how a circuit
+        without a published inverse does it).
+
+    Members
+    -------
+    i : In(8)
+        Input byte.
+    o : Out(8)
+        Substituted byte, in the same cycle.
+    """
+
+    i: In(8)
+    o: Out(8)
+
+    latency = 0
+
+    def __init__(self, family, *, inverse=False):
+        self.family = family
+        self.circuit = CIRCUITS[family]
+        self.inverse = bool(inverse)
+        self.table = _table(self.inverse)
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        out = circuit_sbox_bits(self.circuit, [self.i[k] for k in range(8)],
+                                inverse=self.inverse, mux=Mux, node=_named_wires(m))
+        m.d.comb += self.o.eq(Cat(*out))
+        return m
+
+
+def _named_wires(m):
+    """The ``node`` hook of :meth:`archs.prims.circuits.Program.evaluate` for hardware: a gate
+    read more than once becomes a named wire, so each expression stays a small tree (Amaranth
+    expressions do not share subexpressions, see :class:`_Cuts`) and the netlist keeps the
+    paper's names."""
+    def node(name, value):
+        wire = Signal(name=name)
+        m.d.comb += wire.eq(value)
+        return wire
+    return node
+
+
 class SharedSBox(wiring.Component):
     """Encrypt/decrypt S-box around one shared inverter (seed 003 section III.B, Fig. 8(a)).
 
@@ -401,14 +491,17 @@ class SharedSBox(wiring.Component):
     ----------
     family : str
         Inverter family: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
-        in a registered ROM), ``composite`` or ``tower``.
+        in a registered ROM), ``composite`` or ``tower``; or a published circuit
+        (:data:`archs.prims.circuits.CIRCUITS`), which replaces the whole datapath by its own
+        combined circuit (:func:`circuit_sbox_bits`).
     stages : int
         Pipeline registers of the ``composite`` and ``tower`` inverters (0 otherwise).
     inverter_register : bool
         A pipeline register at the output of the GF(2^8) inverter, before the affine map: the
         cut of seed 003's two-stage datapath (section III.C: "partitioned at the output of the
         LUT-based GF inverter"). Adds one cycle of latency (none for ``composite`` and ``tower``
-        if ``stages`` already has cut 6, which is the same place).
+        if ``stages`` already has cut 6, which is the same place). Not for the published
+        circuits, which have no separate inverter output.
     target : str
         Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
 
@@ -435,10 +528,13 @@ class SharedSBox(wiring.Component):
                  target="generic"):
         self.latency = sbox_latency(family, stages=stages)
         _check_target(target)
+        if family in CIRCUITS and inverter_register:
+            raise ValueError(f"S-box family {family!r} has no inverter output for "
+                             f"inverter_register")
         self.family = family
         self.stages = stages
         self.inverter_register = bool(inverter_register)
-        if family in ("lut", "bram"):
+        if family in ("lut", "bram") or family in CIRCUITS:
             self.latency += self.inverter_register
         else:
             self.latency = len(self._cuts())
@@ -455,6 +551,11 @@ class SharedSBox(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         x = [self.i[k] for k in range(8)]
+        if self.family in CIRCUITS:
+            out = circuit_sbox_bits(CIRCUITS[self.family], x, decrypt=self.decrypt, mux=Mux,
+                                    node=_named_wires(m))
+            m.d.comb += self.o.eq(Cat(*out))
+            return m
         inv_aff = _affine_value(x, gf.inv_affine)
         a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)]
         decrypt = self.decrypt
@@ -496,7 +597,15 @@ SBOX_FAMILIES = {
     "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
     "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
     "tower": "Canright GF(((2^2)^2)^2) normal-basis inversion + affine, 0..6 pipeline stages",
+    "bp113": "Boyar-Peralta 113-gate circuit (SEA 2010); inverse between inverse affine maps",
+    "bp_depth16": "Boyar-Peralta depth-16 circuits, 128 gates forward, 127 inverse (SEC 2012)",
+    "me_bidir": "Maximov-Ekdahl fast bidirectional circuit (TCHES 2019), direction tied off",
+    "rm_combined": "Reyhani-Masoleh-Taha-Ashmawy combined S-box/inverse (ARITH 2018), tied off",
 }
+
+#: The families built from logic gates (not a table), so at least
+#: :data:`aesdse.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
+LOGIC_SBOX_FAMILIES = ("composite", "tower", *CIRCUITS)
 
 #: S-box family name -> the ``stages`` values it accepts.
 SBOX_STAGES = {
@@ -504,6 +613,8 @@ SBOX_STAGES = {
     "bram": (0,),
     "composite": tuple(PIPELINE_CUTS),
     "tower": tuple(PIPELINE_CUTS),
+    # The published circuits are one combinational block each (no pipeline cut points yet).
+    **{name: (0,) for name in CIRCUITS},
 }
 
 
@@ -549,4 +660,6 @@ def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: st
         return BramSBox(inverse=inverse, target=target)
     if family == "composite":
         return CompositeSBox(inverse=inverse, stages=stages)
-    return TowerSBox(inverse=inverse, stages=stages)
+    if family == "tower":
+        return TowerSBox(inverse=inverse, stages=stages)
+    return CircuitSBox(family, inverse=inverse)
