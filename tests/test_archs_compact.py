@@ -161,7 +161,7 @@ class TestTableI:
 # ``lut``, each checked exhaustively on its own: one width each here keeps the suite short.
 GRID = ([(w, s, m) for w in WIDTHS for s in SBOX_FAMILIES if s not in CIRCUITS
          for m in (False, True)]
-        + [(w, s, w == 8) for w, s in zip((8, 32, 64, 8), sorted(CIRCUITS))])
+        + [(w, s, w == 8) for w, s in zip((8, 32, 64, 8, 32), sorted(CIRCUITS), strict=True)])
 
 
 @pytest.mark.parametrize("width, sbox, shared", GRID)

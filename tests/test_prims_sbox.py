@@ -25,7 +25,7 @@ VARIANTS = [(family, stages) for family in SBOX_FAMILIES for stages in SBOX_STAG
 
 def test_families_and_stages():
     assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower", *CIRCUITS}
-    assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined"}
+    assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
     assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
     assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
@@ -82,6 +82,8 @@ def test_circuit_model(name):
     ("bp113", "forward", {"AND": 32, "XOR": 77, "XNOR": 4}, 27),
     ("bp_depth16", "forward", {"AND": 34, "XOR": 90, "XNOR": 4}, 16),
     ("bp_depth16", "inverse", {"AND": 34, "XOR": 83, "XNOR": 10}, 16),
+    # Reyhani-Masoleh et al. 2018: 110 gates.
+    ("rm_new_area", "forward", {"XOR": 63, "XNOR": 6, "NAND": 33, "NOR": 8}, 25),
 ])
 def test_circuit_gate_counts(name, direction, gates, depth):
     program = getattr(CIRCUITS[name], direction)
@@ -241,7 +243,7 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
 @pytest.mark.parametrize("call,message", [
     (lambda: make_sbox("rom"),
      r"^S-box family must be one of lut, bram, composite, tower, bp113, bp_depth16, me_bidir, "
-     r"rm_combined, not 'rom'$"),
+     r"rm_combined, rm_new_area, not 'rom'$"),
     (lambda: make_sbox("lut", stages=3), r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: make_sbox("bram", stages=1), r"^S-box family 'bram' has no pipeline stages, not 1$"),
     (lambda: make_sbox("composite", stages=7),

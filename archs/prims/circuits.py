@@ -44,6 +44,13 @@ Circuits
     subfield inverter, output multipliers, output transform (input ``E``: 1 for SubBytes),
     transcribed from the same repository (``sboxes/verilog/merged/sbox_new_area``). Bit ``Gk``
     is bit k of the byte.
+:data:`REYHANI_MASOLEH_NEW_AREA`
+    A. Reyhani-Masoleh, M. Taha, D. Ashmawy, "Smashing the implementation records of AES
+    S-box", TCHES 2018(2): the 'new area' forward S-box, 110 gates (input matrix, GF(2^4)
+    multiplier and square-scaler, GF(2^4) inverse, multipliers, output matrix; NAND/NOR/XOR/
+    XNOR), transcribed from the gate-level Verilog in BianMark/AES-128
+    (``AES_128_TowerFieldSbox/.../aes_sbox.v``, the paper's appendix code). Bit ``bk`` is bit k
+    of the byte. Forward only.
 """
 
 import ast
@@ -52,7 +59,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Program", "SBoxCircuit", "BOYAR_PERALTA_113", "BOYAR_PERALTA_DEPTH16",
-    "MAXIMOV_EKDAHL_BIDIR", "REYHANI_MASOLEH_COMBINED", "CIRCUITS",
+    "MAXIMOV_EKDAHL_BIDIR", "REYHANI_MASOLEH_COMBINED", "REYHANI_MASOLEH_NEW_AREA", "CIRCUITS",
 ]
 
 # The papers' infix notation -> Python operators (a line "a + b", "a # b" or "a x b").
@@ -908,6 +915,159 @@ REYHANI_MASOLEH_COMBINED = SBoxCircuit(
     decrypt_level=0)
 
 
+# --- Reyhani-Masoleh, Taha, Ashmawy, 'new area' forward S-box (TCHES 2018) ---------------------
+
+_RM_NEW_AREA = """
+// Input matrix (19 XOR): g and m feed the GF(2^4) multipliers
+it1 = b7 ^ b4
+it2 = b3 ^ b1
+it3 = b2 ^ it2
+it4 = b6 ^ it3
+it5 = b0 ^ it4
+it6 = b5 ^ it3
+it7 = it5 ^ it6
+it8 = b4 ^ it7
+it9 = it1 ^ it2
+it10 = it1 ^ it8
+it11 = b0 ^ it9
+it12 = b4 ^ b2
+it13 = b1 ^ it7
+it14 = b7 ^ b2
+it15 = it13 ^ it14
+it16 = b7 ^ b1
+it17 = it12 ^ it16
+it18 = it6 ^ it9
+it19 = it7 ^ it11
+g7 = b0
+g6 = it11
+g5 = it5
+g4 = it7
+g3 = it8
+g2 = it15
+g1 = it10
+g0 = it13
+m9 = it9
+m8 = it17
+m7 = it4
+m6 = it1
+m5 = it19
+m4 = it14
+m3 = it18
+m2 = it12
+m1 = it6
+m0 = it16
+// Top: GF(2^4) multiplier and square-scaler (24 gates)
+pt1 = ~(g6 & g2)
+pt2 = ~(m9 & m8)
+pt3 = ~(g7 & g3)
+pt13 = pt1 ^ pt2
+pt14 = pt3 ^ pt1
+pt4 = ~(m7 & m6)
+pt5 = ~(m7 | m6)
+pt6 = ~(m3 & m2)
+pt7 = ~(m3 | m2)
+pt8 = ~(m5 & m4)
+pt15 = pt5 ^ pt6
+pt16 = pt8 ^ pt7
+pt17 = pt4 ^ pt6
+pt18 = pt8 ^ pt6
+pt9 = ~(g4 & g0)
+pt10 = ~(m1 | m0)
+pt11 = ~(g5 & g1)
+pt12 = ~(g4 | g0)
+pt19 = pt9 ^ pt10
+pt20 = pt11 ^ pt12
+p3 = pt13 ^ pt15
+p2 = pt14 ^ pt16
+p1 = pt19 ^ pt17
+p0 = pt20 ^ pt18
+// Middle: GF(2^4) inverse (15 gates)
+mt1 = ~(p3 & p0)
+mt2 = ~(mt1 | p2)
+mt3 = ~(p2 & p0)
+mt4 = p1 ^ mt3
+mt5 = ~(p2 | mt4)
+mt6 = ~(p1 & mt4)
+mt7 = ~(p3 | mt4)
+mt8 = ~(mt7 | mt2)
+mt9 = ~(mt5 ^ mt7)
+l0 = ~(mt9 ^ p3)
+l2 = ~(mt6 & mt8)
+mt12 = ~(mt8 & p1)
+l3 = ~(p0 ^ mt12)
+mt14 = ~(mt1 & p2)
+l1 = ~(mt9 & mt14)
+// Bottom: GF(2^4) multipliers (23 gates)
+k4 = l3 ^ l2
+k3 = l3 ^ l1
+k2 = l2 ^ l0
+k1 = k3 ^ k2
+k0 = l1 ^ l0
+e17 = ~(g2 & l2)
+e16 = ~(g3 & l3)
+e15 = ~(m8 & k4)
+e14 = ~(m2 & k1)
+e13 = ~(m4 & k2)
+e12 = ~(m6 & k3)
+e11 = ~(g0 & l0)
+e10 = ~(g1 & l1)
+e9 = ~(m0 & k0)
+e8 = ~(g6 & l2)
+e7 = ~(g7 & l3)
+e6 = ~(m9 & k4)
+e5 = ~(m3 & k1)
+e4 = ~(m5 & k2)
+e3 = ~(m7 & k3)
+e2 = ~(g4 & l0)
+e1 = ~(g5 & l1)
+e0 = ~(m1 & k0)
+// Output matrix, the affine map included (29 gates)
+E11 = e17 ^ e16
+E10 = e15 ^ e16
+E9 = e14 ^ e13
+E8 = e12 ^ e13
+E7 = e11 ^ e10
+E6 = e9 ^ e10
+E5 = e8 ^ e7
+E4 = e6 ^ e7
+E3 = e5 ^ e4
+E2 = e3 ^ e4
+E1 = e2 ^ e1
+E0 = e0 ^ e1
+ot1 = E2 ^ E0
+ot2 = E10 ^ ot1
+ot3 = E8 ^ ot2
+ot4 = E5 ^ E1
+ot5 = E5 ^ E3
+ot6 = E7 ^ ot5
+ot7 = E8 ^ E6
+ot8 = E2 ^ ot3
+ot9 = E4 ^ ot8
+ot10 = ot1 ^ ot5
+ot11 = ~(E9 ^ ot6)
+ot12 = ~(ot4 ^ ot7)
+ot13 = ot3 ^ ot6
+ot14 = E11 ^ ot13
+ot15 = ~(ot1 ^ ot9)
+ot16 = ot10 ^ ot12
+ot17 = ot4 ^ ot9
+S7 = ot3
+S6 = ot15
+S5 = ot11
+S4 = ot9
+S3 = ot17
+S2 = ot14
+S1 = ot16
+S0 = ot12
+"""
+
+#: Reyhani-Masoleh, Taha and Ashmawy's 'new area' forward S-box (module notes).
+REYHANI_MASOLEH_NEW_AREA = SBoxCircuit(
+    name="rm_new_area",
+    citation="Reyhani-Masoleh, Taha, Ashmawy, TCHES 2018(2): 'new area' S-box",
+    forward=Program(_RM_NEW_AREA, inputs=_lsb_first("b"), outputs=_lsb_first("S")))
+
+
 #: Circuit name -> :class:`SBoxCircuit`.
 CIRCUITS = {c.name: c for c in (BOYAR_PERALTA_113, BOYAR_PERALTA_DEPTH16, MAXIMOV_EKDAHL_BIDIR,
-                                REYHANI_MASOLEH_COMBINED)}
+                                REYHANI_MASOLEH_COMBINED, REYHANI_MASOLEH_NEW_AREA)}

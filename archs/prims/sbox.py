@@ -601,6 +601,7 @@ SBOX_FAMILIES = {
     "bp_depth16": "Boyar-Peralta depth-16 circuits, 128 gates forward, 127 inverse (SEC 2012)",
     "me_bidir": "Maximov-Ekdahl fast bidirectional circuit (TCHES 2019), direction tied off",
     "rm_combined": "Reyhani-Masoleh-Taha-Ashmawy combined S-box/inverse (ARITH 2018), tied off",
+    "rm_new_area": "Reyhani-Masoleh-Taha-Ashmawy 'new area' 110-gate circuit (TCHES 2018)",
 }
 
 #: The families built from logic gates (not a table), so at least
