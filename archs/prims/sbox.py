@@ -25,6 +25,13 @@ Families
 ``tower``
     Canright's compact S-box in GF(((2^2)^2)^2) with normal bases (:mod:`.tower`), same pipeline
     cut points as ``composite``.
+``bp113``, ``bp_depth16``, ``me_bidir``, ``rm_combined``, ``rm_new_area``
+    Published gate-level circuits, each a straight-line program in :mod:`.circuits`
+    (:class:`CircuitSBox`): Boyar-Peralta's 113-gate and depth-16 circuits, Maximov-Ekdahl's fast
+    bidirectional circuit, Reyhani-Masoleh-Taha-Ashmawy's combined (ARITH 2018) and 'new area'
+    (TCHES 2018) circuits. Latency 0, no pipeline cut points. A bidirectional circuit built
+    for one direction has its direction input tied off (Yosys folds the constant); a forward-only
+    circuit builds InvSubBytes between two inverse affine maps.
 
 Each family also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
 encrypt/decrypt form of seed 003 section III.B: one inverter between an inverse-affine on the way
@@ -69,6 +76,25 @@ family                  SubBytes            InvSubBytes         shared (enc + de
 ``tower``               64 LUT4, depth 9    64 LUT4, depth 9    104 LUT4, depth 14
 ``bram``                1 DP16KD            1 DP16KD            1 DP16KD + affines
 ======================  ==================  ==================  ===================
+
+Published circuits, the same synthesis (``bench/sbox_circuits.py``, 2026-11-23; shared = the
+enc/dec :class:`SharedSBox`, which for these families is the published combined circuit or the
+forward one between bypassable inverse affine maps):
+
+=================  ==================  ==================  ===================
+family             SubBytes            InvSubBytes         shared (enc + dec)
+=================  ==================  ==================  ===================
+``bp113``          73 LUT4, depth 9    86 LUT4, depth 11   104 LUT4, depth 13
+``bp_depth16``     78 LUT4, depth 7    80 LUT4, depth 8    136 LUT4, depth 10
+``me_bidir``       82 LUT4, depth 7    80 LUT4, depth 7    102 LUT4, depth 8
+``rm_combined``    61 LUT4, depth 9    68 LUT4, depth 9    79 LUT4, depth 10
+``rm_new_area``    68 LUT4, depth 9    79 LUT4, depth 10   91 LUT4, depth 11
+=================  ==================  ==================  ===================
+
+None reaches 55 LUT4 through ``synth_ecp5``: its ABC9 mapping is delay-oriented. The same
+netlists through ``abc -lut 4`` with an area script (``strash; dch -f; if -K 4 -a; mfs2``,
+twice) map to 56 (``rm_combined``), 57 (``rm_new_area``), 58 (``tower``) and 60 (``bp113``)
+LUT4, at depth 14-15 instead of 9; the shared ``rm_combined`` to 75.
 
 The bases were chosen by measuring: ``composite`` over all 64 (lambda, root) pairs (SubBytes
 71..97 LUT4; the textbook lambda=0xC, root=0 gives 74, and 92 for the inverse), ``tower``
