@@ -91,10 +91,11 @@ family             SubBytes            InvSubBytes         shared (enc + dec)
 ``rm_new_area``    68 LUT4, depth 9    79 LUT4, depth 10   91 LUT4, depth 11
 =================  ==================  ==================  ===================
 
-None reaches 55 LUT4 through ``synth_ecp5``: its ABC9 mapping is delay-oriented. The same
-netlists through ``abc -lut 4`` with an area script (``strash; dch -f; if -K 4 -a; mfs2``,
-twice) map to 56 (``rm_combined``), 57 (``rm_new_area``), 58 (``tower``) and 60 (``bp113``)
-LUT4, at depth 14-15 instead of 9; the shared ``rm_combined`` to 75.
+None goes below 61 LUT4 through ``synth_ecp5``'s ABC9, which maps for delay. With the flow
+option ``abc_area`` (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`, an area-oriented ABC script)
+``rm_combined`` and ``rm_new_area`` SubBytes take 53 LUT4 (54 after place and route, with their
+registers; experiments/sbox_circuits_area.yaml) at 13-15 LUT levels, and the shared
+``rm_combined`` 71.
 
 The bases were chosen by measuring: ``composite`` over all 64 (lambda, root) pairs (SubBytes
 71..97 LUT4; the textbook lambda=0xC, root=0 gives 74, and 92 for the inverse), ``tower``
