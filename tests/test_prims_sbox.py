@@ -260,7 +260,7 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
     (lambda: StandaloneSBox(sbox="lut", sbox_stages=3),
      r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: StandaloneSBox(direction="both"),
-     r"^Direction must be one of 'encrypt', 'decrypt', not 'both'$"),
+     r"^Direction must be one of 'encrypt', 'decrypt', 'shared', not 'both'$"),
 ])
 def test_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
@@ -273,6 +273,7 @@ def test_bad_parameters(call, message):
 @pytest.mark.parametrize("sbox,stages,direction", [
     ("lut", 0, "encrypt"), ("bram", 0, "decrypt"), ("composite", 0, "encrypt"),
     ("composite", 3, "decrypt"), ("tower", 6, "encrypt"), ("tower", 0, "decrypt"),
+    ("rm_new_area", 0, "decrypt"), ("rm_combined", 0, "shared"), ("composite", 3, "shared"),
 ])
 def test_standalone(sbox, stages, direction):
     family = FAMILIES["sbox"]
@@ -282,14 +283,37 @@ def test_standalone(sbox, stages, direction):
     result = verify_component(lambda: built.append(family.build(**params)) or built[-1], "sbox")
     assert result.ok, result.reason
     assert result.latency_cycles == built[0].latency == sbox_latency(sbox, stages=stages) + 2
-    assert built[0].table == (gf.SBOX if direction == "encrypt" else gf.INV_SBOX)
+    assert built[0].table == (gf.INV_SBOX if direction == "decrypt" else gf.SBOX)
+
+
+@pytest.mark.parametrize("sbox,stages", [("rm_combined", 0), ("composite", 3), ("bram", 0)])
+def test_standalone_shared_decrypts(sbox, stages):
+    # The verifier checks a shared point as SubBytes; here its decrypt input is 1.
+    dut = StandaloneSBox(sbox=sbox, sbox_stages=stages, direction="shared")
+    latency = sbox_latency(sbox, stages=stages) + 2
+    assert dut.latency == latency
+    results = {}
+
+    async def testbench(ctx):
+        ctx.set(dut.decrypt, 1)
+        for cycle in range(256 + latency):
+            ctx.set(dut.i, cycle % 256)
+            _, _, out = await ctx.tick().sample(dut.o)
+            if cycle >= latency:
+                results[cycle - latency] = out
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert [results[x] for x in range(256)] == list(gf.INV_SBOX)
 
 
 def test_standalone_family_params():
     family = FAMILIES["sbox"]
     assert family.param("sbox").choices == tuple(SBOX_FAMILIES)
     assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
-    assert family.param("direction").choices == ("encrypt", "decrypt")
+    assert family.param("direction").choices == ("encrypt", "decrypt", "shared")
     for p in family.params:
         assert isinstance(p.choices, tuple)
         assert p.default in p.choices
