@@ -345,7 +345,7 @@ class DeviceFamily:
 FAMILIES = {f.name: f for f in (
     DeviceFamily("ecp5", "synth_ecp5", "nextpnr-ecp5", True, None,
                  "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM",
-                 synth_options=("nowidelut", "abc9", "dff"), title="ECP5",
+                 synth_options=("nowidelut", "abc9", "dff", "abc_area"), title="ECP5",
                  area_column=("slices", "Slices")),
     DeviceFamily("ice40", "synth_ice40", "nextpnr-ice40", False, "ice40",
                  "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM", title="iCE40",

@@ -123,6 +123,10 @@ class FlowOptions:
         synthesizes them with ``-dff``.
     abc9 : bool
         ``synth_ecp5 -abc9``.
+    abc_area : bool
+        Map LUTs with ABC's area-oriented script (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`)
+        instead of ``synth_ecp5``'s delay-oriented ABC9: fewer LUT4 for the logic S-boxes
+        (``rm_combined`` alone 69 -> 53), more LUT levels (9 -> 15). ECP5 only.
     synth_timeout_s, pnr_timeout_s : float
         Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
     fmax_search : SearchSettings or None
@@ -134,6 +138,7 @@ class FlowOptions:
     nowidelut: bool = False
     dff: bool = False
     abc9: bool = False
+    abc_area: bool = False
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
     fmax_search: SearchSettings | None = None
@@ -144,8 +149,9 @@ class FlowOptions:
         d = asdict(self)
         if d["fmax_search"] is None:
             del d["fmax_search"]
-        if not d["dff"]:  # likewise for dff, added later
-            del d["dff"]
+        for late in ("dff", "abc_area"):  # likewise for options added later
+            if not d[late]:
+                del d[late]
         return d
 
 
@@ -333,8 +339,10 @@ def _parse_targets(doc):
     return targets
 
 
-_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "synth_timeout_s", "pnr_timeout_s",
-              "fmax_search")
+_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "synth_timeout_s",
+              "pnr_timeout_s", "fmax_search")
+#: The on/off flow options, each a grid column.
+_FLOW_BOOLEANS = ("nowidelut", "abc9", "dff", "abc_area")
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
 #: fmax_search settings: (lowest, lowest excluded, highest).
 _SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
@@ -376,7 +384,8 @@ def _parse_search(flow):
 
 
 def _flow_columns(doc):
-    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, seeds) and the fixed
+    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, seeds) and the
+    fixed
     options (timeouts, search)."""
     flow = doc.get("flow")
     if flow is None:
@@ -400,8 +409,8 @@ def _flow_columns(doc):
         seeds = range(1, count + 1)
     booleans = [[_typed(flow, key, v, n, (bool,), "true or false")
                  for n, v in enumerate(_as_list(flow.get(key, False)))]
-                for key in ("nowidelut", "abc9", "dff")]
-    for key, column in zip(("nowidelut", "abc9", "dff"), booleans):
+                for key in _FLOW_BOOLEANS]
+    for key, column in zip(_FLOW_BOOLEANS, booleans):
         if not column:
             raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: false, true")
     if not freqs:
@@ -479,8 +488,8 @@ def _parse(doc, path) -> Experiment:
         raise YamlError(line_of(doc, "architectures"),
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
-    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, **fixed)
-             for f, w, a, d, s in itertools.product(*flow_columns)]
+    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, **fixed)
+             for f, w, a, d, r, s in itertools.product(*flow_columns)]
     points, seen = [], set()
     for fam, columns, line in grids:
         for combo in itertools.product(*columns):

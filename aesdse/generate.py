@@ -88,15 +88,17 @@ def _ports(component) -> list[dict]:
 
 
 def logic_sbox_count(component) -> int:
-    """S-boxes of ``component`` built from logic (composite or tower circuits, alone or as the
-    inverter of a shared enc/dec S-box), found in its elaborated hierarchy; table S-boxes are
+    """S-boxes of ``component`` built from logic (composite, tower or published circuits, alone
+    or in a shared enc/dec S-box), found in its elaborated hierarchy; table S-boxes are
     ROMs (``lut`` may even become block RAM, as on iCE40) and are not counted. For the capacity
     check before synthesis (:data:`aesdse.point.SBOX_LUT4_LOWER_BOUND`)."""
-    from archs.prims.sbox import CompositeSBox, SharedSBox, TowerSBox
+    from archs.prims.sbox import (
+        LOGIC_SBOX_FAMILIES, CircuitSBox, CompositeSBox, SharedSBox, TowerSBox,
+    )
 
     def is_logic_sbox(obj):
-        return (isinstance(obj, (CompositeSBox, TowerSBox))
-                or (isinstance(obj, SharedSBox) and obj.family in ("composite", "tower")))
+        return (isinstance(obj, (CompositeSBox, TowerSBox, CircuitSBox))
+                or (isinstance(obj, SharedSBox) and obj.family in LOGIC_SBOX_FAMILIES))
 
     def walk(fragment):
         if any(is_logic_sbox(o) for o in getattr(fragment, "origins", None) or ()):

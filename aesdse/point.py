@@ -106,7 +106,8 @@ def rtlil_flip_flops(rtlil_text: str) -> int:
 
 
 def _synth_options(point: DesignPoint) -> SynthOptions:
-    return SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff)
+    return SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff,
+                        point.flow.abc_area)
 
 
 def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
@@ -115,7 +116,15 @@ def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
     return stage_key("synth", {
         "rtlil": rtlil_digest, "top": top, "family": point.target.family,
         "command": family_info(point.target.family).synth_command,
-        "options": asdict(_synth_options(point)), "yosys": find_tool("yosys").version})
+        "options": _options_key(_synth_options(point)), "yosys": find_tool("yosys").version})
+
+
+def _options_key(options: SynthOptions) -> dict:
+    # abc_area came later: off, it leaves the key (and the stage cache) as it was before.
+    d = asdict(options)
+    if not d["abc_area"]:
+        del d["abc_area"]
+    return d
 
 
 def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:

@@ -123,7 +123,7 @@ def _timed_out_shorter(row: Row, point: DesignPoint) -> bool:
 def _synth_group(point: DesignPoint) -> tuple:
     """Points with equal groups share their design and netlist (differ in place and route)."""
     return (point.arch, point.params, point.target.family, point.verify, point.flow.nowidelut,
-            point.flow.abc9, point.flow.dff)
+            point.flow.abc9, point.flow.dff, point.flow.abc_area)
 
 
 def _stored_rows(store: Store, keys) -> dict:

@@ -265,8 +265,9 @@ FAMILIES = {
             _SBOX_PARAM,
             Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
                   "pipeline registers inside the S-box (logic families only)"),
-            Param("direction", ("encrypt", "decrypt"), "encrypt",
-                  "SubBytes or InvSubBytes"),
+            Param("direction", ("encrypt", "decrypt", "shared"), "encrypt",
+                  "SubBytes, InvSubBytes, or the shared enc/dec S-box (a registered decrypt "
+                  "input; verified as SubBytes)"),
         )),
     "unrolled": Family(
         name="unrolled", module="archs.unrolled", build=_UNROLLED[0],

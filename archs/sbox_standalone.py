@@ -5,6 +5,11 @@ the number of internal pipeline stages. Measured alone, a combinational S-box ha
 register-to-register path, so nextpnr would report no Fmax: this wrapper registers the byte on the
 way in and on the way out, so every path of the S-box is timed between two flip-flops (and the
 pipelined variants add their own registers in between).
+
+``direction="shared"`` measures the encrypt/decrypt S-box (:class:`archs.prims.sbox.SharedSBox`)
+with its ``decrypt`` input registered like the byte. Its design point is verified as SubBytes
+(the verifier drives ``i`` only, so ``decrypt`` stays 0); both directions are checked
+exhaustively in tests/test_prims_sbox.py.
 """
 
 from amaranth.hdl import Module, Signal
@@ -12,12 +17,12 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from .prims import gf
-from .prims.sbox import _check_target, make_sbox, sbox_latency
+from .prims.sbox import SharedSBox, _check_target, make_sbox, sbox_latency
 
 __all__ = ["DIRECTIONS", "StandaloneSBox"]
 
 #: Allowed values of ``direction``.
-DIRECTIONS = ("encrypt", "decrypt")
+DIRECTIONS = ("encrypt", "decrypt", "shared")
 
 
 class StandaloneSBox(wiring.Component):
@@ -30,7 +35,8 @@ class StandaloneSBox(wiring.Component):
     sbox_stages : int
         Pipeline registers inside the S-box (0..6 for the logic families, 0 otherwise).
     direction : str
-        ``"encrypt"`` (SubBytes) or ``"decrypt"`` (InvSubBytes).
+        ``"encrypt"`` (SubBytes), ``"decrypt"`` (InvSubBytes) or ``"shared"`` (both, chosen per
+        byte by ``decrypt``).
     target : str
         Device family of the netlist (``"generic"`` or ``"ecp5"``).
 
@@ -40,6 +46,8 @@ class StandaloneSBox(wiring.Component):
         Input byte, one per cycle.
     o : Out(8)
         Substituted byte, ``latency`` cycles later.
+    decrypt : In(1)
+        With ``direction="shared"`` only: 1 for InvSubBytes, with the byte.
 
     Attributes
     ----------
@@ -55,9 +63,6 @@ class StandaloneSBox(wiring.Component):
         ``sbox_stages`` (for example ``lut`` with 3 stages).
     """
 
-    i: In(8)
-    o: Out(8)
-
     def __init__(self, *, sbox="lut", sbox_stages=0, direction="encrypt", target="generic"):
         self.latency = self.check(sbox=sbox, sbox_stages=sbox_stages, direction=direction,
                                   target=target)
@@ -66,7 +71,10 @@ class StandaloneSBox(wiring.Component):
         self.direction = direction
         self.target = target
         self.table = gf.INV_SBOX if direction == "decrypt" else gf.SBOX
-        super().__init__()
+        members = {"i": In(8), "o": Out(8)}
+        if direction == "shared":
+            members["decrypt"] = In(1)
+        super().__init__(members)
 
     @staticmethod
     def check(*, sbox="lut", sbox_stages=0, direction="encrypt", target="generic"):
@@ -86,8 +94,15 @@ class StandaloneSBox(wiring.Component):
         m = Module()
         # Built here, not in the constructor: a design point may be constructed only to read its
         # attributes, and an S-box that is never elaborated would warn (UnusedElaboratable).
-        m.submodules.sbox = sbox = make_sbox(self.sbox, inverse=self.direction == "decrypt",
-                                             stages=self.sbox_stages, target=self.target)
+        if self.direction == "shared":
+            m.submodules.sbox = sbox = SharedSBox(self.sbox, stages=self.sbox_stages,
+                                                  target=self.target)
+            decrypt_reg = Signal()
+            m.d.sync += decrypt_reg.eq(self.decrypt)
+            m.d.comb += sbox.decrypt.eq(decrypt_reg)
+        else:
+            m.submodules.sbox = sbox = make_sbox(self.sbox, inverse=self.direction == "decrypt",
+                                                 stages=self.sbox_stages, target=self.target)
         in_reg = Signal(8)
         out_reg = Signal(8)
         m.d.sync += [in_reg.eq(self.i), out_reg.eq(sbox.o)]

@@ -140,6 +140,15 @@ CLASSES = (
         met=lambda r: r.luts <= 55 and bool((r.flow or {}).get("nowidelut")),
         target="<= 55 LUT4 (ECP5 -nowidelut)",
         reference="aesdse tower 64 LUT4; Reyhani-Masoleh 2018 61 LUT4 (-nowidelut)"),
+    RecordClass(
+        "S-box alone (enc/dec combined)",
+        member=lambda r: (r.arch == "sbox" and _p(r, "sbox") != "bram"
+                          and _p(r, "direction") == "shared" and not r.brams),
+        score=lambda r: -r.luts,
+        measure=_area,
+        met=lambda r: r.luts <= 80 and bool((r.flow or {}).get("nowidelut")),
+        target="<= 80 LUT4 (ECP5 -nowidelut)",
+        reference="aesdse tower 104 LUT4 (synthesis); Reyhani-Masoleh ARITH 2018 combined"),
 )
 
 

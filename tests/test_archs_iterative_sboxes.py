@@ -8,7 +8,8 @@ from archs import FAMILIES
 from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
 
 CASES = [("lut", 0), ("bram", 0), ("composite", 0), ("composite", 2), ("composite", 6),
-         ("tower", 0), ("tower", 3)]
+         ("tower", 0), ("tower", 3), ("bp113", 0), ("bp_depth16", 0), ("me_bidir", 0),
+         ("rm_combined", 0), ("rm_new_area", 0)]
 
 
 def test_cases_cover_every_family():

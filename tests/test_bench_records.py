@@ -24,6 +24,10 @@ def bench():
     del sys.modules[spec.name]
 
 
+def _nowidelut(row):
+    return replace(row, flow=dict(row.flow, nowidelut=True))
+
+
 def _rows():
     pipe = {"round_units": 10, "schedule": "split", "sbox": "composite", "sbox_stages": 6,
             "bram_rounds": 0, "key_schedule": "on_the_fly", "key_bits": 128}
@@ -41,6 +45,9 @@ def _rows():
         _ok("s2", "sbox", dict(sbox, sbox="composite"), luts=73, ffs=16, fmax=300.0, cpb=1),
         _ok("s3", "sbox", dict(sbox, sbox="bram"), luts=2, ffs=16, fmax=300.0, cpb=1, brams=1),
         _failed("s4", "sbox", dict(sbox, sbox="lut"), "failed-verification", "wrong"),
+        # Shared enc/dec S-boxes are a class of their own.
+        _nowidelut(_ok("s5", "sbox", dict(sbox, sbox="rm_combined", direction="shared"),
+                       luts=75, ffs=17, fmax=150.0, cpb=1)),
     ]
 
 
@@ -60,6 +67,8 @@ def test_records_pick_the_best_member_of_each_class(bench):
     assert sb.row.luts == 54 and not sb.met  # no -nowidelut in its flow
     nowide = replace(sb.row, flow=dict(sb.row.flow, nowidelut=True))
     assert sb.cls.met(nowide)
+    shared = recs["S-box alone (enc/dec combined)"]
+    assert shared.row.luts == 75 and shared.met
 
 
 def test_an_iterative_core_over_budget_misses_the_target(bench):

@@ -46,7 +46,7 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),
      "grid.yaml:8: unknown key 'seed' in flow; allowed keys: freq_mhz, seeds, nowidelut, "
-     "abc9, dff, synth_timeout_s, pnr_timeout_s"),
+     "abc9, dff, abc_area, synth_timeout_s, pnr_timeout_s"),
     (GOOD + "targets:\n  - {device: LFE5U-99F}\n",
      "grid.yaml:10: device: 'LFE5U-99F' is not one of: LFE5U-12F, "),
     (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [100, fast]"),
@@ -95,6 +95,16 @@ def test_dff_flow_option_expands_and_keeps_old_keys_when_off():
                           "grid.yaml").points
     assert sorted(p.flow.dff for p in on) == [False, False, True, True]
     assert len({p.key() for p in on}) == 4
+
+
+def test_abc_area_flow_option_expands_and_keeps_old_keys_when_off():
+    off = parse_experiment(GOOD, "grid.yaml").points
+    assert "abc_area" not in off[0].flow.as_dict()  # points without it keep their keys
+    on = parse_experiment(GOOD.replace("  seeds: 2", "  seeds: 1\n  abc_area: [false, true]"),
+                          "grid.yaml").points
+    assert sorted(p.flow.abc_area for p in on) == [False, False, True, True]
+    assert len({p.key() for p in on}) == 4
+    assert {p.key() for p in on if not p.flow.abc_area} <= {p.key() for p in off}
 
 
 # --- malformed files: each a clear ExperimentError with file and line ----------------------------

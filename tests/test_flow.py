@@ -72,6 +72,25 @@ def _installed(tool: str) -> bool:
 
 @pytest.mark.skipif(not _installed("nextpnr-ice40"),
                     reason='nextpnr-ice40 is not installed: pip install "aesdse[ice40]"')
+def test_abc_area_maps_a_logic_sbox_to_fewer_lut4_and_places(tmp_path):
+    # Issue 15: the area-oriented ABC script (flow option abc_area) against synth_ecp5's ABC9,
+    # on the smallest published circuit, then place and route of the area netlist.
+    from archs.sbox_standalone import StandaloneSBox
+    (tmp_path / "design.il").write_text(
+        rtlil.convert(StandaloneSBox(sbox="rm_combined"), name="top", emit_src=False))
+    luts = {}
+    for area in (False, True):
+        synth = synthesize("design.il", "top", tmp_path,
+                           SynthOptions(nowidelut=True, abc_area=area))
+        assert synth.ok, synth.reason
+        luts[area] = synth.cells["LUT4"]
+        assert synth.cells["TRELLIS_FF"] == 16
+    assert luts[True] <= 55 < luts[False]
+    pnr = place_and_route(synth.netlist, tmp_path, Target(), freq_mhz=100)
+    assert pnr.ok, pnr.reason
+    assert luts[True] <= pnr.utilization["TRELLIS_COMB"] <= 55  # nextpnr may add a constant
+
+
 def test_sbox_on_ice40_inside_the_measurement_harness(tmp_path):
     # The core goes through the harness (iCE40 has no out-of-context mode); the harness alone is
     # routed too and subtracted; the family's own names are kept with the row.

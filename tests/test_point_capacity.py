@@ -10,6 +10,8 @@ from aesdse.experiment import FlowOptions, Target, make_point
 import archs
 from aesdse.generate import logic_sbox_count
 from aesdse.point import SBOX_LUT4_LOWER_BOUND, rtlil_flip_flops, run_point
+from archs.prims.circuits import CIRCUITS
+from archs.prims.sbox import SharedSBox
 
 
 def test_flip_flops_of_an_rtlil_netlist():
@@ -37,14 +39,20 @@ def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
     ({"sbox": "composite"}, 20),    # 16 in the rounds, 4 in the key schedule
     ({"sbox": "bram"}, 0),          # ROMs: no LUT4 bound
     ({"sbox": "lut"}, 0),           # a ROM too (iCE40 maps it to RAM4K)
+    ({"sbox": "bp113"}, 20),        # a published circuit is logic too
 ])
 def test_logic_sboxes_of_a_design(params, sboxes):
     assert logic_sbox_count(archs.family("iterative").build(**params)) == sboxes
     # Shared enc/dec S-boxes count by their inverter, whatever wraps the core.
     multimode = archs.family("multimode").build(sbox=params["sbox"], fifo_depth=2) \
-        if params["sbox"] != "bram" else None
+        if params["sbox"] in ("lut", "composite", "tower") else None
     if multimode is not None:
         assert logic_sbox_count(multimode) == sboxes
+
+
+@pytest.mark.parametrize("family", sorted(CIRCUITS))
+def test_shared_circuit_sbox_is_one_logic_sbox(family):
+    assert logic_sbox_count(SharedSBox(family)) == 1
 
 
 def test_point_with_more_logic_sboxes_than_the_device_has_lut4_runs_no_tool(tmp_path,

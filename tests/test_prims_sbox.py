@@ -11,10 +11,11 @@ from amaranth.sim import Simulator
 from aesdse.verify import verify_component
 from archs import FAMILIES
 from archs.prims import gf
+from archs.prims.circuits import CIRCUITS, Program
 from archs.prims.composite import COMPOSITE, COMPOSITE_INV
 from archs.prims.sbox import (
-    SBOX_FAMILIES, SBOX_STAGES, SharedSBox, dp16kd_initvals, field_sbox_bits, make_sbox,
-    sbox_latency,
+    LOGIC_SBOX_FAMILIES, SBOX_FAMILIES, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
+    dp16kd_initvals, field_sbox_bits, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
@@ -23,9 +24,12 @@ VARIANTS = [(family, stages) for family in SBOX_FAMILIES for stages in SBOX_STAG
 
 
 def test_families_and_stages():
-    assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower"}
+    assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower", *CIRCUITS}
+    assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
     assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
+    assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
+    assert set(LOGIC_SBOX_FAMILIES) == set(SBOX_FAMILIES) - {"lut", "bram"}
 
 
 @pytest.mark.parametrize("inverse", [False, True], ids=["sub", "inv"])
@@ -54,6 +58,76 @@ def test_field_sbox_model(field):
         bits = gf.int_bits(x, 8)
         assert gf.bits_int(field_sbox_bits(field, bits)) == gf.SBOX[x]
         assert gf.bits_int(field_sbox_bits(field, bits, inverse=True)) == gf.INV_SBOX[x]
+
+
+# --- Published circuits (archs.prims.circuits) ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(CIRCUITS))
+def test_circuit_model(name):
+    # The pure-int run of the program text the hardware is built from, every direction it has:
+    # this is where a bit-order or transcription slip shows.
+    circuit = CIRCUITS[name]
+    for x in range(256):
+        bits = gf.int_bits(x, 8)
+        assert gf.bits_int(circuit_sbox_bits(circuit, bits)) == gf.SBOX[x]
+        assert gf.bits_int(circuit_sbox_bits(circuit, bits, inverse=True)) == gf.INV_SBOX[x]
+        assert gf.bits_int(circuit_sbox_bits(circuit, bits, decrypt=0)) == gf.SBOX[x]
+        assert gf.bits_int(circuit_sbox_bits(circuit, bits, decrypt=1)) == gf.INV_SBOX[x]
+
+
+@pytest.mark.parametrize("name,direction,gates,depth", [
+    # The sizes the papers give: Boyar-Peralta 113 gates (32 AND, 81 XOR/XNOR); depth 16 with
+    # 128 gates forward (34 AND) and 127 inverse.
+    ("bp113", "forward", {"AND": 32, "XOR": 77, "XNOR": 4}, 27),
+    ("bp_depth16", "forward", {"AND": 34, "XOR": 90, "XNOR": 4}, 16),
+    ("bp_depth16", "inverse", {"AND": 34, "XOR": 83, "XNOR": 10}, 16),
+    # Reyhani-Masoleh et al. 2018: 110 gates.
+    ("rm_new_area", "forward", {"XOR": 63, "XNOR": 6, "NAND": 33, "NOR": 8}, 25),
+])
+def test_circuit_gate_counts(name, direction, gates, depth):
+    program = getattr(CIRCUITS[name], direction)
+    assert dict(program.gate_count()) == gates
+    assert program.depth() == depth
+
+
+def test_program_notation():
+    # The papers' infix notation and the Python one, with a multiplexer and an inverted gate.
+    program = Program("""
+        a = x + y      // XOR
+        b = x # y
+        c = x x y
+        d = ~(a if s else c)
+    """, inputs=("x", "y", "s"), outputs=("a", "b", "c", "d"))
+    assert dict(program.gate_count()) == {"XOR": 1, "XNOR": 1, "AND": 1, "NMUX": 1}
+    assert program.depth() == 2
+    for x in (0, 1):
+        for y in (0, 1):
+            for s in (0, 1):
+                a, c = x ^ y, x & y
+                assert program.evaluate([x, y, s]) == [a, 1 - a, c, 1 - (a if s else c)]
+    assert program.fanout == {"x": 3, "y": 3, "s": 1, "a": 2, "b": 1, "c": 2, "d": 1}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("a = x + z", r"^Line 1 reads 'z' before it is assigned: 'a = x \+ z'$"),
+    ("a = x\na = x", r"^Line 2 assigns 'a' again: 'a = x'$"),
+    ("a = x * x", r"^Line 1 uses Mult, which is not a gate: 'a = x \* x'$"),
+    ("a = f(x)", r"^Line 1 uses Call, which is not a gate: 'a = f\(x\)'$"),
+    ("a = 2", r"^Line 1 uses Constant, which is not a gate: 'a = 2'$"),
+    ("a x", r"^Line 1 is not 'name = expression': 'a x'$"),
+    ("b = x", r"^Output 'a' is never assigned$"),
+])
+def test_program_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        Program(text, inputs=("x",), outputs=("a",))
+
+
+def test_circuit_shared_needs_no_inverter_register():
+    with pytest.raises(ValueError,
+                       match=r"^S-box family 'bp113' has no inverter output for "
+                             r"inverter_register$"):
+        SharedSBox("bp113", inverter_register=True)
 
 
 # --- Shared encrypt/decrypt S-box ------------------------------------------------------------
@@ -168,7 +242,8 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
 
 @pytest.mark.parametrize("call,message", [
     (lambda: make_sbox("rom"),
-     r"^S-box family must be one of lut, bram, composite, tower, not 'rom'$"),
+     r"^S-box family must be one of lut, bram, composite, tower, bp113, bp_depth16, me_bidir, "
+     r"rm_combined, rm_new_area, not 'rom'$"),
     (lambda: make_sbox("lut", stages=3), r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: make_sbox("bram", stages=1), r"^S-box family 'bram' has no pipeline stages, not 1$"),
     (lambda: make_sbox("composite", stages=7),
@@ -185,7 +260,7 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
     (lambda: StandaloneSBox(sbox="lut", sbox_stages=3),
      r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: StandaloneSBox(direction="both"),
-     r"^Direction must be one of 'encrypt', 'decrypt', not 'both'$"),
+     r"^Direction must be one of 'encrypt', 'decrypt', 'shared', not 'both'$"),
 ])
 def test_bad_parameters(call, message):
     with pytest.raises(ValueError, match=message):
@@ -198,6 +273,7 @@ def test_bad_parameters(call, message):
 @pytest.mark.parametrize("sbox,stages,direction", [
     ("lut", 0, "encrypt"), ("bram", 0, "decrypt"), ("composite", 0, "encrypt"),
     ("composite", 3, "decrypt"), ("tower", 6, "encrypt"), ("tower", 0, "decrypt"),
+    ("rm_new_area", 0, "decrypt"), ("rm_combined", 0, "shared"), ("composite", 3, "shared"),
 ])
 def test_standalone(sbox, stages, direction):
     family = FAMILIES["sbox"]
@@ -207,14 +283,37 @@ def test_standalone(sbox, stages, direction):
     result = verify_component(lambda: built.append(family.build(**params)) or built[-1], "sbox")
     assert result.ok, result.reason
     assert result.latency_cycles == built[0].latency == sbox_latency(sbox, stages=stages) + 2
-    assert built[0].table == (gf.SBOX if direction == "encrypt" else gf.INV_SBOX)
+    assert built[0].table == (gf.INV_SBOX if direction == "decrypt" else gf.SBOX)
+
+
+@pytest.mark.parametrize("sbox,stages", [("rm_combined", 0), ("composite", 3), ("bram", 0)])
+def test_standalone_shared_decrypts(sbox, stages):
+    # The verifier checks a shared point as SubBytes; here its decrypt input is 1.
+    dut = StandaloneSBox(sbox=sbox, sbox_stages=stages, direction="shared")
+    latency = sbox_latency(sbox, stages=stages) + 2
+    assert dut.latency == latency
+    results = {}
+
+    async def testbench(ctx):
+        ctx.set(dut.decrypt, 1)
+        for cycle in range(256 + latency):
+            ctx.set(dut.i, cycle % 256)
+            _, _, out = await ctx.tick().sample(dut.o)
+            if cycle >= latency:
+                results[cycle - latency] = out
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert [results[x] for x in range(256)] == list(gf.INV_SBOX)
 
 
 def test_standalone_family_params():
     family = FAMILIES["sbox"]
     assert family.param("sbox").choices == tuple(SBOX_FAMILIES)
     assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
-    assert family.param("direction").choices == ("encrypt", "decrypt")
+    assert family.param("direction").choices == ("encrypt", "decrypt", "shared")
     for p in family.params:
         assert isinstance(p.choices, tuple)
         assert p.default in p.choices

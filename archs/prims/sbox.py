@@ -25,6 +25,13 @@ Families
 ``tower``
     Canright's compact S-box in GF(((2^2)^2)^2) with normal bases (:mod:`.tower`), same pipeline
     cut points as ``composite``.
+``bp113``, ``bp_depth16``, ``me_bidir``, ``rm_combined``, ``rm_new_area``
+    Published gate-level circuits, each a straight-line program in :mod:`.circuits`
+    (:class:`CircuitSBox`): Boyar-Peralta's 113-gate and depth-16 circuits, Maximov-Ekdahl's fast
+    bidirectional circuit, Reyhani-Masoleh-Taha-Ashmawy's combined (ARITH 2018) and 'new area'
+    (TCHES 2018) circuits. Latency 0, no pipeline cut points. A bidirectional circuit built
+    for one direction has its direction input tied off (Yosys folds the constant); a forward-only
+    circuit builds InvSubBytes between two inverse affine maps.
 
 Each family also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
 encrypt/decrypt form of seed 003 section III.B: one inverter between an inverse-affine on the way
@@ -70,6 +77,26 @@ family                  SubBytes            InvSubBytes         shared (enc + de
 ``bram``                1 DP16KD            1 DP16KD            1 DP16KD + affines
 ======================  ==================  ==================  ===================
 
+Published circuits, the same synthesis (``bench/sbox_circuits.py``, 2026-11-23; shared = the
+enc/dec :class:`SharedSBox`, which for these families is the published combined circuit or the
+forward one between bypassable inverse affine maps):
+
+=================  ==================  ==================  ===================
+family             SubBytes            InvSubBytes         shared (enc + dec)
+=================  ==================  ==================  ===================
+``bp113``          73 LUT4, depth 9    86 LUT4, depth 11   104 LUT4, depth 13
+``bp_depth16``     78 LUT4, depth 7    80 LUT4, depth 8    136 LUT4, depth 10
+``me_bidir``       82 LUT4, depth 7    80 LUT4, depth 7    102 LUT4, depth 8
+``rm_combined``    61 LUT4, depth 9    68 LUT4, depth 9    79 LUT4, depth 10
+``rm_new_area``    68 LUT4, depth 9    79 LUT4, depth 10   91 LUT4, depth 11
+=================  ==================  ==================  ===================
+
+None goes below 61 LUT4 through ``synth_ecp5``'s ABC9, which maps for delay. With the flow
+option ``abc_area`` (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`, an area-oriented ABC script)
+``rm_combined`` and ``rm_new_area`` SubBytes take 53 LUT4 (54 after place and route, with their
+registers; experiments/sbox_circuits_area.yaml) at 13-15 LUT levels, and the shared
+``rm_combined`` 71.
+
 The bases were chosen by measuring: ``composite`` over all 64 (lambda, root) pairs (SubBytes
 71..97 LUT4; the textbook lambda=0xC, root=0 gives 74, and 92 for the inverse), ``tower``
 over all 16 (N, nu) pairs (64..83 in either direction), each direction with its own best
@@ -91,13 +118,15 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
+from .circuits import CIRCUITS
 from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
     "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
-    "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "SharedSBox",
-    "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
+    "SharedSBox", "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "circuit_sbox_bits",
 ]
 
 #: Device families a netlist can be built for.
@@ -389,6 +418,94 @@ class TowerSBox(_FieldSBox):
         super().__init__(field, inverse=inverse, stages=stages)
 
 
+def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None):
+    """A published S-box circuit (:mod:`.circuits`) on a bit list, bit 0 first.
+
+    With ``decrypt`` (a bit: 1 for InvSubBytes) this is the combined circuit: the published one
+    where there is one, otherwise the forward circuit between two inverse affine maps, each
+    bypassed for encryption (``S^-1(y) = A^-1(S(A^-1(y)))``, since ``S(x) = A(x^-1)``). Without
+    it, the direction is ``inverse``: the dedicated program, else the combined one with its
+    direction input tied off, else the same affine wrapping. ``mux`` and ``node`` are passed to
+    :meth:`archs.prims.circuits.Program.evaluate` (ints need neither).
+    """
+    def run(program, bits, direction=None):
+        inputs = list(bits) if direction is None else list(bits) + [direction]
+        return program.evaluate(inputs, mux=mux, node=node)
+
+    def select(d, if_one, if_zero):
+        if mux is None:
+            return if_one if d else if_zero
+        return [mux(d, a, b) for a, b in zip(if_one, if_zero)]
+
+    def level(d):
+        # The combined program's own direction input (some select SubBytes with 1).
+        return d if circuit.decrypt_level else d ^ 1
+
+    if decrypt is not None:
+        if circuit.combined is not None:
+            return run(circuit.combined, x, level(decrypt))
+        a = select(decrypt, _affine_value(x, gf.inv_affine), x)
+        s = run(circuit.forward, a)
+        return select(decrypt, _affine_value(s, gf.inv_affine), s)
+    program = circuit.inverse if inverse else circuit.forward
+    if program is not None:
+        return run(program, x)
+    if circuit.combined is not None:
+        return run(circuit.combined, x, level(int(inverse)))
+    return _affine_value(run(circuit.forward, _affine_value(x, gf.inv_affine)), gf.inv_affine)
+
+
+class CircuitSBox(wiring.Component):
+    """S-box (or inverse) as a published straight-line program (:mod:`.circuits`).
+
+    Parameters
+    ----------
+    family : str
+        The circuit's name, a key of :data:`archs.prims.circuits.CIRCUITS`.
+    inverse : bool
+        Build InvSubBytes instead of SubBytes (see :func:`circuit_sbox_bits` for how a circuit
+        without a published inverse does it).
+
+    Members
+    -------
+    i : In(8)
+        Input byte.
+    o : Out(8)
+        Substituted byte, in the same cycle.
+    """
+
+    i: In(8)
+    o: Out(8)
+
+    latency = 0
+
+    def __init__(self, family, *, inverse=False):
+        self.family = family
+        self.circuit = CIRCUITS[family]
+        self.inverse = bool(inverse)
+        self.table = _table(self.inverse)
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        out = circuit_sbox_bits(self.circuit, [self.i[k] for k in range(8)],
+                                inverse=self.inverse, mux=Mux, node=_named_wires(m))
+        m.d.comb += self.o.eq(Cat(*out))
+        return m
+
+
+def _named_wires(m):
+    """The ``node`` hook of :meth:`archs.prims.circuits.Program.evaluate` for hardware: a gate
+    read more than once becomes a named wire, so each expression stays a small tree (Amaranth
+    expressions do not share subexpressions, see :class:`_Cuts`) and the netlist keeps the
+    paper's names."""
+    def node(name, value):
+        wire = Signal(name=name)
+        m.d.comb += wire.eq(value)
+        return wire
+    return node
+
+
 class SharedSBox(wiring.Component):
     """Encrypt/decrypt S-box around one shared inverter (seed 003 section III.B, Fig. 8(a)).
 
@@ -401,14 +518,17 @@ class SharedSBox(wiring.Component):
     ----------
     family : str
         Inverter family: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
-        in a registered ROM), ``composite`` or ``tower``.
+        in a registered ROM), ``composite`` or ``tower``; or a published circuit
+        (:data:`archs.prims.circuits.CIRCUITS`), which replaces the whole datapath by its own
+        combined circuit (:func:`circuit_sbox_bits`).
     stages : int
         Pipeline registers of the ``composite`` and ``tower`` inverters (0 otherwise).
     inverter_register : bool
         A pipeline register at the output of the GF(2^8) inverter, before the affine map: the
         cut of seed 003's two-stage datapath (section III.C: "partitioned at the output of the
         LUT-based GF inverter"). Adds one cycle of latency (none for ``composite`` and ``tower``
-        if ``stages`` already has cut 6, which is the same place).
+        if ``stages`` already has cut 6, which is the same place). Not for the published
+        circuits, which have no separate inverter output.
     target : str
         Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
 
@@ -435,10 +555,13 @@ class SharedSBox(wiring.Component):
                  target="generic"):
         self.latency = sbox_latency(family, stages=stages)
         _check_target(target)
+        if family in CIRCUITS and inverter_register:
+            raise ValueError(f"S-box family {family!r} has no inverter output for "
+                             f"inverter_register")
         self.family = family
         self.stages = stages
         self.inverter_register = bool(inverter_register)
-        if family in ("lut", "bram"):
+        if family in ("lut", "bram") or family in CIRCUITS:
             self.latency += self.inverter_register
         else:
             self.latency = len(self._cuts())
@@ -455,6 +578,11 @@ class SharedSBox(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         x = [self.i[k] for k in range(8)]
+        if self.family in CIRCUITS:
+            out = circuit_sbox_bits(CIRCUITS[self.family], x, decrypt=self.decrypt, mux=Mux,
+                                    node=_named_wires(m))
+            m.d.comb += self.o.eq(Cat(*out))
+            return m
         inv_aff = _affine_value(x, gf.inv_affine)
         a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)]
         decrypt = self.decrypt
@@ -496,7 +624,16 @@ SBOX_FAMILIES = {
     "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
     "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
     "tower": "Canright GF(((2^2)^2)^2) normal-basis inversion + affine, 0..6 pipeline stages",
+    "bp113": "Boyar-Peralta 113-gate circuit (SEA 2010); inverse between inverse affine maps",
+    "bp_depth16": "Boyar-Peralta depth-16 circuits, 128 gates forward, 127 inverse (SEC 2012)",
+    "me_bidir": "Maximov-Ekdahl fast bidirectional circuit (TCHES 2019), direction tied off",
+    "rm_combined": "Reyhani-Masoleh-Taha-Ashmawy combined S-box/inverse (ARITH 2018), tied off",
+    "rm_new_area": "Reyhani-Masoleh-Taha-Ashmawy 'new area' 110-gate circuit (TCHES 2018)",
 }
+
+#: The families built from logic gates (not a table), so at least
+#: :data:`aesdse.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
+LOGIC_SBOX_FAMILIES = ("composite", "tower", *CIRCUITS)
 
 #: S-box family name -> the ``stages`` values it accepts.
 SBOX_STAGES = {
@@ -504,6 +641,8 @@ SBOX_STAGES = {
     "bram": (0,),
     "composite": tuple(PIPELINE_CUTS),
     "tower": tuple(PIPELINE_CUTS),
+    # The published circuits are one combinational block each (no pipeline cut points yet).
+    **{name: (0,) for name in CIRCUITS},
 }
 
 
@@ -549,4 +688,6 @@ def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: st
         return BramSBox(inverse=inverse, target=target)
     if family == "composite":
         return CompositeSBox(inverse=inverse, stages=stages)
-    return TowerSBox(inverse=inverse, stages=stages)
+    if family == "tower":
+        return TowerSBox(inverse=inverse, stages=stages)
+    return CircuitSBox(family, inverse=inverse)
