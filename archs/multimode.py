@@ -81,11 +81,9 @@ in the CBC/CTR chain register, so a CCM message and a CBC, CTR or ECB message ma
 block by block (one message of each kind at a time).
 
 Cycles: header and tag blocks take Nr + 1 cycles, a payload block 2 (Nr + 1) (22 / 26 / 30
-for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``).
-003 runs the CTR and the CBC-MAC pass of one payload block side by side, one in each half of its
-two-stage datapath; here a CCM message stays on one stream, its two passes one after the other
-(with two streams, two CCM messages, or a CCM message and another stream, share the datapath at
-full utilization instead).
+for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``):
+with one stream the two passes of a payload block go one after the other through the one
+datapath. With two streams they go side by side (see "CCM pairs" below).
 
 Two streams (003 section III.C)
 -------------------------------
@@ -110,6 +108,37 @@ expander only: each stream has its own key (003 has one 256-bit initial-key regi
 loading the same key into both streams is 003's behaviour). Each stream's results leave in its
 input order; between the streams, the result completed first leaves first (``o`` shows the older
 of two waiting results).
+
+CCM pairs (two streams, 003 sections I and III.C)
+-------------------------------------------------
+003 "utilizes a cost-efficient two-stage pipeline for the CCM mode by a single datapath": the
+CBC-MAC and the CTR flow of one CCM message run interleaved in the two slots. Here: while the
+other stream is idle (no block in its rounds or waiting), a CCM message uses the other stream's
+slot as well. Each CBC-MAC pass (B0, an associated-data block, a payload block) starts, in the
+same turn, a keystream pass E(Ctr_i) for the message's next payload block in the other slot,
+kept in ``ccm_ks``. A payload block whose keystream is ready then takes one pass instead of
+two: its result (data ^ E(Ctr_i), known at once) leaves at the end of its CBC-MAC pass over the
+plaintext, while the next keystream is computed beside it. This works for opening as well as
+sealing: opening's CBC-MAC needs the plaintext, data ^ E(Ctr_i), so the keystream of a block is
+computed during the previous block (B0 computes Ctr1's), not during the block itself. A payload
+block then takes Nr + 1 turns of its stream, 2 (Nr + 1) cycles: 22 / 26 / 30, against
+4 (Nr + 1) for its two passes on the stream's turns alone; the datapath is fully used
+(``test_ccm_pairs_mixed_then_timing`` in tests/test_archs_multimode_streams.py). One CCM
+message reaches what two streams of other modes reach together; 003 claims no more (a payload
+block needs two ciphers, Nr rounds each, in a datapath of one round per cycle).
+
+The other stream: a pair starts only when it is idle, and while the pair runs (Nr + 1 turns),
+a block sent to it is accepted but waits for its slot (at most one pass); at the start of the
+next CBC-MAC pass it is no longer idle, so the CCM message leaves its slot: it goes on with two
+passes per payload block on its own turns (4 (Nr + 1) cycles each) and both streams share the
+datapath half and half, which is full utilization too. So the other stream never waits more than
+one pass, and the datapath idles only when one stream has nothing to do and the other cannot
+pair (a non-CCM message, or a CCM CTR pass).
+
+The keystream pass repeats its owner's steps one cycle later (it is in stage 2 in the cycle
+after its owner), with the round key and last-round flag its owner had then (``pair_key``,
+``pair_last``: 129 flip-flops; the owner's expander has moved on). The counter block is the
+message's next one (``ccm_ctr`` advances for it; Ctr1 is Ctr0 with its counter field 1).
 
 Implementation notes
 --------------------
@@ -232,13 +261,20 @@ class Multimode(wiring.Component):
             key_fields=stream_field))
 
     def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
-        """Cycles between results streamed back to back: whitening plus one per round, twice
-        for a CCM payload block (its CTR pass, then its CBC-MAC pass). Two streams: a round
-        takes two cycles, so one stream alone gets a result every ``2 (Nr + 1)`` cycles (half
-        utilization) and both streams busy (``streams_busy=2``, the default) one every
-        ``Nr + 1`` cycles between them."""
-        passes = (ROUNDS[key_bits] + 1) * (2 if ccm_payload else 1)
+        """Cycles between results streamed back to back: whitening plus one per round. Two
+        streams: a round takes two cycles, so one stream alone gets a result every
+        ``2 (Nr + 1)`` cycles (half utilization) and both streams busy (``streams_busy=2``, the
+        default) one every ``Nr + 1`` cycles between them.
+
+        ``ccm_payload``: cycles between the payload results of one CCM message, whose blocks
+        each take a CTR and a CBC-MAC pass. One stream: ``2 (Nr + 1)``, the passes one after
+        the other. Two streams, the other one idle (``streams_busy=1``): also ``2 (Nr + 1)``,
+        the passes side by side in both slots (CCM pairs, full utilization); the other stream
+        busy: ``4 (Nr + 1)``, the passes one after the other in the message's own turns."""
+        passes = ROUNDS[key_bits] + 1
         busy = self.streams if streams_busy is None else streams_busy
+        if ccm_payload:
+            return 2 * passes * (self.streams if busy > 1 else 1)
         return passes * self.streams // busy
 
     def elaborate(self, platform):
@@ -250,18 +286,22 @@ class Multimode(wiring.Component):
             slot = Signal(name="slot")
             m.d.sync += slot.eq(~slot)
         lanes = [self._stream_registers(m, n, slot) for n in range(self.streams)]
-        round_out = self._build_round(m, lanes, slot)
+        pair = self._pair_registers(m, lanes) if self.streams > 1 else None
+        round_out = self._build_round(m, lanes, slot, pair)
         for reg in lanes:
             reg.chain_in, reg.cipher_in, reg.counter = self._build_chaining_input(m, reg)
         select = Signal(name="result_stream") if self.streams > 1 else None
         for n, reg in enumerate(lanes):
             keys = reg.keys
             drain = self.o.ready if select is None else self.o.ready & (select == n)
+            # Whitening waits while the stream's slot is lent to the other stream's CCM pair.
+            reg.whitening = self._on_turn(reg, reg.whiten & keys.valid & ~reg.lent)
             reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
                               & (~keys.last | ~reg.out_valid | drain))
-            # A CCM payload block's CTR pass is followed by its CBC-MAC pass.
+            # A CCM payload block's CTR pass is followed by its CBC-MAC pass, unless its
+            # keystream was computed ahead (two streams, "CCM pairs").
             ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
-            reg.two_pass = ccm_payload & ~reg.mac_pass
+            reg.two_pass = ccm_payload & ~reg.mac_pass & ~reg.ks_used
             reg.finishing = reg.round_step & keys.last
             reg.block_done = reg.finishing & ~reg.two_pass
             reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
@@ -274,6 +314,8 @@ class Multimode(wiring.Component):
                                     reg.finishing & reg.two_pass)
             self._build_block_registers(m, reg.keys, reg, reg.accept, reg.round_step, round_out,
                                         reg.chain_in, reg.cipher_in, reg.counter)
+        if pair is not None:
+            self._build_ccm_pair(m, lanes, pair, round_out)
         return m
 
     def _on_turn(self, reg, condition):
@@ -318,13 +360,36 @@ class Multimode(wiring.Component):
             mac=reg("mac", 128),                # CBC-MAC so far (SP 800-38C 6.1 step 4: Y_i)
             ccm_ctr=reg("ccm_ctr", 128),        # next counter block Ctr_i
             ccm_q1=reg("ccm_q1", 3),            # q - 1, from B0's flags
-            ccm_t2=reg("ccm_t2", 3))            # (t - 2) / 2, from B0's flags
+            ccm_t2=reg("ccm_t2", 3),            # (t - 2) / 2, from B0's flags
+            # Two streams, CCM pairs: the keystream E(Ctr_i) of the next payload block,
+            # computed ahead in the other stream's slot.
+            **({"ccm_ks": reg("ccm_ks", 128),
+                "ks_valid": reg("ks_valid"),    # ccm_ks holds the next payload block's keystream
+                "ks_used": reg("ks_used"),      # this payload block uses it: one pass
+                "lent": reg("lent")}            # this stream's slot runs the other's CCM pair
+               if self.streams > 1 else
+               {"ccm_ks": None, "ks_valid": Const(0), "ks_used": Const(0), "lent": Const(0),
+                "pair_start": Const(0)}))
 
-    def _round_inputs(self, m, lanes, slot):
+    def _pair_registers(self, m, lanes):
+        """The CCM pair (two streams): which stream's keystream pass runs in the other
+        stream's slot, and the round key, last-round flag and step of the owner's previous
+        turn, which the pass repeats one cycle later (module documentation, "CCM pairs")."""
+        pair = SimpleNamespace(
+            active=Signal(name="pair_active"), owner=Signal(name="pair_owner"),
+            key=Signal(128, name="pair_key"), last=Signal(name="pair_last"),
+            step=Signal(name="pair_step"))
+        for n, reg in enumerate(lanes):
+            reg.pair_start = Signal(name=f"s{n}_pair_start")
+            m.d.comb += reg.lent.eq(pair.active & (pair.owner != n))
+        return pair
+
+    def _round_inputs(self, m, lanes, slot, pair):
         """What the round datapath works on: the state entering the S-boxes and its direction
         (stage 1), the direction, round key and last-round flag of the block in stage 2. One
         stream: all of the one block. Two streams: stage 1 holds the block of the stream whose
-        turn is next, stage 2 the block whose turn it is."""
+        turn is next, stage 2 the block whose turn it is; a slot lent to a CCM pair enciphers
+        with the key and last-round flag its owner had the cycle before."""
         if slot is None:
             (reg,) = lanes
             return reg.state, reg.decrypt, reg.decrypt, reg.keys.round_key, reg.keys.last
@@ -332,21 +397,26 @@ class Multimode(wiring.Component):
         decrypt, rk, last = (Signal(name="stage2_decrypt"), Signal(128, name="stage2_key"),
                              Signal(name="stage2_last"))
         first, second = lanes
+        own_key = Mux(slot, second.keys.round_key, first.keys.round_key)
+        own_last = Mux(slot, second.keys.last, first.keys.last)
+        stage2_lent = pair.active & (pair.owner != slot)
         m.d.comb += [
             state.eq(Mux(slot, first.state, second.state)),
-            sbox_decrypt.eq(Mux(slot, first.decrypt, second.decrypt)),
-            decrypt.eq(Mux(slot, second.decrypt, first.decrypt)),
-            rk.eq(Mux(slot, second.keys.round_key, first.keys.round_key)),
-            last.eq(Mux(slot, second.keys.last, first.keys.last)),
+            sbox_decrypt.eq(Mux(slot, first.decrypt, second.decrypt)
+                            & ~(pair.active & (pair.owner == slot))),
+            decrypt.eq(Mux(slot, second.decrypt, first.decrypt) & ~stage2_lent),
+            rk.eq(Mux(stage2_lent, pair.key, own_key)),
+            last.eq(Mux(stage2_lent, pair.last, own_last)),
         ]
+        m.d.sync += [pair.key.eq(own_key), pair.last.eq(own_last)]
         return state, sbox_decrypt, decrypt, rk, last
 
-    def _build_round(self, m, lanes, slot):
+    def _build_round(self, m, lanes, slot, pair):
         """One round: shared S-boxes, (Inv)ShiftRows, then MixColumns before or InvMixColumns
         after AddRoundKey; the last round has neither. Two streams: a register after the
         inverters (003 section III.C) splits it into two stages, each holding one stream's
         block. Returns the round's (stage 2's) output."""
-        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot)
+        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot, pair)
         sub = []
         for n, byte in enumerate(value_bytes(state)):
             sb = SharedSBox(self.sbox, inverter_register=self.streams > 1, target=self.target)
@@ -401,12 +471,20 @@ class Multimode(wiring.Component):
             with m.Case(CCMPhase.HEADER):
                 m.d.comb += cipher_in.eq(reg.data_in ^ Mux(reg.first, 0, reg.mac))
             with m.Case(CCMPhase.PAYLOAD):
-                plaintext = Mux(reg.ccm_decrypt, reg.out_data,
-                                _first_bytes(reg.data_in, 16 - reg.pad_bytes))
-                m.d.comb += cipher_in.eq(Mux(reg.mac_pass, reg.mac ^ plaintext, reg.ccm_ctr))
+                if reg.ccm_ks is None:
+                    plaintext = Mux(reg.ccm_decrypt, reg.out_data,
+                                    _first_bytes(reg.data_in, 16 - reg.pad_bytes))
+                else:
+                    opened = Mux(reg.mac_pass, reg.out_data, reg.data_in ^ reg.ccm_ks)
+                    plaintext = _first_bytes(Mux(reg.ccm_decrypt, opened, reg.data_in),
+                                             16 - reg.pad_bytes)
+                m.d.comb += cipher_in.eq(Mux(reg.mac_pass | reg.ks_valid, reg.mac ^ plaintext,
+                                             reg.ccm_ctr))
             with m.Default():
                 m.d.comb += cipher_in.eq(_ccm_counter0(reg.ccm_ctr, reg.ccm_q1))
-        m.d.comb += counter.eq(Mux(reg.first, _ccm_counter0(reg.data_in, reg.data_in[120:123]),
+        # Ctr1 is Ctr0 with its counter field (zero) set to 1.
+        m.d.comb += counter.eq(Mux(reg.first,
+                                   _ccm_counter0(reg.data_in, reg.data_in[120:123]) | 1,
                                    reg.ccm_ctr))
 
     def _build_handshakes(self, m, lanes, select):
@@ -463,7 +541,7 @@ class Multimode(wiring.Component):
             keys.load.eq(load),
             keys.start.eq(accept | mac_start),
             keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),
-            keys.next.eq(self._on_turn(reg, reg.whiten & keys.valid) | round_step),
+            keys.next.eq(reg.whitening | round_step),
         ]
         with m.If(load):
             m.d.sync += reg.key_pending.eq(1)
@@ -482,7 +560,7 @@ class Multimode(wiring.Component):
         write the result (and the CBC encryption chain) in the last round."""
         rk = keys.round_key
         counter_next = counter + 1
-        with m.If(self._on_turn(reg, reg.whiten & keys.valid)):
+        with m.If(reg.whitening):
             m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
             with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):
@@ -492,7 +570,7 @@ class Multimode(wiring.Component):
                 with m.Case(Mode.CTR):
                     m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(counter_next)]
                 with m.Case(Mode.CCM):
-                    self._build_ccm_whitening(m, reg, counter_next)
+                    self._build_ccm_whitening(m, reg, counter, counter_next)
                 with m.Default():
                     m.d.sync += reg.post.eq(0)
         with m.If(round_step & ~keys.last):
@@ -514,18 +592,28 @@ class Multimode(wiring.Component):
                          reg.ccm_phase.eq(p.ccm_phase), reg.pad_bytes.eq(p.pad_bytes),
                          reg.ccm_decrypt.eq(p.decrypt), reg.whiten.eq(1)]
 
-    def _build_ccm_whitening(self, m, reg, counter_next):
+    def _build_ccm_whitening(self, m, reg, counter, counter_next):
         """The CCM registers a pass sets up: B0 keeps q and t from its flags (SP 800-38C A.2.1)
         and starts the counter at Ctr1; a CTR pass takes the next counter and XORs the block's
         data into its result; the tag block XORs the CBC-MAC into E(Ctr0)."""
+        payload = reg.ccm_phase == CCMPhase.PAYLOAD
         with m.If(reg.first & (reg.ccm_phase == CCMPhase.HEADER)):
-            m.d.sync += [reg.ccm_q1.eq(reg.data_in[120:123]), reg.ccm_t2.eq(reg.data_in[123:126]),
-                         reg.ccm_ctr.eq(counter_next)]
-        ctr_pass = (reg.ccm_phase == CCMPhase.PAYLOAD) & ~reg.mac_pass
-        with m.If(ctr_pass):
+            m.d.sync += [reg.ccm_q1.eq(reg.data_in[120:123]), reg.ccm_t2.eq(reg.data_in[123:126])]
+        ctr_pass = payload & ~reg.mac_pass & ~reg.ks_valid
+        with m.If(ctr_pass | reg.pair_start):
             m.d.sync += reg.ccm_ctr.eq(counter_next)
-        m.d.sync += reg.post.eq(Mux(ctr_pass, reg.data_in,
-                                    Mux(reg.ccm_phase == CCMPhase.TAG, reg.mac, 0)))
+        with m.Elif(reg.first):
+            m.d.sync += reg.ccm_ctr.eq(counter)
+        post = Mux(ctr_pass, reg.data_in, Mux(reg.ccm_phase == CCMPhase.TAG, reg.mac, 0))
+        if reg.ccm_ks is not None:
+            # The keystream computed ahead: the block's result is known now, and its one pass
+            # is the CBC-MAC.
+            with_ks = payload & reg.ks_valid
+            post = Mux(with_ks, _first_bytes(reg.data_in ^ reg.ccm_ks, 16 - reg.pad_bytes), post)
+            m.d.sync += reg.ks_used.eq(with_ks)
+            with m.If(reg.first | with_ks):
+                m.d.sync += reg.ks_valid.eq(0)
+        m.d.sync += reg.post.eq(post)
 
     def _build_ccm_result(self, m, reg, round_out):
         """The last round of a CCM pass. Header block: the CBC-MAC, also handed out. Payload
@@ -543,6 +631,9 @@ class Multimode(wiring.Component):
             with m.Case(CCMPhase.PAYLOAD):
                 with m.If(reg.mac_pass):
                     m.d.sync += [reg.mac.eq(round_out), reg.mac_pass.eq(0)]
+                with m.Elif(reg.ks_used):
+                    m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(reg.post),
+                                 reg.out_valid.eq(1), reg.out_auth_fail.eq(0)]
                 with m.Else():
                     m.d.sync += [reg.out_data.eq(_first_bytes(result, 16 - reg.pad_bytes)),
                                  reg.out_valid.eq(1), reg.out_auth_fail.eq(0),
@@ -553,6 +644,29 @@ class Multimode(wiring.Component):
                     reg.out_auth_fail.eq(reg.ccm_decrypt
                                          & (tag != _first_bytes(reg.data_in,
                                                                 2 * reg.ccm_t2 + 2)))]
+
+    def _build_ccm_pair(self, m, lanes, pair, round_out):
+        """CCM pairs (two streams, module documentation): a CCM pass that is a CBC-MAC pass
+        starts, while the other stream is idle, the keystream pass E(Ctr_i) of the next payload
+        block in the other stream's slot (its state register: idle, it holds nothing). The
+        pass steps one cycle after each step of its owner, with the owner's round key of that
+        step (``pair.key``), and writes the keystream to the owner's ``ccm_ks``."""
+        m.d.sync += pair.step.eq(pair.active & (lanes[0].round_step | lanes[1].round_step))
+        for n, reg in enumerate(lanes):
+            other = lanes[1 - n]
+            payload = reg.ccm_phase == CCMPhase.PAYLOAD
+            ctr_pass = payload & ~reg.mac_pass & ~reg.ks_valid
+            m.d.comb += reg.pair_start.eq(
+                reg.whitening & (reg.mode == Mode.CCM) & (reg.ccm_phase != CCMPhase.TAG)
+                & ~ctr_pass & (reg.first | ~reg.ks_valid | payload) & ~other.busy & ~other.whiten)
+            with m.If(reg.pair_start):
+                m.d.sync += [other.state.eq(reg.counter ^ reg.keys.round_key),
+                             pair.active.eq(1), pair.owner.eq(n)]
+            with m.If(pair.step & (pair.owner == n)):
+                with m.If(pair.last):
+                    m.d.sync += [reg.ccm_ks.eq(round_out), reg.ks_valid.eq(1), pair.active.eq(0)]
+                with m.Else():
+                    m.d.sync += other.state.eq(round_out)
 
 
 def _first_bytes(value, count):
