@@ -5,8 +5,12 @@ core.
 One 128-bit round per clock cycle (``streams=1``), or the two-stage pipeline of 003 section
 III.C (``streams=2``, see "Two streams" below). The 16 datapath S-boxes are :class:`SharedSBox` units: one
 GF(2^8) inverter of the chosen family between an inverse affine map on the way in (decryption)
-and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a). The retiming of
-section III.B (affine merged into MixColumns, inverse affine into InvMixColumns) is not done.
+and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a); or, with
+``affine_retimed``, the retiming of section III.B (Fig. 8(b)): the S-boxes are bare shared
+inverters, the affine map is merged into MixColumns (it commutes with ShiftRows), the inverse
+affine map is moved out of the round, to the whitening cycle, and merged into InvMixColumns, so
+decryption keeps its state in the inverse-affine domain between rounds; the last round applies
+the affine map alone (encryption) or nothing (decryption).
 
 Round keys come from a :class:`archs.prims.keyschedule.KeyExpander` (128 bits per step, all three
 key sizes, both directions) with four S-boxes of its own: loading a key walks forward once to the
@@ -159,8 +163,10 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
+from .prims import gf
 from .prims.keyschedule import ROUNDS, KeyExpander
-from .prims.mixcolumns import inv_mix_column_value, mix_column_value
+from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
+                               inv_mix_column_value, mix_column_value)
 from .prims.sbox import SharedSBox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
@@ -206,6 +212,9 @@ class Multimode(wiring.Component):
         1: one round per cycle (the netlist of the core before this parameter existed); 2: the
         two-stage datapath of 003 section III.C with two interleaved streams (module
         documentation, "Two streams").
+    affine_retimed : bool
+        False: :class:`SharedSBox` units with their affine maps (003 Fig. 8(a)); True: the
+        retiming of 003 section III.B (Fig. 8(b), module documentation).
     target : str
         Device family of the netlist.
 
@@ -229,14 +238,14 @@ class Multimode(wiring.Component):
     Raises
     ------
     ValueError
-        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or
-        ``streams`` not 1 or 2.
+        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256,
+        ``streams`` not 1 or 2 or ``affine_retimed`` not a bool.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
 
     @staticmethod
-    def check(*, sbox="lut", key_bits=128, streams=1, target="generic"):
+    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False, target="generic"):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
         if sbox not in SBOXES:
             raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
@@ -244,9 +253,14 @@ class Multimode(wiring.Component):
             raise ValueError(f"Key bits must be 128, 192 or 256, not {key_bits!r}")
         if streams not in STREAMS or isinstance(streams, bool):
             raise ValueError(f"Streams must be 1 or 2, not {streams!r}")
+        if not isinstance(affine_retimed, bool):
+            raise ValueError(f"Affine retimed must be False or True, not {affine_retimed!r}")
 
-    def __init__(self, *, sbox="lut", key_bits=128, streams=1, target="generic"):
-        self.check(sbox=sbox, key_bits=key_bits, streams=streams, target=target)
+    def __init__(self, *, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
+                 target="generic"):
+        self.check(sbox=sbox, key_bits=key_bits, streams=streams, affine_retimed=affine_retimed,
+                   target=target)
+        self.affine_retimed = affine_retimed
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.streams = streams
@@ -419,7 +433,8 @@ class Multimode(wiring.Component):
         state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot, pair)
         sub = []
         for n, byte in enumerate(value_bytes(state)):
-            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1, target=self.target)
+            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1,
+                            affine=not self.affine_retimed, target=self.target)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)
@@ -428,18 +443,27 @@ class Multimode(wiring.Component):
                                    bytes_value(shift_rows(sub))))
         added = Signal(128)
         m.d.comb += added.eq(shifted ^ rk)
-
-        def columns(value, function):
-            b = value_bytes(value)
-            return bytes_value(x for c in range(4) for x in function(b[4 * c:4 * c + 4]))
-
         round_out = Signal(128)
+        if self.affine_retimed:
+            # 003 section III.B, Fig. 8(b): the S-boxes are bare inverters. Encryption: the
+            # affine map commutes with ShiftRows and merges with MixColumns; decryption keeps
+            # the state in the inverse-affine domain (the inverse affine map moved out of the
+            # round, to the whitening cycle) and merges it with InvMixColumns. The last round
+            # has no MixColumns: the affine map alone (encryption), nothing (decryption).
+            with m.If(last):
+                m.d.comb += round_out.eq(Mux(decrypt, shifted, _bytewise(shifted, gf.affine))
+                                         ^ rk)
+            with m.Elif(decrypt):
+                m.d.comb += round_out.eq(_columns(added, inv_affine_inv_mix_column_value))
+            with m.Else():
+                m.d.comb += round_out.eq(_columns(shifted, affine_mix_column_value) ^ rk)
+            return round_out
         with m.If(last):
             m.d.comb += round_out.eq(added)
         with m.Elif(decrypt):
-            m.d.comb += round_out.eq(columns(added, inv_mix_column_value))
+            m.d.comb += round_out.eq(_columns(added, inv_mix_column_value))
         with m.Else():
-            m.d.comb += round_out.eq(columns(shifted, mix_column_value) ^ rk)
+            m.d.comb += round_out.eq(_columns(shifted, mix_column_value) ^ rk)
         return round_out
 
     def _build_chaining_input(self, m, reg):
@@ -561,7 +585,11 @@ class Multimode(wiring.Component):
         rk = keys.round_key
         counter_next = counter + 1
         with m.If(reg.whitening):
-            m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
+            entering = cipher_in ^ rk
+            if self.affine_retimed:
+                # Decryption's state is kept in the inverse-affine domain (003 section III.B).
+                entering = Mux(reg.decrypt, _bytewise(entering, gf.inv_affine), entering)
+            m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
             with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):
                     m.d.sync += reg.post.eq(Mux(reg.decrypt, chain_in, 0))
@@ -667,6 +695,19 @@ class Multimode(wiring.Component):
                     m.d.sync += [reg.ccm_ks.eq(round_out), reg.ks_valid.eq(1), pair.active.eq(0)]
                 with m.Else():
                     m.d.sync += other.state.eq(round_out)
+
+
+def _columns(value, function):
+    """``function`` (on four byte values, row 0 first) applied to each column of ``value``."""
+    b = value_bytes(value)
+    return bytes_value(x for c in range(4) for x in function(b[4 * c:4 * c + 4]))
+
+
+def _bytewise(value, function):
+    """The GF(2)-affine byte map ``function`` (pure-int) applied to each byte of ``value``."""
+    columns, const = gf.affine_parts(function, 8)
+    return bytes_value(Cat(*gf.apply_affine([byte[k] for k in range(8)], columns, const))
+                       for byte in value_bytes(value))
 
 
 def _first_bytes(value, count):
