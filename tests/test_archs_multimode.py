@@ -202,8 +202,8 @@ def test_verify_stage(sbox, key_bits, affine_retimed):
 
 
 def test_experiment_and_published_configs():
-    """experiments/multimode.yaml is 003's experiment, its grid is sbox x key_bits x streams,
-    and every `config` of the transcribed 003 tables names parameters and values the family
+    """experiments/multimode.yaml is 003's experiment, its grid is sbox x key_bits x streams
+    plus retimed and FIFO points, and every `config` of the transcribed 003 tables names parameters and values the family
     has."""
     from aesdse.experiment import load_experiment
     from aesdse.published import find_paper
@@ -211,10 +211,17 @@ def test_experiment_and_published_configs():
 
     assert EXPERIMENTS["003"] == "multimode.yaml"
     experiment = load_experiment(EXPERIMENTS_DIR / "multimode.yaml")
-    # streams=1 is recorded without the parameter (the rows stored before it existed).
-    assert sorted((dict(p.params)["sbox"], dict(p.params)["key_bits"],
-                   dict(p.params).get("streams", 1)) for p in experiment.points) == sorted(
+    # streams=1 is recorded without the parameter (the rows stored before it existed), as are
+    # affine_retimed=False and fifo_depth=0.
+    points = [dict(p.params) for p in experiment.points]
+    assert sorted((p["sbox"], p["key_bits"], p.get("streams", 1)) for p in points
+                  if p.keys() <= {"sbox", "key_bits", "streams"}) == sorted(
         (s, k, n) for s in ("lut", "composite") for k in (128, 192, 256) for n in (1, 2))
+    assert sorted((p["sbox"], p["key_bits"]) for p in points if "affine_retimed" in p) == [
+        ("composite", 128), ("lut", 128)]
+    assert [(p["sbox"], p["key_bits"], p["fifo_depth"]) for p in points
+            if "fifo_depth" in p] == [("lut", 128, 2)]
+    assert len(points) == 15
     assert {p.target.device for p in experiment.points} == {"LFE5U-85F"}
     fam = FAMILIES["multimode"]
     configs = [row.config for row in find_paper("003").rows() if row.config]
