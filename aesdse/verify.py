@@ -22,7 +22,9 @@ results checked in its own input order. Then two clean runs measure the core:
     output transfers, averaged over the steady state. Architectures that interleave several
     blocks are given enough blocks to fill every slot, so this already counts blocks in flight.
     A core with two streams is measured with blocks sent to the streams in turn (all streams
-    busy); one stream alone is measured too, into ``details["single_stream"]``.
+    busy); one stream alone is measured too, into ``details["single_stream"]``, and, with CCM,
+    the cycles per payload block of one CCM message alone (the other stream idle, so that its
+    CTR and CBC-MAC passes can share both slots), into ``details["ccm_payload"]``.
 
 A byte-stream core (``port_width = 8``, :mod:`archs.interface`) is driven through
 :class:`archs.bytestream.ByteStreamAdapter`, which splits every key and block into the core's 16
@@ -263,10 +265,8 @@ def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list
     results come from the formatter of :mod:`aesdse.vectors`, whose outcome must equal AESCCM's.
     The simulation is slow (a payload block is two passes), so the messages are short.
     """
-    if "ccm" not in getattr(dut, "modes", ()) or not hasattr(dut.i.payload, "ccm_phase"):
+    if not _has_ccm(dut):
         return []
-    mode_enum = dut.i.payload.mode.shape()
-    phase_enum = dut.i.payload.ccm_phase.shape()
     key_sizes = tuple(key_sizes)
     can_open = "decrypt" in directions
     count = max(2, options.random_vectors // 2)
@@ -295,13 +295,41 @@ def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list
         source = (f"random CCM message #{n} ({'opened' if decrypt else 'sealed'}"
                   f"{', wrong tag' if wrong_tag else ''}, seed {options.seed})")
         vec = BlockVector(key, key_bits, message[0].data, message[0].expected, source)
-        blocks += [_Block(b.data, b.expected, decrypt, f"{source} {b.phase} block {i + 1}", vec,
-                          (("mode", mode_enum["CCM"]), ("first", int(i == 0)), ("iv", 0),
-                           ("ccm_phase", phase_enum[b.phase.upper()]),
-                           ("pad_bytes", 16 - b.last_bytes)),
-                          (("auth_fail", int(b.auth_fail)),))
-                   for i, b in enumerate(message)]
+        blocks += _ccm_message(dut, message, decrypt, source, vec)
     return blocks
+
+
+def _ccm_message(dut, message, decrypt, source, vec) -> list[_Block]:
+    """The blocks of one CCM message (:func:`aesdse.vectors.ccm_blocks`) as block transfers."""
+    mode_enum = dut.i.payload.mode.shape()
+    phase_enum = dut.i.payload.ccm_phase.shape()
+    return [_Block(b.data, b.expected, decrypt, f"{source} {b.phase} block {i + 1}", vec,
+                   (("mode", mode_enum["CCM"]), ("first", int(i == 0)), ("iv", 0),
+                    ("ccm_phase", phase_enum[b.phase.upper()]),
+                    ("pad_bytes", 16 - b.last_bytes)),
+                   (("auth_fail", int(b.auth_fail)),))
+            for i, b in enumerate(message)]
+
+
+def _has_ccm(dut):
+    return "ccm" in getattr(dut, "modes", ()) and hasattr(dut.i.payload, "ccm_phase")
+
+
+def _measure_ccm(build, options, rng, vec: BlockVector, streams: int) -> float:
+    """Cycles per CCM payload block, in steady state: one CCM message sealed alone on stream 0
+    of a fresh core (no associated data, ``measure_blocks`` payload blocks), no stalls."""
+    dut = build()
+    payload = rng.randbytes(16 * options.measure_blocks)
+    message, _ = ccm_blocks(vec.key, vec.key_bits, rng.randbytes(13), b"", payload, 16)
+    blocks = _ccm_message(dut, message, False, "back-to-back CCM message", vec)
+    outs, _, produced = _run_cipher(dut, [("key", (vec, 0))] + [("block", b) for b in blocks],
+                                    stall_probability=0, rng=rng, max_cycles=options.max_cycles)
+    try:
+        _check_outputs(blocks, outs, streams)
+    except VerificationError as error:
+        raise VerificationError(f"in back-to-back CCM message: {error}") from None
+    steady = produced[1:-1][options.measure_blocks // 2:]      # payload results, second half
+    return (steady[-1] - steady[0]) / (len(steady) - 1)
 
 
 def _items_for(blocks):
@@ -453,6 +481,9 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
             "cycles_per_block": max(cpb for _, cpb in single.values()),
             **({d: {"cycles_per_block": cpb} for d, (_, cpb) in single.items()}
                if len(single) > 1 else {})}
+        if _has_ccm(first):
+            details["ccm_payload"] = {
+                "cycles_per_block": _measure_ccm(build, options, rng, measure_key, streams)}
     return Verification(ok=True,
                         vectors_checked=len(blocks) + len(measured) * options.measure_blocks,
                         latency_cycles=max(lat for lat, _ in measured.values()),

@@ -323,6 +323,10 @@ FAMILIES = {
             Param("fifo_depth", (0, 2, 4, 8), 0,
                   "blocks of the input and output FIFOs around the core (003 Fig. 10; "
                   "archs.buffered), 0: none", omitted_at_default=True),
+            Param("affine_retimed", (False, True), False,
+                  "True: bare shared inverters, the affine map merged with MixColumns and the "
+                  "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
+                  omitted_at_default=True),
         )),
 }
 

@@ -5,8 +5,12 @@ core.
 One 128-bit round per clock cycle (``streams=1``), or the two-stage pipeline of 003 section
 III.C (``streams=2``, see "Two streams" below). The 16 datapath S-boxes are :class:`SharedSBox` units: one
 GF(2^8) inverter of the chosen family between an inverse affine map on the way in (decryption)
-and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a). The retiming of
-section III.B (affine merged into MixColumns, inverse affine into InvMixColumns) is not done.
+and an affine map on the way out (encryption), 003 section III.B, Fig. 8(a); or, with
+``affine_retimed``, the retiming of section III.B (Fig. 8(b)): the S-boxes are bare shared
+inverters, the affine map is merged into MixColumns (it commutes with ShiftRows), the inverse
+affine map is moved out of the round, to the whitening cycle, and merged into InvMixColumns, so
+decryption keeps its state in the inverse-affine domain between rounds; the last round applies
+the affine map alone (encryption) or nothing (decryption).
 
 Round keys come from a :class:`archs.prims.keyschedule.KeyExpander` (128 bits per step, all three
 key sizes, both directions) with four S-boxes of its own: loading a key walks forward once to the
@@ -81,11 +85,9 @@ in the CBC/CTR chain register, so a CCM message and a CBC, CTR or ECB message ma
 block by block (one message of each kind at a time).
 
 Cycles: header and tag blocks take Nr + 1 cycles, a payload block 2 (Nr + 1) (22 / 26 / 30
-for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``).
-003 runs the CTR and the CBC-MAC pass of one payload block side by side, one in each half of its
-two-stage datapath; here a CCM message stays on one stream, its two passes one after the other
-(with two streams, two CCM messages, or a CCM message and another stream, share the datapath at
-full utilization instead).
+for 128 / 192 / 256-bit keys; tests/test_archs_multimode_ccm.py ``test_ccm_payload_cycles``):
+with one stream the two passes of a payload block go one after the other through the one
+datapath. With two streams they go side by side (see "CCM pairs" below).
 
 Two streams (003 section III.C)
 -------------------------------
@@ -111,6 +113,37 @@ loading the same key into both streams is 003's behaviour). Each stream's result
 input order; between the streams, the result completed first leaves first (``o`` shows the older
 of two waiting results).
 
+CCM pairs (two streams, 003 sections I and III.C)
+-------------------------------------------------
+003 "utilizes a cost-efficient two-stage pipeline for the CCM mode by a single datapath": the
+CBC-MAC and the CTR flow of one CCM message run interleaved in the two slots. Here: while the
+other stream is idle (no block in its rounds or waiting), a CCM message uses the other stream's
+slot as well. Each CBC-MAC pass (B0, an associated-data block, a payload block) starts, in the
+same turn, a keystream pass E(Ctr_i) for the message's next payload block in the other slot,
+kept in ``ccm_ks``. A payload block whose keystream is ready then takes one pass instead of
+two: its result (data ^ E(Ctr_i), known at once) leaves at the end of its CBC-MAC pass over the
+plaintext, while the next keystream is computed beside it. This works for opening as well as
+sealing: opening's CBC-MAC needs the plaintext, data ^ E(Ctr_i), so the keystream of a block is
+computed during the previous block (B0 computes Ctr1's), not during the block itself. A payload
+block then takes Nr + 1 turns of its stream, 2 (Nr + 1) cycles: 22 / 26 / 30, against
+4 (Nr + 1) for its two passes on the stream's turns alone; the datapath is fully used
+(``test_ccm_pairs_mixed_then_timing`` in tests/test_archs_multimode_streams.py). One CCM
+message reaches what two streams of other modes reach together; 003 claims no more (a payload
+block needs two ciphers, Nr rounds each, in a datapath of one round per cycle).
+
+The other stream: a pair starts only when it is idle, and while the pair runs (Nr + 1 turns),
+a block sent to it is accepted but waits for its slot (at most one pass); at the start of the
+next CBC-MAC pass it is no longer idle, so the CCM message leaves its slot: it goes on with two
+passes per payload block on its own turns (4 (Nr + 1) cycles each) and both streams share the
+datapath half and half, which is full utilization too. So the other stream never waits more than
+one pass, and the datapath idles only when one stream has nothing to do and the other cannot
+pair (a non-CCM message, or a CCM CTR pass).
+
+The keystream pass repeats its owner's steps one cycle later (it is in stage 2 in the cycle
+after its owner), with the round key and last-round flag its owner had then (``pair_key``,
+``pair_last``: 129 flip-flops; the owner's expander has moved on). The counter block is the
+message's next one (``ccm_ctr`` advances for it; Ctr1 is Ctr0 with its counter field 1).
+
 Implementation notes
 --------------------
 A block takes ``Nr + 1`` cycles: a whitening cycle (the first round key is only presented by the
@@ -130,8 +163,10 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
+from .prims import gf
 from .prims.keyschedule import ROUNDS, KeyExpander
-from .prims.mixcolumns import inv_mix_column_value, mix_column_value
+from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
+                               inv_mix_column_value, mix_column_value)
 from .prims.sbox import SharedSBox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
@@ -177,6 +212,9 @@ class Multimode(wiring.Component):
         1: one round per cycle (the netlist of the core before this parameter existed); 2: the
         two-stage datapath of 003 section III.C with two interleaved streams (module
         documentation, "Two streams").
+    affine_retimed : bool
+        False: :class:`SharedSBox` units with their affine maps (003 Fig. 8(a)); True: the
+        retiming of 003 section III.B (Fig. 8(b), module documentation).
     target : str
         Device family of the netlist.
 
@@ -200,14 +238,14 @@ class Multimode(wiring.Component):
     Raises
     ------
     ValueError
-        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or
-        ``streams`` not 1 or 2.
+        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256,
+        ``streams`` not 1 or 2 or ``affine_retimed`` not a bool.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
 
     @staticmethod
-    def check(*, sbox="lut", key_bits=128, streams=1, target="generic"):
+    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False, target="generic"):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
         if sbox not in SBOXES:
             raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
@@ -215,9 +253,14 @@ class Multimode(wiring.Component):
             raise ValueError(f"Key bits must be 128, 192 or 256, not {key_bits!r}")
         if streams not in STREAMS or isinstance(streams, bool):
             raise ValueError(f"Streams must be 1 or 2, not {streams!r}")
+        if not isinstance(affine_retimed, bool):
+            raise ValueError(f"Affine retimed must be False or True, not {affine_retimed!r}")
 
-    def __init__(self, *, sbox="lut", key_bits=128, streams=1, target="generic"):
-        self.check(sbox=sbox, key_bits=key_bits, streams=streams, target=target)
+    def __init__(self, *, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
+                 target="generic"):
+        self.check(sbox=sbox, key_bits=key_bits, streams=streams, affine_retimed=affine_retimed,
+                   target=target)
+        self.affine_retimed = affine_retimed
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.streams = streams
@@ -232,13 +275,20 @@ class Multimode(wiring.Component):
             key_fields=stream_field))
 
     def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
-        """Cycles between results streamed back to back: whitening plus one per round, twice
-        for a CCM payload block (its CTR pass, then its CBC-MAC pass). Two streams: a round
-        takes two cycles, so one stream alone gets a result every ``2 (Nr + 1)`` cycles (half
-        utilization) and both streams busy (``streams_busy=2``, the default) one every
-        ``Nr + 1`` cycles between them."""
-        passes = (ROUNDS[key_bits] + 1) * (2 if ccm_payload else 1)
+        """Cycles between results streamed back to back: whitening plus one per round. Two
+        streams: a round takes two cycles, so one stream alone gets a result every
+        ``2 (Nr + 1)`` cycles (half utilization) and both streams busy (``streams_busy=2``, the
+        default) one every ``Nr + 1`` cycles between them.
+
+        ``ccm_payload``: cycles between the payload results of one CCM message, whose blocks
+        each take a CTR and a CBC-MAC pass. One stream: ``2 (Nr + 1)``, the passes one after
+        the other. Two streams, the other one idle (``streams_busy=1``): also ``2 (Nr + 1)``,
+        the passes side by side in both slots (CCM pairs, full utilization); the other stream
+        busy: ``4 (Nr + 1)``, the passes one after the other in the message's own turns."""
+        passes = ROUNDS[key_bits] + 1
         busy = self.streams if streams_busy is None else streams_busy
+        if ccm_payload:
+            return 2 * passes * (self.streams if busy > 1 else 1)
         return passes * self.streams // busy
 
     def elaborate(self, platform):
@@ -250,18 +300,22 @@ class Multimode(wiring.Component):
             slot = Signal(name="slot")
             m.d.sync += slot.eq(~slot)
         lanes = [self._stream_registers(m, n, slot) for n in range(self.streams)]
-        round_out = self._build_round(m, lanes, slot)
+        pair = self._pair_registers(m, lanes) if self.streams > 1 else None
+        round_out = self._build_round(m, lanes, slot, pair)
         for reg in lanes:
             reg.chain_in, reg.cipher_in, reg.counter = self._build_chaining_input(m, reg)
         select = Signal(name="result_stream") if self.streams > 1 else None
         for n, reg in enumerate(lanes):
             keys = reg.keys
             drain = self.o.ready if select is None else self.o.ready & (select == n)
+            # Whitening waits while the stream's slot is lent to the other stream's CCM pair.
+            reg.whitening = self._on_turn(reg, reg.whiten & keys.valid & ~reg.lent)
             reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
                               & (~keys.last | ~reg.out_valid | drain))
-            # A CCM payload block's CTR pass is followed by its CBC-MAC pass.
+            # A CCM payload block's CTR pass is followed by its CBC-MAC pass, unless its
+            # keystream was computed ahead (two streams, "CCM pairs").
             ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
-            reg.two_pass = ccm_payload & ~reg.mac_pass
+            reg.two_pass = ccm_payload & ~reg.mac_pass & ~reg.ks_used
             reg.finishing = reg.round_step & keys.last
             reg.block_done = reg.finishing & ~reg.two_pass
             reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
@@ -274,6 +328,8 @@ class Multimode(wiring.Component):
                                     reg.finishing & reg.two_pass)
             self._build_block_registers(m, reg.keys, reg, reg.accept, reg.round_step, round_out,
                                         reg.chain_in, reg.cipher_in, reg.counter)
+        if pair is not None:
+            self._build_ccm_pair(m, lanes, pair, round_out)
         return m
 
     def _on_turn(self, reg, condition):
@@ -318,13 +374,36 @@ class Multimode(wiring.Component):
             mac=reg("mac", 128),                # CBC-MAC so far (SP 800-38C 6.1 step 4: Y_i)
             ccm_ctr=reg("ccm_ctr", 128),        # next counter block Ctr_i
             ccm_q1=reg("ccm_q1", 3),            # q - 1, from B0's flags
-            ccm_t2=reg("ccm_t2", 3))            # (t - 2) / 2, from B0's flags
+            ccm_t2=reg("ccm_t2", 3),            # (t - 2) / 2, from B0's flags
+            # Two streams, CCM pairs: the keystream E(Ctr_i) of the next payload block,
+            # computed ahead in the other stream's slot.
+            **({"ccm_ks": reg("ccm_ks", 128),
+                "ks_valid": reg("ks_valid"),    # ccm_ks holds the next payload block's keystream
+                "ks_used": reg("ks_used"),      # this payload block uses it: one pass
+                "lent": reg("lent")}            # this stream's slot runs the other's CCM pair
+               if self.streams > 1 else
+               {"ccm_ks": None, "ks_valid": Const(0), "ks_used": Const(0), "lent": Const(0),
+                "pair_start": Const(0)}))
 
-    def _round_inputs(self, m, lanes, slot):
+    def _pair_registers(self, m, lanes):
+        """The CCM pair (two streams): which stream's keystream pass runs in the other
+        stream's slot, and the round key, last-round flag and step of the owner's previous
+        turn, which the pass repeats one cycle later (module documentation, "CCM pairs")."""
+        pair = SimpleNamespace(
+            active=Signal(name="pair_active"), owner=Signal(name="pair_owner"),
+            key=Signal(128, name="pair_key"), last=Signal(name="pair_last"),
+            step=Signal(name="pair_step"))
+        for n, reg in enumerate(lanes):
+            reg.pair_start = Signal(name=f"s{n}_pair_start")
+            m.d.comb += reg.lent.eq(pair.active & (pair.owner != n))
+        return pair
+
+    def _round_inputs(self, m, lanes, slot, pair):
         """What the round datapath works on: the state entering the S-boxes and its direction
         (stage 1), the direction, round key and last-round flag of the block in stage 2. One
         stream: all of the one block. Two streams: stage 1 holds the block of the stream whose
-        turn is next, stage 2 the block whose turn it is."""
+        turn is next, stage 2 the block whose turn it is; a slot lent to a CCM pair enciphers
+        with the key and last-round flag its owner had the cycle before."""
         if slot is None:
             (reg,) = lanes
             return reg.state, reg.decrypt, reg.decrypt, reg.keys.round_key, reg.keys.last
@@ -332,24 +411,30 @@ class Multimode(wiring.Component):
         decrypt, rk, last = (Signal(name="stage2_decrypt"), Signal(128, name="stage2_key"),
                              Signal(name="stage2_last"))
         first, second = lanes
+        own_key = Mux(slot, second.keys.round_key, first.keys.round_key)
+        own_last = Mux(slot, second.keys.last, first.keys.last)
+        stage2_lent = pair.active & (pair.owner != slot)
         m.d.comb += [
             state.eq(Mux(slot, first.state, second.state)),
-            sbox_decrypt.eq(Mux(slot, first.decrypt, second.decrypt)),
-            decrypt.eq(Mux(slot, second.decrypt, first.decrypt)),
-            rk.eq(Mux(slot, second.keys.round_key, first.keys.round_key)),
-            last.eq(Mux(slot, second.keys.last, first.keys.last)),
+            sbox_decrypt.eq(Mux(slot, first.decrypt, second.decrypt)
+                            & ~(pair.active & (pair.owner == slot))),
+            decrypt.eq(Mux(slot, second.decrypt, first.decrypt) & ~stage2_lent),
+            rk.eq(Mux(stage2_lent, pair.key, own_key)),
+            last.eq(Mux(stage2_lent, pair.last, own_last)),
         ]
+        m.d.sync += [pair.key.eq(own_key), pair.last.eq(own_last)]
         return state, sbox_decrypt, decrypt, rk, last
 
-    def _build_round(self, m, lanes, slot):
+    def _build_round(self, m, lanes, slot, pair):
         """One round: shared S-boxes, (Inv)ShiftRows, then MixColumns before or InvMixColumns
         after AddRoundKey; the last round has neither. Two streams: a register after the
         inverters (003 section III.C) splits it into two stages, each holding one stream's
         block. Returns the round's (stage 2's) output."""
-        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot)
+        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot, pair)
         sub = []
         for n, byte in enumerate(value_bytes(state)):
-            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1, target=self.target)
+            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1,
+                            affine=not self.affine_retimed, target=self.target)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)
@@ -358,18 +443,27 @@ class Multimode(wiring.Component):
                                    bytes_value(shift_rows(sub))))
         added = Signal(128)
         m.d.comb += added.eq(shifted ^ rk)
-
-        def columns(value, function):
-            b = value_bytes(value)
-            return bytes_value(x for c in range(4) for x in function(b[4 * c:4 * c + 4]))
-
         round_out = Signal(128)
+        if self.affine_retimed:
+            # 003 section III.B, Fig. 8(b): the S-boxes are bare inverters. Encryption: the
+            # affine map commutes with ShiftRows and merges with MixColumns; decryption keeps
+            # the state in the inverse-affine domain (the inverse affine map moved out of the
+            # round, to the whitening cycle) and merges it with InvMixColumns. The last round
+            # has no MixColumns: the affine map alone (encryption), nothing (decryption).
+            with m.If(last):
+                m.d.comb += round_out.eq(Mux(decrypt, shifted, _bytewise(shifted, gf.affine))
+                                         ^ rk)
+            with m.Elif(decrypt):
+                m.d.comb += round_out.eq(_columns(added, inv_affine_inv_mix_column_value))
+            with m.Else():
+                m.d.comb += round_out.eq(_columns(shifted, affine_mix_column_value) ^ rk)
+            return round_out
         with m.If(last):
             m.d.comb += round_out.eq(added)
         with m.Elif(decrypt):
-            m.d.comb += round_out.eq(columns(added, inv_mix_column_value))
+            m.d.comb += round_out.eq(_columns(added, inv_mix_column_value))
         with m.Else():
-            m.d.comb += round_out.eq(columns(shifted, mix_column_value) ^ rk)
+            m.d.comb += round_out.eq(_columns(shifted, mix_column_value) ^ rk)
         return round_out
 
     def _build_chaining_input(self, m, reg):
@@ -401,12 +495,20 @@ class Multimode(wiring.Component):
             with m.Case(CCMPhase.HEADER):
                 m.d.comb += cipher_in.eq(reg.data_in ^ Mux(reg.first, 0, reg.mac))
             with m.Case(CCMPhase.PAYLOAD):
-                plaintext = Mux(reg.ccm_decrypt, reg.out_data,
-                                _first_bytes(reg.data_in, 16 - reg.pad_bytes))
-                m.d.comb += cipher_in.eq(Mux(reg.mac_pass, reg.mac ^ plaintext, reg.ccm_ctr))
+                if reg.ccm_ks is None:
+                    plaintext = Mux(reg.ccm_decrypt, reg.out_data,
+                                    _first_bytes(reg.data_in, 16 - reg.pad_bytes))
+                else:
+                    opened = Mux(reg.mac_pass, reg.out_data, reg.data_in ^ reg.ccm_ks)
+                    plaintext = _first_bytes(Mux(reg.ccm_decrypt, opened, reg.data_in),
+                                             16 - reg.pad_bytes)
+                m.d.comb += cipher_in.eq(Mux(reg.mac_pass | reg.ks_valid, reg.mac ^ plaintext,
+                                             reg.ccm_ctr))
             with m.Default():
                 m.d.comb += cipher_in.eq(_ccm_counter0(reg.ccm_ctr, reg.ccm_q1))
-        m.d.comb += counter.eq(Mux(reg.first, _ccm_counter0(reg.data_in, reg.data_in[120:123]),
+        # Ctr1 is Ctr0 with its counter field (zero) set to 1.
+        m.d.comb += counter.eq(Mux(reg.first,
+                                   _ccm_counter0(reg.data_in, reg.data_in[120:123]) | 1,
                                    reg.ccm_ctr))
 
     def _build_handshakes(self, m, lanes, select):
@@ -463,7 +565,7 @@ class Multimode(wiring.Component):
             keys.load.eq(load),
             keys.start.eq(accept | mac_start),
             keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),
-            keys.next.eq(self._on_turn(reg, reg.whiten & keys.valid) | round_step),
+            keys.next.eq(reg.whitening | round_step),
         ]
         with m.If(load):
             m.d.sync += reg.key_pending.eq(1)
@@ -482,8 +584,12 @@ class Multimode(wiring.Component):
         write the result (and the CBC encryption chain) in the last round."""
         rk = keys.round_key
         counter_next = counter + 1
-        with m.If(self._on_turn(reg, reg.whiten & keys.valid)):
-            m.d.sync += [reg.state.eq(cipher_in ^ rk), reg.whiten.eq(0), reg.busy.eq(1)]
+        with m.If(reg.whitening):
+            entering = cipher_in ^ rk
+            if self.affine_retimed:
+                # Decryption's state is kept in the inverse-affine domain (003 section III.B).
+                entering = Mux(reg.decrypt, _bytewise(entering, gf.inv_affine), entering)
+            m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
             with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):
                     m.d.sync += reg.post.eq(Mux(reg.decrypt, chain_in, 0))
@@ -492,7 +598,7 @@ class Multimode(wiring.Component):
                 with m.Case(Mode.CTR):
                     m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(counter_next)]
                 with m.Case(Mode.CCM):
-                    self._build_ccm_whitening(m, reg, counter_next)
+                    self._build_ccm_whitening(m, reg, counter, counter_next)
                 with m.Default():
                     m.d.sync += reg.post.eq(0)
         with m.If(round_step & ~keys.last):
@@ -514,18 +620,28 @@ class Multimode(wiring.Component):
                          reg.ccm_phase.eq(p.ccm_phase), reg.pad_bytes.eq(p.pad_bytes),
                          reg.ccm_decrypt.eq(p.decrypt), reg.whiten.eq(1)]
 
-    def _build_ccm_whitening(self, m, reg, counter_next):
+    def _build_ccm_whitening(self, m, reg, counter, counter_next):
         """The CCM registers a pass sets up: B0 keeps q and t from its flags (SP 800-38C A.2.1)
         and starts the counter at Ctr1; a CTR pass takes the next counter and XORs the block's
         data into its result; the tag block XORs the CBC-MAC into E(Ctr0)."""
+        payload = reg.ccm_phase == CCMPhase.PAYLOAD
         with m.If(reg.first & (reg.ccm_phase == CCMPhase.HEADER)):
-            m.d.sync += [reg.ccm_q1.eq(reg.data_in[120:123]), reg.ccm_t2.eq(reg.data_in[123:126]),
-                         reg.ccm_ctr.eq(counter_next)]
-        ctr_pass = (reg.ccm_phase == CCMPhase.PAYLOAD) & ~reg.mac_pass
-        with m.If(ctr_pass):
+            m.d.sync += [reg.ccm_q1.eq(reg.data_in[120:123]), reg.ccm_t2.eq(reg.data_in[123:126])]
+        ctr_pass = payload & ~reg.mac_pass & ~reg.ks_valid
+        with m.If(ctr_pass | reg.pair_start):
             m.d.sync += reg.ccm_ctr.eq(counter_next)
-        m.d.sync += reg.post.eq(Mux(ctr_pass, reg.data_in,
-                                    Mux(reg.ccm_phase == CCMPhase.TAG, reg.mac, 0)))
+        with m.Elif(reg.first):
+            m.d.sync += reg.ccm_ctr.eq(counter)
+        post = Mux(ctr_pass, reg.data_in, Mux(reg.ccm_phase == CCMPhase.TAG, reg.mac, 0))
+        if reg.ccm_ks is not None:
+            # The keystream computed ahead: the block's result is known now, and its one pass
+            # is the CBC-MAC.
+            with_ks = payload & reg.ks_valid
+            post = Mux(with_ks, _first_bytes(reg.data_in ^ reg.ccm_ks, 16 - reg.pad_bytes), post)
+            m.d.sync += reg.ks_used.eq(with_ks)
+            with m.If(reg.first | with_ks):
+                m.d.sync += reg.ks_valid.eq(0)
+        m.d.sync += reg.post.eq(post)
 
     def _build_ccm_result(self, m, reg, round_out):
         """The last round of a CCM pass. Header block: the CBC-MAC, also handed out. Payload
@@ -543,6 +659,9 @@ class Multimode(wiring.Component):
             with m.Case(CCMPhase.PAYLOAD):
                 with m.If(reg.mac_pass):
                     m.d.sync += [reg.mac.eq(round_out), reg.mac_pass.eq(0)]
+                with m.Elif(reg.ks_used):
+                    m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(reg.post),
+                                 reg.out_valid.eq(1), reg.out_auth_fail.eq(0)]
                 with m.Else():
                     m.d.sync += [reg.out_data.eq(_first_bytes(result, 16 - reg.pad_bytes)),
                                  reg.out_valid.eq(1), reg.out_auth_fail.eq(0),
@@ -553,6 +672,42 @@ class Multimode(wiring.Component):
                     reg.out_auth_fail.eq(reg.ccm_decrypt
                                          & (tag != _first_bytes(reg.data_in,
                                                                 2 * reg.ccm_t2 + 2)))]
+
+    def _build_ccm_pair(self, m, lanes, pair, round_out):
+        """CCM pairs (two streams, module documentation): a CCM pass that is a CBC-MAC pass
+        starts, while the other stream is idle, the keystream pass E(Ctr_i) of the next payload
+        block in the other stream's slot (its state register: idle, it holds nothing). The
+        pass steps one cycle after each step of its owner, with the owner's round key of that
+        step (``pair.key``), and writes the keystream to the owner's ``ccm_ks``."""
+        m.d.sync += pair.step.eq(pair.active & (lanes[0].round_step | lanes[1].round_step))
+        for n, reg in enumerate(lanes):
+            other = lanes[1 - n]
+            payload = reg.ccm_phase == CCMPhase.PAYLOAD
+            ctr_pass = payload & ~reg.mac_pass & ~reg.ks_valid
+            m.d.comb += reg.pair_start.eq(
+                reg.whitening & (reg.mode == Mode.CCM) & (reg.ccm_phase != CCMPhase.TAG)
+                & ~ctr_pass & (reg.first | ~reg.ks_valid | payload) & ~other.busy & ~other.whiten)
+            with m.If(reg.pair_start):
+                m.d.sync += [other.state.eq(reg.counter ^ reg.keys.round_key),
+                             pair.active.eq(1), pair.owner.eq(n)]
+            with m.If(pair.step & (pair.owner == n)):
+                with m.If(pair.last):
+                    m.d.sync += [reg.ccm_ks.eq(round_out), reg.ks_valid.eq(1), pair.active.eq(0)]
+                with m.Else():
+                    m.d.sync += other.state.eq(round_out)
+
+
+def _columns(value, function):
+    """``function`` (on four byte values, row 0 first) applied to each column of ``value``."""
+    b = value_bytes(value)
+    return bytes_value(x for c in range(4) for x in function(b[4 * c:4 * c + 4]))
+
+
+def _bytewise(value, function):
+    """The GF(2)-affine byte map ``function`` (pure-int) applied to each byte of ``value``."""
+    columns, const = gf.affine_parts(function, 8)
+    return bytes_value(Cat(*gf.apply_affine([byte[k] for k in range(8)], columns, const))
+                       for byte in value_bytes(value))
 
 
 def _first_bytes(value, count):

@@ -74,12 +74,37 @@ def test_family_registry():
     assert fam.check_params({"sbox": "tower", "key_bits": 256}) is None
     assert fam.check_params({"sbox": "lut", "key_bits": 512}) == \
         "Key bits must be 128, 192 or 256, not 512"
+    param = fam.param("affine_retimed")
+    assert (param.choices, param.default, param.omitted_at_default) == ((False, True), False, True)
+    assert fam.check_params({"affine_retimed": 1}) == "Affine retimed must be False or True, not 1"
 
 
 def test_rejects_sbox():
     with pytest.raises(ValueError, match=r"^S-box family must be one of lut, composite, tower, "
                                          r"not 'nope'$"):
         Multimode(sbox="nope")
+
+
+def test_affine_retimed_datapath_has_bare_inverters():
+    """``affine_retimed`` (003 section III.B, Fig. 8(b)): the 16 datapath S-boxes are bare
+    shared inverters, their affine maps merged into the round (checked in simulation by
+    ``test_verify_stage`` and, with two streams, tests/test_archs_multimode_streams.py)."""
+    from amaranth.hdl import Fragment
+
+    from archs.prims.sbox import SharedSBox
+
+    def shared_sbox_affine(core):
+        found = []
+
+        def walk(fragment):
+            found.extend(o.affine for o in getattr(fragment, "origins", None) or ()
+                         if isinstance(o, SharedSBox))
+            for sub, *_ in fragment.subfragments:
+                walk(sub)
+        walk(Fragment.get(core, None))
+        return found
+    assert shared_sbox_affine(Multimode()) == [True] * 16
+    assert shared_sbox_affine(Multimode(affine_retimed=True)) == [False] * 16
 
 
 def test_converts_to_rtlil():
@@ -154,14 +179,16 @@ def test_back_to_back_cycles_per_key_size():
 # One configuration: the verify stage checks every key size and direction whatever key_bits is
 # (key_bits only picks the timing stream); the inverter families are checked alone in
 # tests/test_prims_sbox.py and inside the other families. A multimode simulator takes ~20 s to
-# build and ~60 ms per cycle, so the default run keeps to this one.
-@pytest.mark.parametrize("sbox,key_bits", [("composite", 256)])
-def test_verify_stage(sbox, key_bits):
+# build and ~60 ms per cycle, so the default run keeps to this one, the retimed round of 003
+# section III.B (the plain round is checked by every other test here).
+@pytest.mark.parametrize("sbox,key_bits,affine_retimed", [("composite", 256, True)])
+def test_verify_stage(sbox, key_bits, affine_retimed):
     """The sweep's verify stage: FIPS-197, SP 800-38A ECB/CBC/CTR and random messages in every
     key size and direction, random CCM messages sealed and opened (one with a wrong tag), then
     the timing measured with a key of ``key_bits``."""
     fam = FAMILIES["multimode"]
-    result = verify_component(lambda: fam.build(sbox=sbox, key_bits=key_bits), "cipher",
+    result = verify_component(lambda: fam.build(sbox=sbox, key_bits=key_bits,
+                                                affine_retimed=affine_retimed), "cipher",
                               VerifyOptions(random_vectors=4, measure_blocks=6),
                               key_sizes=fam.key_sizes, directions=fam.directions)
     assert result.ok, result.reason
@@ -175,8 +202,8 @@ def test_verify_stage(sbox, key_bits):
 
 
 def test_experiment_and_published_configs():
-    """experiments/multimode.yaml is 003's experiment, its grid is sbox x key_bits x streams,
-    and every `config` of the transcribed 003 tables names parameters and values the family
+    """experiments/multimode.yaml is 003's experiment, its grid is sbox x key_bits x streams
+    plus retimed and FIFO points, and every `config` of the transcribed 003 tables names parameters and values the family
     has."""
     from aesdse.experiment import load_experiment
     from aesdse.published import find_paper
@@ -184,10 +211,17 @@ def test_experiment_and_published_configs():
 
     assert EXPERIMENTS["003"] == "multimode.yaml"
     experiment = load_experiment(EXPERIMENTS_DIR / "multimode.yaml")
-    # streams=1 is recorded without the parameter (the rows stored before it existed).
-    assert sorted((dict(p.params)["sbox"], dict(p.params)["key_bits"],
-                   dict(p.params).get("streams", 1)) for p in experiment.points) == sorted(
+    # streams=1 is recorded without the parameter (the rows stored before it existed), as are
+    # affine_retimed=False and fifo_depth=0.
+    points = [dict(p.params) for p in experiment.points]
+    assert sorted((p["sbox"], p["key_bits"], p.get("streams", 1)) for p in points
+                  if p.keys() <= {"sbox", "key_bits", "streams"}) == sorted(
         (s, k, n) for s in ("lut", "composite") for k in (128, 192, 256) for n in (1, 2))
+    assert sorted((p["sbox"], p["key_bits"]) for p in points if "affine_retimed" in p) == [
+        ("composite", 128), ("lut", 128)]
+    assert [(p["sbox"], p["key_bits"], p["fifo_depth"]) for p in points
+            if "fifo_depth" in p] == [("lut", 128, 2)]
+    assert len(points) == 15
     assert {p.target.device for p in experiment.points} == {"LFE5U-85F"}
     fam = FAMILIES["multimode"]
     configs = [row.config for row in find_paper("003").rows() if row.config]

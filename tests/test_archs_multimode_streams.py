@@ -12,7 +12,7 @@ import pytest
 
 from aesdse.testbench import EdgeClock, run_testbenches, stream_get, stream_put
 from aesdse.verify import VerifyOptions, verify_component
-from aesdse.vectors import ccm_blocks, oracle_ccm, oracle_mode
+from aesdse.vectors import RFC3610, ccm_blocks, oracle_ccm, oracle_mode
 from archs import FAMILIES
 from archs.multimode import CCMPhase, Mode, Multimode
 
@@ -32,14 +32,32 @@ def mode_message(stream, mode, key, key_bits, iv, data, decrypt):
     return items, [(o, 0) for o in out]
 
 
-def ccm_message(stream, rng, key_bits, *, decrypt, wrong_tag=False):
+def ccm_message(stream, rng, key_bits, *, decrypt, wrong_tag=False, adata=None,
+                payload=None):
     """A key transfer and a random CCM message on ``stream``, sealed or opened (with a wrong
     tag: the tag block must set ``auth_fail``); the expected results come from the formatter,
-    whose outcome is checked against AESCCM."""
+    whose outcome is checked against AESCCM. ``adata`` and ``payload`` are random unless
+    given."""
     key = rng.getrandbits(key_bits)
     nonce = rng.randbytes(rng.randint(7, 13))
-    adata, payload = rng.randbytes(rng.randint(0, 20)), rng.randbytes(rng.randint(1, 24))
+    adata = rng.randbytes(rng.randint(0, 20)) if adata is None else adata
+    payload = rng.randbytes(rng.randint(1, 24)) if payload is None else payload
     tag_bytes = rng.choice((4, 8, 16))
+    return _ccm_items(stream, key, key_bits, nonce, adata, payload, tag_bytes,
+                      decrypt=decrypt, wrong_tag=wrong_tag)
+
+
+def rfc3610_message(stream, number, *, decrypt):
+    """A key transfer and RFC 3610 packet vector ``#number`` on ``stream``, sealed or
+    opened."""
+    v = next(v for v in RFC3610 if v.source.endswith(f"#{number}"))
+    assert oracle_ccm(v.key, 128, v.nonce, v.adata, v.payload, v.tag_bytes) == v.ciphertext
+    return _ccm_items(stream, v.key, 128, v.nonce, v.adata, v.payload, v.tag_bytes,
+                      decrypt=decrypt)
+
+
+def _ccm_items(stream, key, key_bits, nonce, adata, payload, tag_bytes, *, decrypt,
+               wrong_tag=False):
     sealed = oracle_ccm(key, key_bits, nonce, adata, payload, tag_bytes)
     if decrypt:
         tag = sealed[len(payload):]
@@ -110,7 +128,9 @@ def test_family_and_signature():
     assert one.cycles_per_block(128) == 11
     assert two.cycles_per_block(128) == 11                      # both streams busy
     assert two.cycles_per_block(128, streams_busy=1) == 22      # one stream: half utilization
-    assert two.cycles_per_block(256, ccm_payload=True, streams_busy=1) == 60
+    assert one.cycles_per_block(256, ccm_payload=True) == 30
+    assert two.cycles_per_block(256, ccm_payload=True, streams_busy=1) == 30    # CCM pairs
+    assert two.cycles_per_block(256, ccm_payload=True, streams_busy=2) == 60
 
 
 def test_two_streams_mixed_then_timing():
@@ -166,11 +186,55 @@ def test_two_streams_mixed_then_timing():
 def test_verify_stage_two_streams():
     """The sweep's verify stage on a two-stream point: messages on random streams, merged,
     stalls on both sides (encryption only here: the test above opens and decrypts), then the
-    timing of both streams busy (the point's figure) and of one stream alone (details)."""
+    timing of both streams busy (the point's figure), of one stream alone and of the payload
+    blocks of a CCM message alone (CCM pairs: 2 (Nr + 1), not 4 (Nr + 1)) (details)."""
     fam = FAMILIES["multimode"]
     result = verify_component(lambda: fam.build(sbox="lut", key_bits=128, streams=2), "cipher",
                               VerifyOptions(random_vectors=0, measure_blocks=6),
                               key_sizes=fam.key_sizes, directions=("encrypt",))
     assert result.ok, result.reason
     assert result.cycles_per_block == 11
-    assert result.details == {"streams": 2, "single_stream": {"cycles_per_block": 22}}
+    assert result.details == {"streams": 2, "single_stream": {"cycles_per_block": 22},
+                              "ccm_payload": {"cycles_per_block": 22}}
+
+
+def test_ccm_pairs_mixed_then_timing():
+    """CCM pairs: a CCM message's CTR and CBC-MAC passes in both slots while the other stream
+    is idle. CCM messages on stream 0 (RFC 3610 packets sealed and opened, random AESCCM
+    messages in two key sizes, a wrong tag) interleaved with CBC and ECB messages on stream 1,
+    with stalls, so that some payload blocks run as pairs and some as two passes; then, alone,
+    a CCM message sealed (128-bit key) and one opened (256-bit key): every block, payload
+    blocks included, takes Nr + 1 turns, 2 (Nr + 1) cycles, not 4 (Nr + 1). The core has the
+    retimed round of 003 section III.B (``affine_retimed``), so its two-stage form is checked
+    here too (stream 1 deciphers ECB and CBC blocks)."""
+    rng = random.Random(7)
+    queues, expected = [[], []], [[], []]
+    for items, exp in [rfc3610_message(0, 1, decrypt=False), rfc3610_message(0, 24, decrypt=True),
+                       ccm_message(0, rng, 192, decrypt=False),
+                       ccm_message(0, rng, 128, decrypt=True, wrong_tag=True)]:
+        queues[0] += items
+        expected[0] += exp
+    for mode, decrypt, count in (("cbc", False, 3), ("ecb", True, 2), ("cbc", True, 2)):
+        items, exp = mode_message(1, mode, rng.getrandbits(128), 128,
+                                  None if mode == "ecb" else rng.getrandbits(128),
+                                  [rng.getrandbits(128) for _ in range(count)], decrypt)
+        queues[1] += items
+        expected[1] += exp
+    mixed = merge(rng, queues)
+    # Alone: a key transfer waits for its stream to be idle, so stream 1 is idle from here.
+    alone = [key_item(1, rng.getrandbits(128), 128)]
+    for key_bits, decrypt in ((128, False), (256, True)):
+        items, exp = ccm_message(0, rng, key_bits, decrypt=decrypt, adata=b"",
+                                 payload=rng.randbytes(64))
+        alone += items
+        expected[0] += exp
+
+    outputs = rtl_run(Multimode(sbox="lut", streams=2, affine_retimed=True),
+                      [(mixed, 0.2), (alone, 0)], rng=rng)
+    for stream in (0, 1):
+        assert [(d, a) for s, d, a, _ in outputs if s == stream] == expected[stream]
+    assert sum(a for _, _, a, _ in outputs) == 1          # the wrong tag, nothing else
+    edges = [e for s, _, _, e in outputs if s == 0]
+    # B0, four payload blocks, the tag: a result every Nr + 1 turns of the stream.
+    for message, nr1 in ((edges[-12:-6], 11), (edges[-6:], 15)):
+        assert [b - a for a, b in zip(message, message[1:])] == [2 * nr1] * 5

@@ -128,6 +128,11 @@ def test_circuit_shared_needs_no_inverter_register():
                        match=r"^S-box family 'bp113' has no inverter output for "
                              r"inverter_register$"):
         SharedSBox("bp113", inverter_register=True)
+    # The retiming of 003 III.B needs the bare inverter, which a published circuit does not have.
+    with pytest.raises(ValueError,
+                       match=r"^S-box family 'rm_combined' has no inverter output for "
+                             r"affine=False$"):
+        SharedSBox("rm_combined", affine=False)
 
 
 # --- Shared encrypt/decrypt S-box ------------------------------------------------------------
@@ -197,6 +202,36 @@ def test_shared_direction_per_cycle(family, stages, inverter_register, latency):
     sim.run()
     expected = [(gf.INV_SBOX if d else gf.SBOX)[x] for x, d in inputs]
     assert results[:256] == expected
+
+
+@pytest.mark.parametrize("family,inverter_register", [
+    ("lut", False), ("lut", True), ("composite", True), ("tower", False)])
+def test_shared_without_affine_is_the_inverter(family, inverter_register):
+    """``affine=False`` (003 section III.B retiming): the bare GF(2^8) inverter in both
+    directions, behind the register after it if asked."""
+    dut = SharedSBox(family, inverter_register=inverter_register, affine=False)
+    assert dut.table == dut.inv_table == tuple(gf.inv(x) for x in range(256))
+    assert dut.latency == int(inverter_register)
+    results = []
+
+    async def testbench(ctx):
+        for cycle in range(256 + dut.latency):
+            ctx.set(dut.i, cycle % 256)
+            ctx.set(dut.decrypt, cycle & 1)
+            if not dut.latency:
+                await ctx.delay(1e-9)
+                results.append(ctx.get(dut.o))
+                continue
+            _, _, out = await ctx.tick().sample(dut.o)
+            if cycle >= dut.latency:
+                results.append(out)
+
+    sim = Simulator(dut)
+    if dut.latency:
+        sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert results[:256] == [gf.inv(x) for x in range(256)]
 
 
 # --- Block RAM on ECP5 ---------------------------------------------------------------------------

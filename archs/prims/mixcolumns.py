@@ -6,14 +6,16 @@ the expressions in a component of its own, so that an architecture's MixColumns 
 counted in its elaborated design.
 """
 
-from amaranth.hdl import Module
+from amaranth.hdl import Cat, Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
 
 __all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
-           "mix_column_value", "inv_mix_column_value", "MixColumn"]
+           "mix_column_value", "inv_mix_column_value", "affine_mix_column",
+           "inv_affine_inv_mix_column", "affine_mix_column_value",
+           "inv_affine_inv_mix_column_value", "MixColumn"]
 
 #: Row 0 of the circulant MixColumns matrix; row r is this rotated right by r.
 MIX_MATRIX = (2, 3, 1, 1)
@@ -54,6 +56,41 @@ def mix_column_value(column):
 def inv_mix_column_value(column):
     """Amaranth expressions for InvMixColumns of four 8-bit values (row 0 first)."""
     return [_row_value(INV_MIX_MATRIX, column, r) for r in range(4)]
+
+
+def affine_mix_column(column: list[int]) -> list[int]:
+    """MixColumns of the S-box affine map of four bytes: SubBytes then MixColumns, given the
+    GF(2^8) inverses (seed 003 section III.B: Affine and MixColumn merged into one map)."""
+    return mix_column([gf.affine(b) for b in column])
+
+
+def inv_affine_inv_mix_column(column: list[int]) -> list[int]:
+    """The inverse affine map of each byte of InvMixColumns of four bytes (003 section III.B:
+    InvMixColumn and InvAffine merged into one map)."""
+    return [gf.inv_affine(b) for b in inv_mix_column(column)]
+
+
+def _merged_value(function, column):
+    """Amaranth expressions for a GF(2)-affine map of a column, given as the pure-int
+    ``function`` on four bytes: its 32x32 matrix and constant (:func:`gf.affine_parts`), one
+    XOR of input bits per output bit, so the two maps it composes become one."""
+    def packed(x):
+        return sum(b << 8 * r for r, b in enumerate(function([(x >> 8 * r) & 0xFF
+                                                              for r in range(4)])))
+    columns, const = gf.affine_parts(packed, 32)
+    bits = gf.apply_affine([column[r][k] for r in range(4) for k in range(8)], columns, const,
+                           width_out=32)
+    return [Cat(*bits[8 * r:8 * r + 8]) for r in range(4)]
+
+
+def affine_mix_column_value(column):
+    """Amaranth expressions for :func:`affine_mix_column` of four 8-bit values."""
+    return _merged_value(affine_mix_column, column)
+
+
+def inv_affine_inv_mix_column_value(column):
+    """Amaranth expressions for :func:`inv_affine_inv_mix_column` of four 8-bit values."""
+    return _merged_value(inv_affine_inv_mix_column, column)
 
 
 class MixColumn(wiring.Component):

@@ -529,6 +529,12 @@ class SharedSBox(wiring.Component):
         LUT-based GF inverter"). Adds one cycle of latency (none for ``composite`` and ``tower``
         if ``stages`` already has cut 6, which is the same place). Not for the published
         circuits, which have no separate inverter output.
+    affine : bool
+        True: the affine maps around the inverter as above. False: the bare GF(2^8) inverter,
+        ``o`` is the inverse of ``i`` in both directions and ``decrypt`` is not used; for the
+        retiming of 003 section III.B (Fig. 8(b)), where the datapath merges the affine map into
+        MixColumns and the inverse affine map into InvMixColumns. Not for the published
+        circuits either.
     target : str
         Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
 
@@ -544,20 +550,21 @@ class SharedSBox(wiring.Component):
     Attributes
     ----------
     table, inv_table : tuple
-        What ``o`` must be for ``decrypt`` 0 and 1.
+        What ``o`` must be for ``decrypt`` 0 and 1 (both the inverse table without
+        ``affine``).
     """
 
     i: In(8)
     decrypt: In(1)
     o: Out(8)
 
-    def __init__(self, family="composite", *, stages=0, inverter_register=False,
+    def __init__(self, family="composite", *, stages=0, inverter_register=False, affine=True,
                  target="generic"):
         self.latency = sbox_latency(family, stages=stages)
         _check_target(target)
-        if family in CIRCUITS and inverter_register:
+        if family in CIRCUITS and (inverter_register or not affine):
             raise ValueError(f"S-box family {family!r} has no inverter output for "
-                             f"inverter_register")
+                             f"{'inverter_register' if inverter_register else 'affine=False'}")
         self.family = family
         self.stages = stages
         self.inverter_register = bool(inverter_register)
@@ -566,8 +573,10 @@ class SharedSBox(wiring.Component):
         else:
             self.latency = len(self._cuts())
         self.target = target
-        self.table = gf.SBOX
-        self.inv_table = gf.INV_SBOX
+        self.affine = bool(affine)
+        inverse = tuple(gf.inv(v) for v in range(256))
+        self.table = gf.SBOX if self.affine else inverse
+        self.inv_table = gf.INV_SBOX if self.affine else inverse
         super().__init__()
 
     def _cuts(self):
@@ -584,7 +593,7 @@ class SharedSBox(wiring.Component):
             m.d.comb += self.o.eq(Cat(*out))
             return m
         inv_aff = _affine_value(x, gf.inv_affine)
-        a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)]
+        a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)] if self.affine else x
         decrypt = self.decrypt
         if self.family in ("lut", "bram"):
             inverse = tuple(gf.inv(v) for v in range(256))
@@ -613,6 +622,9 @@ class SharedSBox(wiring.Component):
             b = cut(1, _affine_value(a, to_field))
             y = cut(6, _affine_value(subfield_inversion(field, b, cut), from_field))
             decrypt = cut.carry[0]
+        if not self.affine:
+            m.d.comb += self.o.eq(Cat(*y))
+            return m
         aff = _affine_value(y, gf.affine)
         m.d.comb += self.o.eq(Cat(*[Mux(decrypt, p, q) for p, q in zip(y, aff)]))
         return m
