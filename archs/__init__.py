@@ -291,6 +291,11 @@ FAMILIES = {
                   "credit and output-valid flags, a power-of-two output buffer without a full "
                   "flag (one cycle more latency; for a fast clock)",
                   omitted_at_default=True),
+            Param("key_lead", (False, True), False,
+                  "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
+                  "S-boxes one stage shorter and the expansion step registered a stage ahead, "
+                  "so the last stage has only MixColumns and AddRoundKey",
+                  omitted_at_default=True),
             _LANES_PARAM,
         )),
     "tbox": Family(

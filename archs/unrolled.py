@@ -167,7 +167,7 @@ class Unrolled(wiring.Component):
     @staticmethod
     def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
               key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic",
-              lean_control=False):
+              lean_control=False, key_lead=False):
         """Validate the parameters without building anything; returns the number of rounds.
 
         The family's builder calls this before the constructor, so a bad design point raises
@@ -205,15 +205,22 @@ class Unrolled(wiring.Component):
         if lean_control and round_units != rounds:
             raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
+        if not isinstance(key_lead, bool):
+            raise ValueError(f"Key lead must be false or true, not {key_lead!r}")
+        if key_lead and (key_schedule != "on_the_fly" or round_units != rounds or bram_rounds
+                         or sbox not in ("composite", "tower") or sbox_stages < 1):
+            raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
+                             f"(round units {rounds}) of composite or tower S-boxes with at "
+                             f"least one stage and no BRAM rounds")
         return rounds
 
     def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
                  bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic", lean_control=False):
+                 target="generic", lean_control=False, key_lead=False):
         rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
                             sbox_stages=sbox_stages, bram_rounds=bram_rounds,
                             key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
-                            target=target, lean_control=lean_control)
+                            target=target, lean_control=lean_control, key_lead=key_lead)
         data_latency = sbox_latency(sbox, stages=sbox_stages)
         bram_latency = sbox_latency("bram") if bram_rounds else None
 
@@ -229,6 +236,7 @@ class Unrolled(wiring.Component):
         self.rounds = rounds
         self.target = target
         self.lean_control = bool(lean_control)
+        self.key_lead = bool(key_lead)
 
         # One (family, stages, latency, rounds) record per unit.
         self._units = []
@@ -241,6 +249,9 @@ class Unrolled(wiring.Component):
             # own S-boxes are faster than a block RAM keeps its own family for the key.
             if bram_rounds and bram_latency <= latency:
                 key_family = ("bram", 0, bram_latency)
+            elif key_lead:
+                # One stage less: the expansion step gets the S-box's last stage to itself.
+                key_family = (family, stages - 1, latency - 1)
             else:
                 key_family = (family, stages, latency)
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
@@ -355,6 +366,43 @@ class Unrolled(wiring.Component):
                     m.d.comb += [o.eq(w) for o, w in zip(out, window)]
         return out
 
+    def _lead_key_step(self, m, name, inp, key_sub, rounds):
+        """Key lead: the next key window, registered one stage before MixColumns needs it.
+
+        The key S-boxes are one stage shorter than the datapath's (``key_family``), so their
+        result arrives while the data S-boxes still have their output stage to go, and the
+        expansion step is registered in that stage. Its XORs of window words travel
+        precomputed beside the S-boxes, so the step itself is one XOR with the S-box output per
+        bit. The last stage then has only MixColumns and AddRoundKey, with a registered round
+        key (issue 15: balancing the stages of the fully pipelined core).
+        """
+        latency = self._units[int(name[1:])]["key_family"][2]
+        words = self._window_words(inp.key)
+        nk = self._nk
+        (r,) = rounds
+        plan = key_step_plan(self.key_bits, r)
+        p0 = 4 if plan is None else plan[0]
+        # FIPS-197 5.2: new word p is w[p] ^ new word p - 1 (w[Nk - 1] before the first), except
+        # that word p0 takes SubWord(...) ^ Rcon instead of its predecessor. So word p is the
+        # XOR of window words alone before p0, and those XORs ^ SubWord(...) ^ Rcon from p0 on.
+        parts = []
+        for p in range(4):
+            first, acc = (0, words[nk - 1]) if p < p0 else (p0, None)
+            for q in range(first, p + 1):
+                acc = words[q] if acc is None else acc ^ words[q]
+            parts.append(acc)
+        pre = Signal(128 + 32 * (nk - 4), name=f"{name}_kpre")
+        m.d.comb += pre.eq(Cat(*reversed(list(words[4:]) + parts)))
+        pre = _delay(m, pre, latency, f"{name}_kpre")
+        pre_words = [pre[len(pre) - 32 * (n + 1):len(pre) - 32 * n] for n in range(nk)]
+        if plan is not None:
+            temp = Cat(*reversed(key_sub)) ^ (Const(plan[2], 8).as_unsigned() << 24)[:32]
+            pre_words = pre_words[:nk - 4] + [w ^ temp if p >= p0 else w
+                                              for p, w in enumerate(pre_words[nk - 4:])]
+        window = Signal(self.key_bits, name=f"{name}_klead")
+        m.d.sync += window.eq(Cat(*reversed(pre_words)))
+        return self._window_words(window)
+
     def _window_words(self, value):
         return [value[self.key_bits - 32 * (n + 1):self.key_bits - 32 * n]
                 for n in range(self._nk)]
@@ -399,10 +447,13 @@ class Unrolled(wiring.Component):
             key_sub = None
             if key_in is not None:
                 key_sub = self._sboxes(m, f"{name}_ksbox", unit["key_family"], key_in)
-                key_sub = [_delay(m, b, latency - unit["key_family"][2], f"{name}_ksub{n}")
-                           for n, b in enumerate(key_sub)]
-            window = self._key_step(m, f"{name}_kstep", self._window_words(side.key), key_sub,
-                                    r, rounds)
+                lag = 0 if self.key_lead else latency - unit["key_family"][2]
+                key_sub = [_delay(m, b, lag, f"{name}_ksub{n}") for n, b in enumerate(key_sub)]
+            if self.key_lead:
+                window = self._lead_key_step(m, name, inp, key_sub, rounds)
+            else:
+                window = self._key_step(m, f"{name}_kstep", self._window_words(side.key),
+                                        key_sub, r, rounds)
             m.d.comb += out.key.eq(Cat(*reversed(window)))
             round_key = Cat(*reversed(window[:4]))
         elif len(rounds) == 1:

@@ -94,6 +94,12 @@ def test_key_step_plan_subword_positions():
     ({"lean_control": True, "round_units": 5}, r"^Lean control needs a fully pipelined core "
                                                r"\(round units 10\), not round units 5$"),
     ({"lean_control": 1}, r"^Lean control must be false or true, not 1$"),
+    ({"key_lead": True, "sbox": "composite", "sbox_stages": 0}, r"^Key lead needs round keys "
+                                                                r"on the fly in a fully"),
+    ({"key_lead": True, "sbox": "composite", "sbox_stages": 3, "key_schedule": "precomputed"},
+     r"^Key lead needs"),
+    ({"key_lead": True, "sbox": "lut"}, r"^Key lead needs"),
+    ({"key_lead": "yes"}, r"^Key lead must be false or true, not 'yes'$"),
 ])
 def test_wrong_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -187,6 +193,19 @@ def test_lean_control(key_schedule):
     assert dut.fifo_depth == dut.blocks_in_flight + 4
 
 
+@pytest.mark.parametrize("key_bits, sbox_stages", [(128, 6), (192, 1), (256, 3)])
+def test_key_lead(key_bits, sbox_stages):
+    # Key lead: the key S-boxes one stage shorter, the step registered a stage early; the
+    # datapath's stages and the throughput are unchanged. AES-192 has steps without SubWord,
+    # AES-256 steps with SubWord but no RotWord: every kind of step is covered.
+    rounds = ROUNDS[key_bits]
+    dut, result = verify(round_units=rounds, key_bits=key_bits, sbox="composite",
+                         sbox_stages=sbox_stages, key_lead=True)
+    assert result.latency_cycles == 1 + rounds * (1 + sbox_stages)
+    assert result.cycles_per_block == 1.0
+    assert dut.stages_per_round == (1 + sbox_stages,) * rounds
+
+
 def test_lean_control_fills_its_buffer():
     # An output that is mostly not ready fills the buffer to its credit limit: the blocks
     # accepted never exceed it, none is lost or reordered, and the flags of the fill level
@@ -275,6 +294,8 @@ def agile_items(count, key_bits=128, seed=1):
     {"round_units": 2, "schedule": "alternate"},
     {"round_units": 2, "schedule": "split", "sbox": "composite", "sbox_stages": 3},
     {"round_units": 10, "lean_control": True},
+    {"round_units": 10, "sbox": "composite", "sbox_stages": 2, "key_lead": True,
+     "lean_control": True},
 ])
 def test_key_agility_with_backpressure(params):
     items, expected = agile_items(24)
