@@ -19,6 +19,8 @@ Schema (every key optional unless marked)::
       nowidelut: false                # synth_ecp5 -nowidelut; scalar or list
       abc9: false                     # synth_ecp5 -abc9; scalar or list
       dff: false                      # synth_ecp5 -dff (ABC maps flip-flops too); scalar or list
+      placer: heap                    # nextpnr --placer: heap, sa or static; scalar or list
+      router: router1                 # nextpnr --router: router1 or router2; scalar or list
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
       pnr_timeout_s: 3600
       fmax_search:                    # search the target frequency instead of freq_mhz/seeds
@@ -127,6 +129,9 @@ class FlowOptions:
         Map LUTs with ABC's area-oriented script (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`)
         instead of ``synth_ecp5``'s delay-oriented ABC9: fewer LUT4 for the logic S-boxes
         (``rm_combined`` alone 69 -> 53), more LUT levels (9 -> 15). ECP5 only.
+    placer, router : str
+        nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
+        ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
     synth_timeout_s, pnr_timeout_s : float
         Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
     fmax_search : SearchSettings or None
@@ -139,6 +144,8 @@ class FlowOptions:
     dff: bool = False
     abc9: bool = False
     abc_area: bool = False
+    placer: str = "heap"
+    router: str = "router1"
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
     fmax_search: SearchSettings | None = None
@@ -152,6 +159,9 @@ class FlowOptions:
         for late in ("dff", "abc_area"):  # likewise for options added later
             if not d[late]:
                 del d[late]
+        for key in ("placer", "router"):  # and for the nextpnr choices, at nextpnr's defaults
+            if d[key] == getattr(FlowOptions, key):
+                del d[key]
         return d
 
 
@@ -339,10 +349,12 @@ def _parse_targets(doc):
     return targets
 
 
-_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "synth_timeout_s",
-              "pnr_timeout_s", "fmax_search")
+_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "placer", "router",
+              "synth_timeout_s", "pnr_timeout_s", "fmax_search")
 #: The on/off flow options, each a grid column.
 _FLOW_BOOLEANS = ("nowidelut", "abc9", "dff", "abc_area")
+#: Choices of the nextpnr flow options (nextpnr 0.11; aesdse.flow.nextpnr.PLACERS, ROUTERS).
+_FLOW_CHOICES = {"placer": ("heap", "sa", "static"), "router": ("router1", "router2")}
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
 #: fmax_search settings: (lowest, lowest excluded, highest).
 _SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
@@ -384,8 +396,8 @@ def _parse_search(flow):
 
 
 def _flow_columns(doc):
-    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, seeds) and the
-    fixed
+    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, placer, router,
+    seeds) and the fixed
     options (timeouts, search)."""
     flow = doc.get("flow")
     if flow is None:
@@ -413,6 +425,13 @@ def _flow_columns(doc):
     for key, column in zip(_FLOW_BOOLEANS, booleans):
         if not column:
             raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: false, true")
+    for key, choices in _FLOW_CHOICES.items():
+        column = [_choice(flow, key, v, n, choices)
+                  for n, v in enumerate(_as_list(flow.get(key, getattr(FlowOptions, key))))]
+        if not column:
+            raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: "
+                                                f"{allowed(choices)}")
+        booleans.append(column)
     if not freqs:
         raise YamlError(line_of(flow, "freq_mhz"), "freq_mhz: empty list")
     fixed = {}
@@ -488,8 +507,9 @@ def _parse(doc, path) -> Experiment:
         raise YamlError(line_of(doc, "architectures"),
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
-    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, **fixed)
-             for f, w, a, d, r, s in itertools.product(*flow_columns)]
+    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, placer=pl,
+                         router=ro, **fixed)
+             for f, w, a, d, r, pl, ro, s in itertools.product(*flow_columns)]
     points, seen = [], set()
     for fam, columns, line in grids:
         for combo in itertools.product(*columns):

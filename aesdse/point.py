@@ -50,7 +50,7 @@ from .experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from .flow.asic import estimate as asic_estimate
 from .flow.critical_path import NetlistCells, critical_paths, netlist_cells
-from .flow.nextpnr import nextpnr_args, parse_report, place_and_route
+from .flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from .flow.tools import find_tool, kill_tool_processes, tool_versions
 from .flow.yosys import SynthOptions, synthesize
 from .generate import GenerateError, build_component, generate
@@ -127,6 +127,10 @@ def _options_key(options: SynthOptions) -> dict:
     return d
 
 
+def _pnr_flow_args(point: DesignPoint) -> list:
+    return flow_args(point.flow.placer, point.flow.router)
+
+
 def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:
     """One place-and-route run: the netlist, the device, the target frequency, the placer seed,
     aesdse's own nextpnr arguments and pin tables, and the nextpnr that runs them (a changed
@@ -135,7 +139,8 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
     return stage_key("pnr", {
         "netlist": netlist_digest, "device": target.device, "package": target.package,
         "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
-        "args": nextpnr_args(target),
+        # The flow's placer and router add arguments only away from nextpnr's defaults.
+        "args": nextpnr_args(target) + _pnr_flow_args(point),
         "pins": [CLOCK_PINS.get((target.device, target.package)),
                  PORT_PINS.get((target.device, target.package))],
         "nextpnr": find_tool(family_info(target.family).pnr_tool).version})
@@ -516,7 +521,8 @@ def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_
         run.fetch(synth_entry, "netlist.json", directory / "netlist.json")
         try:
             pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
-                                  point.flow.pnr_timeout_s, require_clock=require_clock)
+                                  point.flow.pnr_timeout_s, require_clock=require_clock,
+                                  extra_args=tuple(_pnr_flow_args(point)))
         finally:
             if directory != run.work:
                 (directory / "netlist.json").unlink(missing_ok=True)

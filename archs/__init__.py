@@ -287,6 +287,16 @@ FAMILIES = {
             Param("key_schedule", ("on_the_fly", "precomputed"), "on_the_fly",
                   "round keys carried with every block (key agile) or expanded once per key"),
             Param("key_bits", (128, 192, 256), 128, "key size of the core"),
+            Param("lean_control", (False, True), False,
+                  "fully pipelined only: free-running entry and exit registers, registered "
+                  "credit and output-valid flags, a power-of-two output buffer without a full "
+                  "flag (one cycle more latency; for a fast clock)",
+                  omitted_at_default=True),
+            Param("key_lead", (False, True), False,
+                  "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
+                  "S-boxes one stage shorter and the expansion step registered a stage ahead, "
+                  "so the last stage has only MixColumns and AddRoundKey",
+                  omitted_at_default=True),
             _LANES_PARAM,
         )),
     "tbox": Family(

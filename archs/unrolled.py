@@ -62,7 +62,7 @@ in flight.
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, Module, Signal
-from amaranth.lib import data, fifo, wiring
+from amaranth.lib import data, fifo, memory, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
@@ -166,7 +166,8 @@ class Unrolled(wiring.Component):
 
     @staticmethod
     def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
-              key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic"):
+              key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic",
+              lean_control=False, key_lead=False):
         """Validate the parameters without building anything; returns the number of rounds.
 
         The family's builder calls this before the constructor, so a bad design point raises
@@ -199,15 +200,27 @@ class Unrolled(wiring.Component):
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
         sbox_latency(sbox, stages=sbox_stages)  # validates both
+        if not isinstance(lean_control, bool):
+            raise ValueError(f"Lean control must be false or true, not {lean_control!r}")
+        if lean_control and round_units != rounds:
+            raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
+                             f"not round units {round_units!r}")
+        if not isinstance(key_lead, bool):
+            raise ValueError(f"Key lead must be false or true, not {key_lead!r}")
+        if key_lead and (key_schedule != "on_the_fly" or round_units != rounds or bram_rounds
+                         or sbox not in ("composite", "tower") or sbox_stages < 1):
+            raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
+                             f"(round units {rounds}) of composite or tower S-boxes with at "
+                             f"least one stage and no BRAM rounds")
         return rounds
 
     def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
                  bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic"):
+                 target="generic", lean_control=False, key_lead=False):
         rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
                             sbox_stages=sbox_stages, bram_rounds=bram_rounds,
                             key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
-                            target=target)
+                            target=target, lean_control=lean_control, key_lead=key_lead)
         data_latency = sbox_latency(sbox, stages=sbox_stages)
         bram_latency = sbox_latency("bram") if bram_rounds else None
 
@@ -222,6 +235,8 @@ class Unrolled(wiring.Component):
         self.key_bits = key_bits
         self.rounds = rounds
         self.target = target
+        self.lean_control = bool(lean_control)
+        self.key_lead = bool(key_lead)
 
         # One (family, stages, latency, rounds) record per unit.
         self._units = []
@@ -234,6 +249,9 @@ class Unrolled(wiring.Component):
             # own S-boxes are faster than a block RAM keeps its own family for the key.
             if bram_rounds and bram_latency <= latency:
                 key_family = ("bram", 0, bram_latency)
+            elif key_lead:
+                # One stage less: the expansion step gets the S-box's last stage to itself.
+                key_family = (family, stages - 1, latency - 1)
             else:
                 key_family = (family, stages, latency)
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
@@ -242,8 +260,10 @@ class Unrolled(wiring.Component):
         self.stages_per_round = tuple(1 + u["family"][2] for u in self._units)
         self.blocks_in_flight = sum(self.stages_per_round)
         self.cycles_per_block = self.laps
-        self.latency = 1 + self.laps * sum(self.stages_per_round)
-        self.fifo_depth = self.blocks_in_flight + 2
+        # Lean control adds the exit register: one more cycle, one more block in the buffer
+        self.latency = 1 + self.laps * sum(self.stages_per_round) + self.lean_control
+        # (and one more for its registered credit flag).
+        self.fifo_depth = self.blocks_in_flight + 2 + 2 * self.lean_control
         super().__init__(AESSignature(key_sizes=(key_bits,)))
 
     # --- Building blocks ------------------------------------------------------------------
@@ -346,6 +366,43 @@ class Unrolled(wiring.Component):
                     m.d.comb += [o.eq(w) for o, w in zip(out, window)]
         return out
 
+    def _lead_key_step(self, m, name, inp, key_sub, rounds):
+        """Key lead: the next key window, registered one stage before MixColumns needs it.
+
+        The key S-boxes are one stage shorter than the datapath's (``key_family``), so their
+        result arrives while the data S-boxes still have their output stage to go, and the
+        expansion step is registered in that stage. Its XORs of window words travel
+        precomputed beside the S-boxes, so the step itself is one XOR with the S-box output per
+        bit. The last stage then has only MixColumns and AddRoundKey, with a registered round
+        key (issue 15: balancing the stages of the fully pipelined core).
+        """
+        latency = self._units[int(name[1:])]["key_family"][2]
+        words = self._window_words(inp.key)
+        nk = self._nk
+        (r,) = rounds
+        plan = key_step_plan(self.key_bits, r)
+        p0 = 4 if plan is None else plan[0]
+        # FIPS-197 5.2: new word p is w[p] ^ new word p - 1 (w[Nk - 1] before the first), except
+        # that word p0 takes SubWord(...) ^ Rcon instead of its predecessor. So word p is the
+        # XOR of window words alone before p0, and those XORs ^ SubWord(...) ^ Rcon from p0 on.
+        parts = []
+        for p in range(4):
+            first, acc = (0, words[nk - 1]) if p < p0 else (p0, None)
+            for q in range(first, p + 1):
+                acc = words[q] if acc is None else acc ^ words[q]
+            parts.append(acc)
+        pre = Signal(128 + 32 * (nk - 4), name=f"{name}_kpre")
+        m.d.comb += pre.eq(Cat(*reversed(list(words[4:]) + parts)))
+        pre = _delay(m, pre, latency, f"{name}_kpre")
+        pre_words = [pre[len(pre) - 32 * (n + 1):len(pre) - 32 * n] for n in range(nk)]
+        if plan is not None:
+            temp = Cat(*reversed(key_sub)) ^ (Const(plan[2], 8).as_unsigned() << 24)[:32]
+            pre_words = pre_words[:nk - 4] + [w ^ temp if p >= p0 else w
+                                              for p, w in enumerate(pre_words[nk - 4:])]
+        window = Signal(self.key_bits, name=f"{name}_klead")
+        m.d.sync += window.eq(Cat(*reversed(pre_words)))
+        return self._window_words(window)
+
     def _window_words(self, value):
         return [value[self.key_bits - 32 * (n + 1):self.key_bits - 32 * n]
                 for n in range(self._nk)]
@@ -390,10 +447,13 @@ class Unrolled(wiring.Component):
             key_sub = None
             if key_in is not None:
                 key_sub = self._sboxes(m, f"{name}_ksbox", unit["key_family"], key_in)
-                key_sub = [_delay(m, b, latency - unit["key_family"][2], f"{name}_ksub{n}")
-                           for n, b in enumerate(key_sub)]
-            window = self._key_step(m, f"{name}_kstep", self._window_words(side.key), key_sub,
-                                    r, rounds)
+                lag = 0 if self.key_lead else latency - unit["key_family"][2]
+                key_sub = [_delay(m, b, lag, f"{name}_ksub{n}") for n, b in enumerate(key_sub)]
+            if self.key_lead:
+                window = self._lead_key_step(m, name, inp, key_sub, rounds)
+            else:
+                window = self._key_step(m, f"{name}_kstep", self._window_words(side.key),
+                                        key_sub, r, rounds)
             m.d.comb += out.key.eq(Cat(*reversed(window)))
             round_key = Cat(*reversed(window[:4]))
         elif len(rounds) == 1:
@@ -420,34 +480,90 @@ class Unrolled(wiring.Component):
         self._build_keys(m, ctl)
         self._build_entry(m, ctl)
         self._build_rings(m, ctl)
-        m.d.comb += [ctl.out_fifo.w_en.eq(ctl.exit_write), ctl.out_fifo.w_data.eq(ctl.exit_data)]
-        m.d.sync += [
-            ctl.credit.eq(ctl.credit + ctl.accept - ctl.handed_out),
-            ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.exit_write),
-        ]
+        # Lean control registers the last round's result (the exit register) before the
+        # buffer, so nothing after the last MixColumns/AddRoundKey shares its clock cycle.
+        domain = m.d.sync if self.lean_control else m.d.comb
+        domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
+        m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.buffer_write)
         return m
 
     def _build_output(self, m, ctl):
         """The output FIFO and the counters of blocks accepted but not yet out.
 
         The rings never stall, so back-pressure is a credit counter in front of a FIFO as deep
-        as the slots plus two (module notes, "Back-pressure without stalls"). Adds ``out_fifo``,
+        as the slots plus two (module notes, "Back-pressure without stalls"); with lean control a
+        leaner buffer of its own (:meth:`_lean_buffer`). Adds ``buffer_write`` and ``buffer_data``
+        (its write side, driven by :meth:`elaborate`),
         ``credit`` (accepted, not yet handed out), ``in_flight`` (accepted, not yet written to
         the FIFO), ``accept`` and ``handed_out`` (this cycle's transfers) to ``ctl``.
         """
         depth = ctl.depth
-        m.submodules.fifo = out_fifo = fifo.SyncFIFO(width=128, depth=depth)
         credit = Signal(range(depth + 1))     # accepted, not yet handed out
         in_flight = Signal(range(depth + 1))  # accepted, not yet written to the FIFO
         accept = self.i.valid & self.i.ready
         handed_out = self.o.valid & self.o.ready
-        m.d.comb += [
-            self.o.valid.eq(out_fifo.r_rdy),
-            self.o.payload.data.eq(out_fifo.r_data),
-            out_fifo.r_en.eq(self.o.ready),
-        ]
-        ctl.out_fifo, ctl.credit, ctl.in_flight = out_fifo, credit, in_flight
+        buffer_write, buffer_data = Signal(), Signal(128)
+        credit_ok = Signal()
+        if self.lean_control:
+            self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
+            # A registered credit flag: it assumes this cycle's block is accepted and none
+            # handed out, so it never overshoots (one block of the depth pays for that), and
+            # no compare and adder chain sits between the credit count and the ready signal.
+            free = Signal(range(depth + 1), init=depth)
+            credit_ok = Signal(init=1)
+            m.d.sync += [free.eq(free - accept + handed_out), credit_ok.eq(free >= 2)]
+        else:
+            m.d.comb += credit_ok.eq(credit < depth)
+            m.d.sync += credit.eq(credit + accept - handed_out)
+            m.submodules.fifo = out_fifo = fifo.SyncFIFO(width=128, depth=depth)
+            m.d.comb += [
+                self.o.valid.eq(out_fifo.r_rdy),
+                self.o.payload.data.eq(out_fifo.r_data),
+                out_fifo.r_en.eq(self.o.ready),
+                out_fifo.w_en.eq(buffer_write),
+                out_fifo.w_data.eq(buffer_data),
+            ]
+        ctl.buffer_write, ctl.buffer_data = buffer_write, buffer_data
+        ctl.credit_ok, ctl.in_flight = credit_ok, in_flight
         ctl.accept, ctl.handed_out = accept, handed_out
+
+    def _lean_buffer(self, m, depth, write, write_data, handed_out):
+        """The output buffer of lean control: a power-of-two ring of at least ``depth`` blocks
+        in LUT RAM.
+
+        The credit counter already keeps it from overflowing, so unlike
+        :class:`amaranth.lib.fifo.SyncFIFO` it has no level counter and no full flag, and its
+        write enable is the exit register's valid bit alone: the SyncFIFO's level logic behind a
+        write enable of high fanout was the worst path of the fully pipelined core
+        (experiments/pipelined_fast.yaml).
+        """
+        size = 1 << (depth - 1).bit_length()
+        m.submodules.buffer = storage = memory.Memory(shape=128, depth=size, init=[])
+        w_port = storage.write_port()
+        r_port = storage.read_port(domain="comb")
+        produce = Signal(range(size))
+        consume = Signal(range(size))
+        # The fill level with registered "is 0" and "is 1" flags: o.valid is a register, and
+        # the flags' next values need only the level compared with 2, no adder.
+        level = Signal(range(size + 1))
+        empty = Signal(init=1)
+        single = Signal()
+        m.d.comb += [
+            w_port.addr.eq(produce),
+            w_port.data.eq(write_data),
+            w_port.en.eq(write),
+            r_port.addr.eq(consume),
+            self.o.valid.eq(~empty),
+            self.o.payload.data.eq(r_port.data),
+        ]
+        with m.If(write):
+            m.d.sync += produce.eq(produce + 1)
+        with m.If(handed_out):
+            m.d.sync += consume.eq(consume + 1)
+        with m.If(write & ~handed_out):
+            m.d.sync += [level.eq(level + 1), empty.eq(0), single.eq(empty)]
+        with m.If(handed_out & ~write):
+            m.d.sync += [level.eq(level - 1), empty.eq(single), single.eq(level == 2)]
 
     def _build_keys(self, m, ctl):
         """The key register (on the fly) or the expanded round keys (precomputed).
@@ -485,7 +601,7 @@ class Unrolled(wiring.Component):
         """
         entry = Signal(ctl.slot)
         entry_taken = Signal()
-        credit_ok = ctl.credit < ctl.depth
+        credit_ok = ctl.credit_ok
         block_ready = Signal()
         if self.key_schedule == "precomputed":
             m.d.comb += block_ready.eq(~ctl.expanding)
@@ -498,6 +614,19 @@ class Unrolled(wiring.Component):
             self.i.ready.eq((~entry.valid | entry_taken) & credit_ok & block_ready
                             & ~self.key.valid),
         ]
+        if self.lean_control:
+            # Fully pipelined: the first unit takes the entry's block every cycle, so the
+            # entry register loads every cycle too, and only its valid bit says whether it
+            # holds a block (no clock enable of fanout 256 behind the credit compare).
+            m.d.sync += [
+                entry.valid.eq(ctl.accept),
+                entry.round.eq(1),
+                entry.state.eq(self.i.payload.data ^ ctl.round_key_0),
+            ]
+            if self.key_schedule == "on_the_fly":
+                m.d.sync += entry.key.eq(ctl.key)
+            ctl.entry, ctl.entry_taken = entry, entry_taken
+            return
         with m.If(entry_taken):
             m.d.sync += entry.valid.eq(0)
         with m.If(ctl.accept):

@@ -92,6 +92,15 @@ def test_key_step_plan_subword_positions():
                                            r"\(round units 10\), not round units 2$"),
     ({"bram_rounds": 11}, r"^BRAM rounds must be an integer from 0 to 10, not 11$"),
     ({"sbox": "lut", "sbox_stages": 3}, r"^S-box family 'lut' has no pipeline stages, not 3$"),
+    ({"lean_control": True, "round_units": 5}, r"^Lean control needs a fully pipelined core "
+                                               r"\(round units 10\), not round units 5$"),
+    ({"lean_control": 1}, r"^Lean control must be false or true, not 1$"),
+    ({"key_lead": True, "sbox": "composite", "sbox_stages": 0}, r"^Key lead needs round keys "
+                                                                r"on the fly in a fully"),
+    ({"key_lead": True, "sbox": "composite", "sbox_stages": 3, "key_schedule": "precomputed"},
+     r"^Key lead needs"),
+    ({"key_lead": True, "sbox": "lut"}, r"^Key lead needs"),
+    ({"key_lead": "yes"}, r"^Key lead must be false or true, not 'yes'$"),
 ])
 def test_wrong_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -181,6 +190,50 @@ def test_bram_rounds():
     assert result.cycles_per_block == 1.0
 
 
+@pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])
+def test_lean_control(key_schedule):
+    # Lean control: the exit register adds a cycle of latency; the registered credit flag costs
+    # one block of buffer depth, not throughput (still one block per cycle).
+    dut, result = verify(round_units=10, key_schedule=key_schedule, lean_control=True)
+    assert (result.latency_cycles, dut.latency) == (12, 12)
+    assert result.cycles_per_block == 1.0
+    assert dut.fifo_depth == dut.blocks_in_flight + 4
+
+
+@pytest.mark.parametrize("key_bits", [128, 192, 256])
+def test_key_lead(key_bits):
+    # Key lead: the key S-boxes one stage shorter, the step registered a stage early; the
+    # datapath's stages are unchanged. A new key with every block (key agility): AES-192 has
+    # steps without SubWord, AES-256 steps with SubWord but no RotWord, so every kind of step
+    # is covered. (The throughput of the fully pipelined point is measured by
+    # test_key_agility_with_backpressure's key-lead case and the sweep's verify stage.)
+    rounds = ROUNDS[key_bits]
+    dut = Unrolled(round_units=rounds, key_bits=key_bits, sbox="composite", sbox_stages=1,
+                   key_lead=True)
+    assert dut.stages_per_round == (2,) * rounds
+    assert dut.latency == 1 + 2 * rounds
+    items, expected = agile_items(4, key_bits=key_bits, seed=key_bits)
+    outputs, _, _ = rtl_run(dut, items)
+    assert outputs == expected
+
+
+def test_lean_control_fills_its_buffer():
+    # An output that is mostly not ready fills the buffer to its credit limit: the blocks
+    # accepted never exceed it, none is lost or reordered, and the flags of the fill level
+    # (empty, one block) follow every step up and down.
+    dut = Unrolled(round_units=10, lean_control=True)
+    items, expected = agile_items(3 * dut.fifo_depth, seed=4)
+    items = [items[0]] + [item for item in items if item[0] == "block"]
+    expected = [reference.encrypt_int(items[0][1], block, 128) for _, block in items[1:]]
+    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=9,
+                                             max_cycles=20000)
+    assert outputs == expected
+    block_cycles = [c for kind, c in in_cycles if kind == "block"]
+    outstanding = [n + 1 - sum(c <= edge for c in out_cycles)
+                   for n, edge in enumerate(block_cycles)]
+    assert max(outstanding) == dut.fifo_depth
+
+
 def test_bram_sbox_loop():
     # Seed 004's ROM S-boxes in design 1: the ROM's stages are slots too.
     dut, result = verify(round_units=2, schedule="split", sbox="bram")
@@ -206,11 +259,12 @@ def test_key_sizes(key_bits, round_units, schedule, key_schedule):
 # --- Own testbench: key agility, back-pressure, reduced rounds --------------------------------
 
 
-def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000):
+def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000, input_stall=None):
     """Feed ``items`` (("key", int) or ("block", int)) in order with random input gaps, and take
-    the outputs with back-pressure, both of probability ``stall``; return the outputs, the
-    (kind, clock edge) of every input transfer and the clock edge of every output transfer."""
-    gaps = random_gaps(random.Random(seed), stall)
+    the outputs with back-pressure, both of probability ``stall`` (the gaps ``input_stall`` if
+    given); return the outputs, the (kind, clock edge) of every input transfer and the clock
+    edge of every output transfer."""
+    gaps = random_gaps(random.Random(seed), stall if input_stall is None else input_stall)
     ready = random_ready(random.Random(seed + 1), stall)
     outputs, out_cycles, in_cycles = [], [], []
     n_blocks = sum(kind == "block" for kind, _ in items)
@@ -250,6 +304,9 @@ def agile_items(count, key_bits=128, seed=1):
     {"round_units": 10},
     {"round_units": 2, "schedule": "alternate"},
     {"round_units": 2, "schedule": "split", "sbox": "composite", "sbox_stages": 3},
+    {"round_units": 10, "lean_control": True},
+    {"round_units": 10, "sbox": "composite", "sbox_stages": 6, "key_lead": True,
+     "lean_control": True},
 ])
 def test_key_agility_with_backpressure(params):
     items, expected = agile_items(24)

@@ -46,7 +46,7 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),
      "grid.yaml:8: unknown key 'seed' in flow; allowed keys: freq_mhz, seeds, nowidelut, "
-     "abc9, dff, abc_area, synth_timeout_s, pnr_timeout_s"),
+     "abc9, dff, abc_area, placer, router, synth_timeout_s, pnr_timeout_s"),
     (GOOD + "targets:\n  - {device: LFE5U-99F}\n",
      "grid.yaml:10: device: 'LFE5U-99F' is not one of: LFE5U-12F, "),
     (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [100, fast]"),
@@ -105,6 +105,27 @@ def test_abc_area_flow_option_expands_and_keeps_old_keys_when_off():
     assert sorted(p.flow.abc_area for p in on) == [False, False, True, True]
     assert len({p.key() for p in on}) == 4
     assert {p.key() for p in on if not p.flow.abc_area} <= {p.key() for p in off}
+
+
+def test_placer_router_flow_options_expand_validate_and_keep_old_keys():
+    from aesdse.flow.nextpnr import PLACERS, ROUTERS, flow_args
+    from aesdse.experiment import _FLOW_CHOICES
+    assert _FLOW_CHOICES == {"placer": PLACERS, "router": ROUTERS}
+    off = parse_experiment(GOOD, "grid.yaml").points[0]
+    flow = off.flow.as_dict()
+    assert "placer" not in flow and "router" not in flow  # points without them keep their keys
+    assert flow_args(off.flow.placer, off.flow.router) == []
+    on = parse_experiment(GOOD.replace("  seeds: 2", "  seeds: 1\n  placer: [heap, sa]\n"
+                                                     "  router: router2"), "grid.yaml").points
+    assert sorted((p.flow.placer, p.flow.router) for p in on) == \
+        [("heap", "router2")] * 2 + [("sa", "router2")] * 2
+    assert len({p.key() for p in on}) == 4
+    assert flow_args("sa", "router2") == ["--placer", "sa", "--router", "router2"]
+    with pytest.raises(ExperimentError, match=r"grid.yaml:9: placer: 'annealing' is not one "
+                                              r"of: heap, sa, static"):
+        parse_experiment(GOOD + "  placer: annealing\n", "grid.yaml")
+    with pytest.raises(ExperimentError, match=r"grid.yaml:9: router: empty list"):
+        parse_experiment(GOOD + "  router: []\n", "grid.yaml")
 
 
 # --- malformed files: each a clear ExperimentError with file and line ----------------------------

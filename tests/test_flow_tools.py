@@ -161,3 +161,36 @@ def test_missing_gowin_or_gatemate_tool_names_the_extra(monkeypatch, tmp_path, t
     with pytest.raises(ToolNotFound, match=rf'^{tool} not found: install it with '
                                            rf'pip install "aesdse\[{extra}\]"'):
         find_tool(tool)
+
+
+def test_placer_and_router_choices_reach_nextpnr_and_the_stage_key(monkeypatch, tmp_path):
+    # The flow's placer/router: part of the pnr key only away from nextpnr's defaults (old
+    # cache entries stay valid), and replacing a family's own --router (Nexus) on the command
+    # line instead of repeating it (nextpnr refuses an option given twice).
+    from dataclasses import replace as dc_replace
+    from aesdse import point as point_mod
+    from aesdse.experiment import Target, make_point
+    from aesdse.flow import nextpnr
+    p = make_point("sbox")
+    default_key = point_mod.pnr_key(p, "n" * 64, 50.0, 1)
+    assert point_mod.pnr_key(dc_replace(p, flow=dc_replace(p.flow, placer="heap")), "n" * 64,
+                             50.0, 1) == default_key
+    other = dc_replace(p, flow=dc_replace(p.flow, router="router2"))
+    assert point_mod.pnr_key(other, "n" * 64, 50.0, 1) != default_key
+    assert nextpnr._merge_args(["--nexus", "--router", "router1", "--x"],
+                               ["--router", "router2"]) == ["--nexus", "--x", "--router",
+                                                            "router2"]
+    with pytest.raises(ValueError, match=r"^Placer must be one of heap, sa, static, not 'x'$"):
+        nextpnr.flow_args("x")
+    # The arguments nextpnr is run with (the tool itself replaced: no real run).
+    seen = {}
+
+    def fake_run(tool, args, cwd, log_name, timeout_s):
+        seen["args"] = args
+        raise RuntimeError("stop")
+    monkeypatch.setattr(nextpnr, "run_tool", fake_run)
+    with pytest.raises(RuntimeError, match="stop"):
+        nextpnr.place_and_route("netlist.json", tmp_path, Target(), 100.0,
+                                extra_args=("--placer", "sa"))
+    assert seen["args"].count("--placer") == 1
+    assert seen["args"][seen["args"].index("--placer") + 1] == "sa"

@@ -25,7 +25,11 @@ from ..experiment import Target
 from .tools import find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
-           "LPF_FILE", "PDC_FILE"]
+           "LPF_FILE", "PDC_FILE", "PLACERS", "ROUTERS", "flow_args"]
+
+#: nextpnr 0.11 placers and routers (``--placer``, ``--router``); the first is its default.
+PLACERS = ("heap", "sa", "static")
+ROUTERS = ("router1", "router2")
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,37 @@ def nextpnr_args(target: Target) -> list:
     raise ValueError(f"{target.device} is not placed and routed (family {part.family})")
 
 
+def flow_args(placer: str = PLACERS[0], router: str = ROUTERS[0]) -> list:
+    """nextpnr arguments of a point's placer and router choice: none at nextpnr's defaults, so
+    the runs (and cache keys) of points without the choice are what they were before it."""
+    if placer not in PLACERS:
+        raise ValueError(f"Placer must be one of {', '.join(PLACERS)}, not {placer!r}")
+    if router not in ROUTERS:
+        raise ValueError(f"Router must be one of {', '.join(ROUTERS)}, not {router!r}")
+    args = []
+    if placer != PLACERS[0]:
+        args += ["--placer", placer]
+    if router != ROUTERS[0]:
+        args += ["--router", router]
+    return args
+
+
+def _merge_args(base: list, extra: list) -> list:
+    """``base`` with each ``--option value`` of ``extra`` replacing the same option in it
+    (nextpnr refuses an option given twice; Nexus's ``--router router1`` is in ``base``)."""
+    options = set(extra[0::2])
+    merged, skip = [], False
+    for n, arg in enumerate(base):
+        if skip:
+            skip = False
+            continue
+        if arg in options:
+            skip = True
+            continue
+        merged.append(arg)
+    return merged + list(extra)
+
+
 #: The constraint files written beside the netlist: MachXO2's clock pin (LPF), every Nexus pin
 #: (PDC).
 LPF_FILE = "constraints.lpf"
@@ -146,7 +181,7 @@ def constraints(target: Target, ports: dict) -> tuple[list, dict]:
 
 def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: float,
                     seed: int = 1, timeout_s: float = 3600,
-                    require_clock: bool = True) -> PlaceRoute:
+                    require_clock: bool = True, extra_args: tuple = ()) -> PlaceRoute:
     """Run the target's nextpnr on ``workdir/netlist_file``; writes ``report.json``, the log
     and the target's constraint file, if any (:func:`constraints`).
 
@@ -154,7 +189,8 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
     measurement harness alone is run without it: only its area is used, and on Gowin nextpnr
     finds no register-to-register path in it after routing ("No Fmax available; no interior
     timing paths found in design", nextpnr-himbaechel-gowin 0.11, although its placer reported
-    one for the same netlist)."""
+    one for the same netlist). ``extra_args`` (:func:`flow_args`) replace the same options of
+    the target's own arguments."""
     nextpnr = find_tool(family_info(target.family).pnr_tool)
     extra = []
     if DEVICES[target.device].family in _CONSTRAINED:
@@ -166,7 +202,7 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
                               reason=f"pin constraints for {netlist_file}: {e}")
         for name, text in files.items():
             (Path(workdir) / name).write_text(text)
-    args = [*nextpnr_args(target), *extra, "--freq", f"{freq_mhz:g}", "--seed", str(seed),
+    args = [*_merge_args(nextpnr_args(target), list(extra_args)), *extra, "--freq", f"{freq_mhz:g}", "--seed", str(seed),
             "--timing-allow-fail", "--json", netlist_file, "--report", "report.json"]
     run = run_tool(nextpnr, args, Path(workdir), "nextpnr.log", timeout_s)
     if run.timed_out:
