@@ -125,8 +125,13 @@ class TBox(wiring.Component):
         system clock).
     datapath_width : int
         128 (16 lookups, one round per cycle) or 64 (8 lookups, two cycles per round).
+    interleaved_blocks : int
+        1: one block, the table read in one cycle. 2: the block RAM's output register on (a
+        round takes two cycles) and two independent blocks in turn. 3: also a register after
+        the XOR network (three cycles a round), three blocks. 128-bit datapath, pumping 1.
     target : str
-        Device family of the netlist; the tables are inferred memories for every target.
+        Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
+        registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
 
     Members
     -------
@@ -144,15 +149,35 @@ class TBox(wiring.Component):
         1024 x 32 two-read-port table memories (two DP16KD each on ECP5).
     clock_multipliers : dict
         ``{"bram": 2}`` when double-pumped (:mod:`archs.interface`).
+    blocks_in_flight : int
+        ``interleaved_blocks`` (:mod:`archs.interface`).
+    fifo_depth : int
+        Results the output FIFO holds.
     """
 
     rounds = ROUNDS[128]
 
-    def __init__(self, *, bram_pumping=1, datapath_width=128, target="generic"):
+    @staticmethod
+    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, target="generic"):
+        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
         if bram_pumping not in (1, 2):
             raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
         if datapath_width not in (64, 128):
             raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
+        if interleaved_blocks not in (1, 2, 3):
+            raise ValueError(f"Interleaved blocks must be 1, 2 or 3, not {interleaved_blocks!r}")
+        if interleaved_blocks > 1 and (bram_pumping, datapath_width) != (1, 128):
+            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
+                             f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
+
+    def __init__(self, *, bram_pumping=1, datapath_width=128, interleaved_blocks=1,
+                 target="generic"):
+        self.check(bram_pumping=bram_pumping, datapath_width=datapath_width,
+                   interleaved_blocks=interleaved_blocks)
+        self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
+        # Room for every block in flight and the results still leaving the FIFO (two, as in
+        # the single-block core, plus one per further slot).
+        self.fifo_depth = 2 * interleaved_blocks
         self.bram_pumping = bram_pumping
         self.datapath_width = datapath_width
         self.target = target
@@ -180,9 +205,15 @@ class TBox(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping)
-        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=1)
-        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128, depth=2)
+        m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
+                                              output_register=self.interleaved_blocks > 1,
+                                              target=self.target)
+        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=bank.latency)
+        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
+                                                                 depth=self.fifo_depth)
+        if self.interleaved_blocks > 1:
+            self._build_interleaved(m, bank, exp, out_fifo)
+            return m
         ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
                               decrypt=Signal(name="decrypt"),
                               round_index=Signal(range(self.rounds + 1), name="round_index"),
@@ -196,6 +227,77 @@ class TBox(wiring.Component):
         self._build_key_load_lookups(m, bank, exp, ctl)
         self._build_control(m, out_fifo, ctl, final, result)
         return m
+
+    def _build_interleaved(self, m, bank, exp, out_fifo):
+        """``interleaved_blocks`` slots in turn through the round loop (001 section 4: two
+        blocks in 20 cycles). The slots' control state is a ring that rotates every cycle:
+        ``slots[0]`` is the slot whose lookups are addressed now (a block may start or end in
+        it), ``slots[x]`` the one whose lookups are XORed now (x = 0, or 1 with the register
+        after the XOR network)."""
+        k = self.interleaved_blocks
+        slots = [SimpleNamespace(busy=Signal(name=f"slot{n}_busy"),
+                                 decrypt=Signal(name=f"slot{n}_decrypt"),
+                                 round_index=Signal(range(self.rounds + 1),
+                                                    name=f"slot{n}_round"))
+                 for n in range(k)]
+        x = 1 if k == 3 else 0
+        # Round keys one cycle ahead, from the slot that will be XORed next (slots[x + 1]),
+        # into a register: the LUT-RAM read leaves the round loop.
+        ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
+                              decrypt=slots[x + 1].decrypt,
+                              round_index=slots[x + 1].round_index, part=0,
+                              start=Signal(name="start"))
+        first_keys, prefetch_key = self._build_round_keys(m, exp, ctl)
+        step_key = [Signal(32, name=f"step_key{c}") for c in range(4)]
+        m.d.sync += [r.eq(w) for r, w in zip(step_key, prefetch_key)]
+        step_value = self._build_xor_network(bank, step_key)
+        xored = slots[x]
+        m.d.comb += [out_fifo.w_data.eq(step_value),
+                     out_fifo.w_en.eq(xored.busy & (xored.round_index == self.rounds))]
+        # The next round's addresses of the XORed slot: straight to the block RAM (x = 0) or
+        # through a register (x = 1), which the slot reads at its next addressing step.
+        step_addresses = self._addresses(step_value, range(4), xored.decrypt,
+                                         xored.round_index + 1 == self.rounds)
+        if x:
+            registered = [Signal(10, name=f"step_addr{n}") for n in range(self.lookups)]
+            m.d.sync += [r.eq(a) for r, a in zip(registered, step_addresses)]
+            step_addresses = registered
+        self._build_slot_ring(m, out_fifo, ctl, slots, first_keys, bank, step_addresses)
+        self._build_key_load_lookups(m, bank, exp, ctl)
+
+    def _build_slot_ring(self, m, out_fifo, ctl, slots, first_keys, bank, step_addresses):
+        """Handshakes, the addressing step of ``slots[0]`` and the ring's rotation. A block is
+        accepted into ``slots[0]`` when it is free or finishing and the output FIFO has room
+        for every block in flight and the new one."""
+        head, tail = slots[0], slots[-1]
+        final = head.busy & (head.round_index == self.rounds)
+        in_flight = sum(s.busy for s in slots)
+        in_decrypt = self.i.payload.decrypt
+        first_state = self.i.payload.data ^ Mux(in_decrypt, first_keys[1], first_keys[0])
+        m.d.comb += [
+            ctl.busy.eq(Cat(*(s.busy for s in slots)).any()),
+            self.key.ready.eq(~ctl.busy),
+            self.i.ready.eq(ctl.keys_ready & ~self.key.valid & (~head.busy | final)
+                            & (out_fifo.w_level + in_flight + 1 <= self.fifo_depth)),
+            ctl.start.eq(self.i.valid & self.i.ready),
+            self.o.valid.eq(out_fifo.r_rdy),
+            self.o.payload.data.eq(out_fifo.r_data),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+        with m.If(ctl.start):
+            m.d.comb += [a.eq(v) for a, v in
+                         zip(bank.addr, self._addresses(first_state, range(4), in_decrypt, 0))]
+        with m.Else():
+            m.d.comb += [a.eq(v) for a, v in zip(bank.addr, step_addresses)]
+        for here, after in zip(slots, slots[1:]):
+            m.d.sync += [here.busy.eq(after.busy), here.decrypt.eq(after.decrypt),
+                         here.round_index.eq(after.round_index)]
+        m.d.sync += [tail.busy.eq(head.busy), tail.decrypt.eq(head.decrypt),
+                     tail.round_index.eq(head.round_index + head.busy)]
+        with m.If(ctl.start):
+            m.d.sync += [tail.busy.eq(1), tail.decrypt.eq(in_decrypt), tail.round_index.eq(1)]
+        with m.Elif(final):
+            m.d.sync += tail.busy.eq(0)
 
     def _build_round_keys(self, m, exp, ctl):
         """Round-key memories, filled by the expander at key load (encryption keys in order,
