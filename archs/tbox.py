@@ -33,6 +33,19 @@ addresses (001's "latency of one clock cycle").
     datapath, which it replicates for 128 bits): 8 lookups per cycle, two output columns, two
     cycles per round, 20 cycles per block; a 128-bit state register keeps the round input for
     the second half and a 64-bit register the first half's output columns.
+``interleaved_blocks``
+    1: one block in the round loop, as above. 2: the DP16KD output register on
+    (``REGMODE="OUTREG"``, instantiated on ECP5: Yosys never enables it), so a table read takes
+    two cycles and a round two; two independent blocks (ECB: no dependency between them) take
+    turns, one addressing the tables while the other's words are in the output register, which
+    keeps the round loop full: 10 cycles per block, results in bursts of two every 20 cycles
+    (001 section 4: "it takes 20 clock cycles to process two 128-bit data block"; seed 003
+    section III.C's two streams). 3: also a register after the XOR network (three cycles a
+    round, three blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what remains
+    in one cycle is the XOR network and the address multiplexers (2), or only the address
+    multiplexer (3). The slots' control state is a ring rotating every cycle; round keys are read
+    a cycle ahead into a register. Blocks of both directions mix freely; a new key waits until
+    every slot has finished. 128-bit datapath and pumping 1 only.
 ``bram_pumping``
     1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
     at twice the system frequency (top-level port ``bram_clk``), two reads per port per system

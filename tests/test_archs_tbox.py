@@ -193,20 +193,22 @@ def test_fips197_alternating_directions(pumping, width):
     assert accepted[1] - accepted[0] == KEY_LOAD_CYCLES
 
 
-@pytest.mark.parametrize("interleaved", [2, 3])
-def test_verify_interleaved(interleaved):
-    """The verify stage on interleaved cores (random vectors, both directions, key changes,
-    random input gaps and output back-pressure): 10 cycles per block, measured over whole
-    bursts; the latency of a block grows with the cycles a round takes."""
+def test_verify_interleaved():
+    """The verify stage on the three-slot core (random vectors, both directions, key changes
+    while blocks are in flight, random input gaps and output back-pressure): 10 cycles per
+    block, measured over whole bursts. A block's latency is three cycles a round plus the
+    output FIFO, less one: the result leaves from the XOR network, a cycle before the register
+    after it. (Two slots: the same ring, test_interleaved_fips197_back_to_back; one slot costs
+    minutes of simulation on a loaded machine.)"""
     family = FAMILIES["tbox"]
     result = verify_component(
-        lambda: family.build(interleaved_blocks=interleaved), "cipher",
+        lambda: family.build(interleaved_blocks=3), "cipher",
         VerifyOptions(random_vectors=4, measure_blocks=6), directions=family.directions)
     assert result.ok, result.reason
     assert result.cycles_per_block == 10
     for direction in ("encrypt", "decrypt"):
         assert result.details[direction]["cycles_per_block"] == 10
-        assert result.details[direction]["latency_cycles"] == 10 * interleaved + 2
+        assert result.details[direction]["latency_cycles"] == 3 * 10 + 2 - 1
 
 
 @pytest.mark.parametrize("pumping,width", CONFIGS)
