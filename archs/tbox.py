@@ -279,36 +279,52 @@ class TBox(wiring.Component):
         self._build_key_load_lookups(m, bank, exp, ctl)
 
     def _build_slot_ring(self, m, out_fifo, ctl, slots, first_keys, bank, step_addresses):
-        """Handshakes, the addressing step of ``slots[0]`` and the ring's rotation. A block is
-        accepted into ``slots[0]`` when it is free or finishing and the output FIFO has room
-        for every block in flight and the new one."""
-        head, tail = slots[0], slots[-1]
+        """Handshakes, the addressing step of ``slots[0]`` and the ring's rotation.
+
+        A block is taken a cycle before its slot's addressing step: when ``slots[1]`` (the next
+        ``slots[0]``) is free or finishing and a place is left for its result (``credits``: the
+        output FIFO's entries neither holding a result nor reserved by a block in flight). Its
+        first-round addresses (block XOR round key 0) go into a register, so what selects the
+        160 table address bits in the addressing step is a register (``starting``), not the
+        handshake logic, and the multiplexer in front of the block RAM has registers on both
+        inputs (with ``interleaved_blocks`` 3)."""
+        head, tail, after = slots[0], slots[-1], slots[1]
         final = head.busy & (head.round_index == self.rounds)
-        in_flight = sum(s.busy for s in slots)
         in_decrypt = self.i.payload.decrypt
         first_state = self.i.payload.data ^ Mux(in_decrypt, first_keys[1], first_keys[0])
+        credits = Signal(range(self.fifo_depth + 1), init=self.fifo_depth, name="credits")
+        starting = Signal(name="starting")
+        starting_decrypt = Signal(name="starting_decrypt")
+        first_addresses = [Signal(10, name=f"first_addr{n}") for n in range(self.lookups)]
         m.d.comb += [
-            ctl.busy.eq(Cat(*(s.busy for s in slots)).any()),
+            # A key waits for the blocks in flight and for a block taken but not started.
+            ctl.busy.eq(Cat(*(s.busy for s in slots), starting).any()),
             self.key.ready.eq(~ctl.busy),
-            self.i.ready.eq(ctl.keys_ready & ~self.key.valid & (~head.busy | final)
-                            & (out_fifo.w_level + in_flight + 1 <= self.fifo_depth)),
+            self.i.ready.eq(ctl.keys_ready & ~self.key.valid & (credits != 0)
+                            & (~after.busy | (after.round_index == self.rounds))),
             ctl.start.eq(self.i.valid & self.i.ready),
             self.o.valid.eq(out_fifo.r_rdy),
             self.o.payload.data.eq(out_fifo.r_data),
             out_fifo.r_en.eq(self.o.ready),
         ]
-        with m.If(ctl.start):
-            m.d.comb += [a.eq(v) for a, v in
-                         zip(bank.addr, self._addresses(first_state, range(4), in_decrypt, 0))]
+        m.d.sync += [
+            credits.eq(credits - ctl.start + (out_fifo.r_rdy & self.o.ready)),
+            starting.eq(ctl.start), starting_decrypt.eq(in_decrypt),
+        ]
+        m.d.sync += [r.eq(a) for r, a in
+                     zip(first_addresses, self._addresses(first_state, range(4), in_decrypt, 0))]
+        with m.If(starting):
+            m.d.comb += [a.eq(v) for a, v in zip(bank.addr, first_addresses)]
         with m.Else():
             m.d.comb += [a.eq(v) for a, v in zip(bank.addr, step_addresses)]
-        for here, after in zip(slots, slots[1:]):
-            m.d.sync += [here.busy.eq(after.busy), here.decrypt.eq(after.decrypt),
-                         here.round_index.eq(after.round_index)]
+        for here, nxt in zip(slots, slots[1:]):
+            m.d.sync += [here.busy.eq(nxt.busy), here.decrypt.eq(nxt.decrypt),
+                         here.round_index.eq(nxt.round_index)]
         m.d.sync += [tail.busy.eq(head.busy), tail.decrypt.eq(head.decrypt),
                      tail.round_index.eq(head.round_index + head.busy)]
-        with m.If(ctl.start):
-            m.d.sync += [tail.busy.eq(1), tail.decrypt.eq(in_decrypt), tail.round_index.eq(1)]
+        with m.If(starting):
+            m.d.sync += [tail.busy.eq(1), tail.decrypt.eq(starting_decrypt),
+                         tail.round_index.eq(1)]
         with m.Elif(final):
             m.d.sync += tail.busy.eq(0)
 
