@@ -41,9 +41,12 @@ addresses (001's "latency of one clock cycle").
     keeps the round loop full: 10 cycles per block, results in bursts of two every 20 cycles
     (001 section 4: "it takes 20 clock cycles to process two 128-bit data block"; seed 003
     section III.C's two streams). 3: also a register after the XOR network (three cycles a
-    round, three blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what remains
-    in one cycle is the XOR network and the address multiplexers (2), or only the address
-    multiplexer (3). The slots' control state is a ring rotating every cycle; round keys are read
+    round, three blocks). 4: also registers between the block RAMs and the XOR network (four
+    cycles a round, four blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what
+    remains in one cycle is the routes to and from the block RAMs with the XOR network and the
+    address multiplexer between them (2), the route from the block RAMs and the XOR network (3),
+    or one route and little logic (4). A block is taken a cycle before its slot's turn, into a
+    register of its first-round addresses. The slots' control state is a ring rotating every cycle; round keys are read
     a cycle ahead into a register. Blocks of both directions mix freely; a new key waits until
     every slot has finished. 128-bit datapath and pumping 1 only.
 ``bram_pumping``
@@ -141,7 +144,8 @@ class TBox(wiring.Component):
     interleaved_blocks : int
         1: one block, the table read in one cycle. 2: the block RAM's output register on (a
         round takes two cycles) and two independent blocks in turn. 3: also a register after
-        the XOR network (three cycles a round), three blocks. 128-bit datapath, pumping 1.
+        the XOR network (three cycles a round), three blocks. 4: also registers between the
+        block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
     target : str
         Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
         registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
@@ -177,8 +181,9 @@ class TBox(wiring.Component):
             raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
         if datapath_width not in (64, 128):
             raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
-        if interleaved_blocks not in (1, 2, 3):
-            raise ValueError(f"Interleaved blocks must be 1, 2 or 3, not {interleaved_blocks!r}")
+        if interleaved_blocks not in (1, 2, 3, 4):
+            raise ValueError(f"Interleaved blocks must be 1, 2, 3 or 4, not "
+                             f"{interleaved_blocks!r}")
         if interleaved_blocks > 1 and (bram_pumping, datapath_width) != (1, 128):
             raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
                              f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
@@ -233,7 +238,7 @@ class TBox(wiring.Component):
                               part=Signal(range(self.parts), name="part"),
                               start=Signal(name="start"))
         first_keys, step_key = self._build_round_keys(m, exp, ctl)
-        step_value = self._build_xor_network(bank, step_key)
+        step_value = self._build_xor_network(bank.data, step_key)
         final = ctl.busy & (ctl.round_index == self.rounds) & (ctl.part == self.parts - 1)
         self._build_handshakes(m, out_fifo, ctl, final)
         result = self._build_table_addresses(m, bank, ctl, first_keys, step_value)
@@ -246,14 +251,14 @@ class TBox(wiring.Component):
         blocks in 20 cycles). The slots' control state is a ring that rotates every cycle:
         ``slots[0]`` is the slot whose lookups are addressed now (a block may start or end in
         it), ``slots[x]`` the one whose lookups are XORed now (x = 0, or 1 with the register
-        after the XOR network)."""
+        after the XOR network: ``interleaved_blocks`` 3 and 4)."""
         k = self.interleaved_blocks
         slots = [SimpleNamespace(busy=Signal(name=f"slot{n}_busy"),
                                  decrypt=Signal(name=f"slot{n}_decrypt"),
                                  round_index=Signal(range(self.rounds + 1),
                                                     name=f"slot{n}_round"))
                  for n in range(k)]
-        x = 1 if k == 3 else 0
+        x = 0 if k == 2 else 1
         # Round keys one cycle ahead, from the slot that will be XORed next (slots[x + 1]),
         # into a register: the LUT-RAM read leaves the round loop.
         ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
@@ -263,7 +268,13 @@ class TBox(wiring.Component):
         first_keys, prefetch_key = self._build_round_keys(m, exp, ctl)
         step_key = [Signal(32, name=f"step_key{c}") for c in range(4)]
         m.d.sync += [r.eq(w) for r, w in zip(step_key, prefetch_key)]
-        step_value = self._build_xor_network(bank, step_key)
+        words = bank.data
+        if k == 4:
+            # The table words into fabric registers first: the route from the block RAMs to
+            # the XOR network (about 2.2 ns of the 6.6 ns loop at two slots) gets a cycle.
+            words = [Signal(32, name=f"table_word{n}") for n in range(self.lookups)]
+            m.d.sync += [w.eq(d) for w, d in zip(words, bank.data)]
+        step_value = self._build_xor_network(words, step_key)
         xored = slots[x]
         m.d.comb += [out_fifo.w_data.eq(step_value),
                      out_fifo.w_en.eq(xored.busy & (xored.round_index == self.rounds))]
@@ -375,14 +386,14 @@ class TBox(wiring.Component):
             step_key = [Mux(ctl.part, step_key[2 + c], step_key[c]) for c in range(2)]
         return first_keys, step_key
 
-    def _build_xor_network(self, bank, step_key):
+    def _build_xor_network(self, words, step_key):
         """The XOR network (001 section 3): this cycle's table words, rotated into their rows,
         XORed per output column with the round key. Returns the step's output columns."""
         step_out = []
         for c in range(4 // self.parts):
             acc = step_key[c]
             for row in range(4):
-                w = bank.data[4 * c + row]
+                w = words[4 * c + row]
                 acc = acc ^ (w.rotate_right(8 * row) if row else w)
             step_out.append(acc)
         return Cat(*reversed(step_out))
