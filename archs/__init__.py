@@ -306,10 +306,11 @@ FAMILIES = {
                   "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)"),
             Param("datapath_width", (64, 128), 128,
                   "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round"),
-            Param("interleaved_blocks", (1, 2, 3), 1,
+            Param("interleaved_blocks", (1, 2, 3, 4), 1,
                   "independent blocks in turn through the round loop: 2 = block-RAM output "
                   "register on (two cycles a round), 3 = also a register after the XOR network "
-                  "(three); 128-bit datapath and pumping 1 only", omitted_at_default=True),
+                  "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+                  omitted_at_default=True),
             _LANES_PARAM,
         )),
     "multimode": Family(

@@ -97,7 +97,7 @@ def test_bank_bad_parameters(kwargs, message):
 @pytest.mark.parametrize("kwargs,message", [
     ({"bram_pumping": 4}, r"^Block-RAM pumping must be 1 or 2, not 4$"),
     ({"datapath_width": 32}, r"^Datapath width must be 64 or 128, not 32$"),
-    ({"interleaved_blocks": 4}, r"^Interleaved blocks must be 1, 2 or 3, not 4$"),
+    ({"interleaved_blocks": 5}, r"^Interleaved blocks must be 1, 2, 3 or 4, not 5$"),
     ({"interleaved_blocks": 2, "bram_pumping": 2},
      r"^Interleaved blocks need block-RAM pumping 1 and datapath width 128, not pumping 2 "
      r"and width 128$"),
@@ -132,7 +132,7 @@ def test_family_registry():
     assert family.param("bram_pumping").choices == (1, 2)
     assert family.param("datapath_width").choices == (64, 128)
     # Added after tbox results were stored: rows without it keep their configuration keys.
-    assert family.param("interleaved_blocks").choices == (1, 2, 3)
+    assert family.param("interleaved_blocks").choices == (1, 2, 3, 4)
     assert family.param("interleaved_blocks").omitted_at_default
     assert family.point_params([("bram_pumping", 1), ("interleaved_blocks", 1)]) == \
         (("bram_pumping", 1),)
@@ -227,7 +227,7 @@ def test_verify(pumping, width):
         {"encrypt": cycles, "decrypt": cycles}
 
 
-@pytest.mark.parametrize("interleaved", [2, 3])
+@pytest.mark.parametrize("interleaved", [2, 3, 4])
 def test_interleaved_fips197_back_to_back(interleaved):
     """Interleaved blocks, back to back, the direction changing between blocks: every result
     right, and the blocks go in and come out in bursts of ``interleaved`` (one per cycle), a
