@@ -359,11 +359,24 @@ class TBox(wiring.Component):
             exp.load.eq(self.key.valid & self.key.ready),
             exp.next.eq(1),
             enc_wr.addr.eq(exp_round), enc_wr.data.eq(exp.round_key), enc_wr.en.eq(exp.valid),
-            dec_wr.addr.eq(self.rounds - exp_round),
-            dec_wr.data.eq(Mux((exp_round == 0) | (exp_round == self.rounds),
-                               exp.round_key, inv_mixed)),
-            dec_wr.en.eq(exp.valid),
         ]
+        # The decryption keys one cycle late through a register when the round loop is
+        # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
+        # LUT RAM was the critical path (188.8 MHz at three slots). A block can start two
+        # cycles after the last key at the earliest and key memory address 0 (round 10's key,
+        # written last) is never read: round 0 comes from `first_keys`.
+        dec = SimpleNamespace(addr=self.rounds - exp_round,
+                              data=Mux((exp_round == 0) | (exp_round == self.rounds),
+                                       exp.round_key, inv_mixed),
+                              en=exp.valid)
+        if self.interleaved_blocks > 1:
+            registered = SimpleNamespace(addr=Signal.like(dec_wr.addr, name="dec_key_addr"),
+                                         data=Signal(128, name="dec_key_data"),
+                                         en=Signal(name="dec_key_en"))
+            m.d.sync += [registered.addr.eq(dec.addr), registered.data.eq(dec.data),
+                         registered.en.eq(dec.en)]
+            dec = registered
+        m.d.comb += [dec_wr.addr.eq(dec.addr), dec_wr.data.eq(dec.data), dec_wr.en.eq(dec.en)]
         with m.If(exp.valid & exp.last):
             m.d.sync += ctl.keys_ready.eq(1)
         with m.If(self.key.valid & self.key.ready):
