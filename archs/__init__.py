@@ -207,7 +207,13 @@ def _laned(build, check=None):
 
 def _tbox(target="generic", **params):
     from .tbox import TBox
+    TBox.check(**params)                        # raise before an Elaboratable exists
     return TBox(target=target, **params)
+
+
+def _check_tbox(**params):
+    from .tbox import TBox
+    TBox.check(**params)
 
 
 _SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
@@ -221,7 +227,7 @@ _LANES_PARAM = Param("lanes", (1, 2, 4, 8), 1,
 _ITERATIVE = _laned(_iterative, _check_iterative)
 _COMPACT = _laned(_compact, _check_compact)
 _UNROLLED = _laned(_unrolled, _check_unrolled)
-_TBOX = _laned(_tbox)
+_TBOX = _laned(_tbox, _check_tbox)
 
 #: Family name -> :class:`Family`.
 FAMILIES = {
@@ -311,6 +317,11 @@ FAMILIES = {
                   "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)"),
             Param("datapath_width", (64, 128), 128,
                   "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round"),
+            Param("interleaved_blocks", (1, 2, 3, 4), 1,
+                  "independent blocks in turn through the round loop: 2 = block-RAM output "
+                  "register on (two cycles a round), 3 = also a register after the XOR network "
+                  "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+                  omitted_at_default=True),
             _LANES_PARAM,
         )),
     "multimode": Family(

@@ -33,6 +33,22 @@ addresses (001's "latency of one clock cycle").
     datapath, which it replicates for 128 bits): 8 lookups per cycle, two output columns, two
     cycles per round, 20 cycles per block; a 128-bit state register keeps the round input for
     the second half and a 64-bit register the first half's output columns.
+``interleaved_blocks``
+    1: one block in the round loop, as above. 2: the DP16KD output register on
+    (``REGMODE="OUTREG"``, instantiated on ECP5: Yosys never enables it), so a table read takes
+    two cycles and a round two; two independent blocks (ECB: no dependency between them) take
+    turns, one addressing the tables while the other's words are in the output register, which
+    keeps the round loop full: 10 cycles per block, results in bursts of two every 20 cycles
+    (001 section 4: "it takes 20 clock cycles to process two 128-bit data block"; seed 003
+    section III.C's two streams). 3: also a register after the XOR network (three cycles a
+    round, three blocks). 4: also registers between the block RAMs and the XOR network (four
+    cycles a round, four blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what
+    remains in one cycle is the routes to and from the block RAMs with the XOR network and the
+    address multiplexer between them (2), the route from the block RAMs and the XOR network (3),
+    or one route and little logic (4). A block is taken a cycle before its slot's turn, into a
+    register of its first-round addresses. The slots' control state is a ring rotating every cycle; round keys are read
+    a cycle ahead into a register. Blocks of both directions mix freely; a new key waits until
+    every slot has finished. 128-bit datapath and pumping 1 only.
 ``bram_pumping``
     1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
     at twice the system frequency (top-level port ``bram_clk``), two reads per port per system
@@ -125,8 +141,14 @@ class TBox(wiring.Component):
         system clock).
     datapath_width : int
         128 (16 lookups, one round per cycle) or 64 (8 lookups, two cycles per round).
+    interleaved_blocks : int
+        1: one block, the table read in one cycle. 2: the block RAM's output register on (a
+        round takes two cycles) and two independent blocks in turn. 3: also a register after
+        the XOR network (three cycles a round), three blocks. 4: also registers between the
+        block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
     target : str
-        Device family of the netlist; the tables are inferred memories for every target.
+        Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
+        registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
 
     Members
     -------
@@ -144,15 +166,36 @@ class TBox(wiring.Component):
         1024 x 32 two-read-port table memories (two DP16KD each on ECP5).
     clock_multipliers : dict
         ``{"bram": 2}`` when double-pumped (:mod:`archs.interface`).
+    blocks_in_flight : int
+        ``interleaved_blocks`` (:mod:`archs.interface`).
+    fifo_depth : int
+        Results the output FIFO holds.
     """
 
     rounds = ROUNDS[128]
 
-    def __init__(self, *, bram_pumping=1, datapath_width=128, target="generic"):
+    @staticmethod
+    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, target="generic"):
+        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
         if bram_pumping not in (1, 2):
             raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
         if datapath_width not in (64, 128):
             raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
+        if interleaved_blocks not in (1, 2, 3, 4):
+            raise ValueError(f"Interleaved blocks must be 1, 2, 3 or 4, not "
+                             f"{interleaved_blocks!r}")
+        if interleaved_blocks > 1 and (bram_pumping, datapath_width) != (1, 128):
+            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
+                             f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
+
+    def __init__(self, *, bram_pumping=1, datapath_width=128, interleaved_blocks=1,
+                 target="generic"):
+        self.check(bram_pumping=bram_pumping, datapath_width=datapath_width,
+                   interleaved_blocks=interleaved_blocks)
+        self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
+        # Room for every block in flight and the results still leaving the FIFO (two, as in
+        # the single-block core, plus one per further slot).
+        self.fifo_depth = 2 * interleaved_blocks
         self.bram_pumping = bram_pumping
         self.datapath_width = datapath_width
         self.target = target
@@ -180,22 +223,121 @@ class TBox(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping)
-        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=1)
-        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128, depth=2)
+        m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
+                                              output_register=self.interleaved_blocks > 1,
+                                              target=self.target)
+        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=bank.latency)
+        m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
+                                                                 depth=self.fifo_depth)
+        if self.interleaved_blocks > 1:
+            self._build_interleaved(m, bank, exp, out_fifo)
+            return m
         ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
                               decrypt=Signal(name="decrypt"),
                               round_index=Signal(range(self.rounds + 1), name="round_index"),
                               part=Signal(range(self.parts), name="part"),
                               start=Signal(name="start"))
         first_keys, step_key = self._build_round_keys(m, exp, ctl)
-        step_value = self._build_xor_network(bank, step_key)
+        step_value = self._build_xor_network(bank.data, step_key)
         final = ctl.busy & (ctl.round_index == self.rounds) & (ctl.part == self.parts - 1)
         self._build_handshakes(m, out_fifo, ctl, final)
         result = self._build_table_addresses(m, bank, ctl, first_keys, step_value)
         self._build_key_load_lookups(m, bank, exp, ctl)
         self._build_control(m, out_fifo, ctl, final, result)
         return m
+
+    def _build_interleaved(self, m, bank, exp, out_fifo):
+        """``interleaved_blocks`` slots in turn through the round loop (001 section 4: two
+        blocks in 20 cycles). The slots' control state is a ring that rotates every cycle:
+        ``slots[0]`` is the slot whose lookups are addressed now (a block may start or end in
+        it), ``slots[x]`` the one whose lookups are XORed now (x = 0, or 1 with the register
+        after the XOR network: ``interleaved_blocks`` 3 and 4)."""
+        k = self.interleaved_blocks
+        slots = [SimpleNamespace(busy=Signal(name=f"slot{n}_busy"),
+                                 decrypt=Signal(name=f"slot{n}_decrypt"),
+                                 round_index=Signal(range(self.rounds + 1),
+                                                    name=f"slot{n}_round"))
+                 for n in range(k)]
+        x = 0 if k == 2 else 1
+        # Round keys one cycle ahead, from the slot that will be XORed next (slots[x + 1]),
+        # into a register: the LUT-RAM read leaves the round loop.
+        ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
+                              decrypt=slots[x + 1].decrypt,
+                              round_index=slots[x + 1].round_index, part=0,
+                              start=Signal(name="start"))
+        first_keys, prefetch_key = self._build_round_keys(m, exp, ctl)
+        step_key = [Signal(32, name=f"step_key{c}") for c in range(4)]
+        m.d.sync += [r.eq(w) for r, w in zip(step_key, prefetch_key)]
+        words = bank.data
+        if k == 4:
+            # The table words into fabric registers first: the route from the block RAMs to
+            # the XOR network (about 2.2 ns of the 6.6 ns loop at two slots) gets a cycle.
+            words = [Signal(32, name=f"table_word{n}") for n in range(self.lookups)]
+            m.d.sync += [w.eq(d) for w, d in zip(words, bank.data)]
+        step_value = self._build_xor_network(words, step_key)
+        xored = slots[x]
+        m.d.comb += [out_fifo.w_data.eq(step_value),
+                     out_fifo.w_en.eq(xored.busy & (xored.round_index == self.rounds))]
+        # The next round's addresses of the XORed slot: straight to the block RAM (x = 0) or
+        # through a register (x = 1), which the slot reads at its next addressing step.
+        step_addresses = self._addresses(step_value, range(4), xored.decrypt,
+                                         xored.round_index + 1 == self.rounds)
+        if x:
+            registered = [Signal(10, name=f"step_addr{n}") for n in range(self.lookups)]
+            m.d.sync += [r.eq(a) for r, a in zip(registered, step_addresses)]
+            step_addresses = registered
+        self._build_slot_ring(m, out_fifo, ctl, slots, first_keys, bank, step_addresses)
+        self._build_key_load_lookups(m, bank, exp, ctl)
+
+    def _build_slot_ring(self, m, out_fifo, ctl, slots, first_keys, bank, step_addresses):
+        """Handshakes, the addressing step of ``slots[0]`` and the ring's rotation.
+
+        A block is taken a cycle before its slot's addressing step: when ``slots[1]`` (the next
+        ``slots[0]``) is free or finishing and a place is left for its result (``credits``: the
+        output FIFO's entries neither holding a result nor reserved by a block in flight). Its
+        first-round addresses (block XOR round key 0) go into a register, so what selects the
+        160 table address bits in the addressing step is a register (``starting``), not the
+        handshake logic, and the multiplexer in front of the block RAM has registers on both
+        inputs (with ``interleaved_blocks`` 3)."""
+        head, tail, after = slots[0], slots[-1], slots[1]
+        final = head.busy & (head.round_index == self.rounds)
+        in_decrypt = self.i.payload.decrypt
+        first_state = self.i.payload.data ^ Mux(in_decrypt, first_keys[1], first_keys[0])
+        credits = Signal(range(self.fifo_depth + 1), init=self.fifo_depth, name="credits")
+        starting = Signal(name="starting")
+        starting_decrypt = Signal(name="starting_decrypt")
+        first_addresses = [Signal(10, name=f"first_addr{n}") for n in range(self.lookups)]
+        m.d.comb += [
+            # A key waits for the blocks in flight and for a block taken but not started.
+            ctl.busy.eq(Cat(*(s.busy for s in slots), starting).any()),
+            self.key.ready.eq(~ctl.busy),
+            self.i.ready.eq(ctl.keys_ready & ~self.key.valid & (credits != 0)
+                            & (~after.busy | (after.round_index == self.rounds))),
+            ctl.start.eq(self.i.valid & self.i.ready),
+            self.o.valid.eq(out_fifo.r_rdy),
+            self.o.payload.data.eq(out_fifo.r_data),
+            out_fifo.r_en.eq(self.o.ready),
+        ]
+        m.d.sync += [
+            credits.eq(credits - ctl.start + (out_fifo.r_rdy & self.o.ready)),
+            starting.eq(ctl.start), starting_decrypt.eq(in_decrypt),
+        ]
+        m.d.sync += [r.eq(a) for r, a in
+                     zip(first_addresses, self._addresses(first_state, range(4), in_decrypt, 0))]
+        with m.If(starting):
+            m.d.comb += [a.eq(v) for a, v in zip(bank.addr, first_addresses)]
+        with m.Else():
+            m.d.comb += [a.eq(v) for a, v in zip(bank.addr, step_addresses)]
+        for here, nxt in zip(slots, slots[1:]):
+            m.d.sync += [here.busy.eq(nxt.busy), here.decrypt.eq(nxt.decrypt),
+                         here.round_index.eq(nxt.round_index)]
+        m.d.sync += [tail.busy.eq(head.busy), tail.decrypt.eq(head.decrypt),
+                     tail.round_index.eq(head.round_index + head.busy)]
+        with m.If(starting):
+            m.d.sync += [tail.busy.eq(1), tail.decrypt.eq(starting_decrypt),
+                         tail.round_index.eq(1)]
+        with m.Elif(final):
+            m.d.sync += tail.busy.eq(0)
 
     def _build_round_keys(self, m, exp, ctl):
         """Round-key memories, filled by the expander at key load (encryption keys in order,
@@ -217,11 +359,24 @@ class TBox(wiring.Component):
             exp.load.eq(self.key.valid & self.key.ready),
             exp.next.eq(1),
             enc_wr.addr.eq(exp_round), enc_wr.data.eq(exp.round_key), enc_wr.en.eq(exp.valid),
-            dec_wr.addr.eq(self.rounds - exp_round),
-            dec_wr.data.eq(Mux((exp_round == 0) | (exp_round == self.rounds),
-                               exp.round_key, inv_mixed)),
-            dec_wr.en.eq(exp.valid),
         ]
+        # The decryption keys one cycle late through a register when the round loop is
+        # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
+        # LUT RAM was the critical path (188.8 MHz at three slots). A block can start two
+        # cycles after the last key at the earliest and key memory address 0 (round 10's key,
+        # written last) is never read: round 0 comes from `first_keys`.
+        dec = SimpleNamespace(addr=self.rounds - exp_round,
+                              data=Mux((exp_round == 0) | (exp_round == self.rounds),
+                                       exp.round_key, inv_mixed),
+                              en=exp.valid)
+        if self.interleaved_blocks > 1:
+            registered = SimpleNamespace(addr=Signal.like(dec_wr.addr, name="dec_key_addr"),
+                                         data=Signal(128, name="dec_key_data"),
+                                         en=Signal(name="dec_key_en"))
+            m.d.sync += [registered.addr.eq(dec.addr), registered.data.eq(dec.data),
+                         registered.en.eq(dec.en)]
+            dec = registered
+        m.d.comb += [dec_wr.addr.eq(dec.addr), dec_wr.data.eq(dec.data), dec_wr.en.eq(dec.en)]
         with m.If(exp.valid & exp.last):
             m.d.sync += ctl.keys_ready.eq(1)
         with m.If(self.key.valid & self.key.ready):
@@ -244,14 +399,14 @@ class TBox(wiring.Component):
             step_key = [Mux(ctl.part, step_key[2 + c], step_key[c]) for c in range(2)]
         return first_keys, step_key
 
-    def _build_xor_network(self, bank, step_key):
+    def _build_xor_network(self, words, step_key):
         """The XOR network (001 section 3): this cycle's table words, rotated into their rows,
         XORed per output column with the round key. Returns the step's output columns."""
         step_out = []
         for c in range(4 // self.parts):
             acc = step_key[c]
             for row in range(4):
-                w = bank.data[4 * c + row]
+                w = words[4 * c + row]
                 acc = acc ^ (w.rotate_right(8 * row) if row else w)
             step_out.append(acc)
         return Cat(*reversed(step_out))

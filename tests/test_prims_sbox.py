@@ -257,6 +257,18 @@ def test_dp16kd_initvals():
     assert words[256:] == [0] * (2048 - 256)
 
 
+def test_dp16kd_initvals_x18():
+    # 1024 x 18 mode: one 18-bit word in each 20-bit group (Yosys brams_map_16kd.v init_slice).
+    table = [(x * 0x9E37) & 0x3FFFF for x in range(1024)]
+    params = dp16kd_initvals(table, width=18)
+    for n in (0, 1, 0x3F):
+        value = params[f"INITVAL_{n:02X}"].value
+        assert [(value >> (20 * j)) & 0x3FFFF for j in range(16)] == table[16 * n:16 * n + 16]
+        assert all((value >> (20 * j + 18)) & 3 == 0 for j in range(16))
+    with pytest.raises(ValueError, match=r"^DP16KD initialisation width must be 9 or 18, not 36$"):
+        dp16kd_initvals(table, width=36)
+
+
 @pytest.mark.parametrize("inverse", [False, True])
 def test_bram_ecp5_instantiates_dp16kd(inverse):
     text = rtlil.convert(make_sbox("bram", inverse=inverse, target="ecp5"), name="top")

@@ -192,20 +192,33 @@ class LutSBox(wiring.Component):
         return m
 
 
-def dp16kd_initvals(table) -> dict:
-    """``INITVAL_00`` .. ``INITVAL_3F`` of a DP16KD holding ``table`` in 2048 x 9 mode.
+def dp16kd_initvals(table, width=9) -> dict:
+    """``INITVAL_00`` .. ``INITVAL_3F`` of a DP16KD holding ``table`` in 2048 x 9 mode
+    (``width=9``) or 1024 x 18 mode (``width=18``).
 
-    Each parameter is 320 bits: 16 groups of 20 bits, each two 9-bit words and 2 bits of padding,
-    so parameter ``n`` holds words ``32n .. 32n + 31`` (the layout nextpnr-ecp5 reads in
-    ``bitstream.cc``). Returns a dict of parameter name to 320-bit :class:`Const`.
+    Each parameter is 320 bits: 16 groups of 20 bits, each two 9-bit words (or one 18-bit word)
+    and the rest padding, so parameter ``n`` holds words ``32n .. 32n + 31`` (``16n .. 16n + 15``
+    at width 18; the layout nextpnr-ecp5 reads in ``bitstream.cc`` and Yosys's
+    ``brams_map_16kd.v`` writes). Returns a dict of parameter name to 320-bit :class:`Const`.
+
+    Raises
+    ------
+    ValueError
+        If ``width`` is not 9 or 18.
     """
-    words = list(table) + [0] * (2048 - len(table))
+    if width not in (9, 18):
+        raise ValueError(f"DP16KD initialisation width must be 9 or 18, not {width!r}")
+    per_group = 18 // width
+    depth = {9: 2048, 18: 1024}[width]
+    words = list(table) + [0] * (depth - len(table))
     params = {}
     for n in range(64):
         value = 0
         for j in range(16):
-            pair = words[32 * n + 2 * j] | words[32 * n + 2 * j + 1] << 9
-            value |= pair << (20 * j)
+            group = 0
+            for k in range(per_group):
+                group |= words[16 * per_group * n + per_group * j + k] << (width * k)
+            value |= group << (20 * j)
         params[f"INITVAL_{n:02X}"] = Const(value, 320)
     return params
 

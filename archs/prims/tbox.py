@@ -13,12 +13,13 @@ InvMixColumns. Words are 32-bit columns with row 0 in bits 31..24, the byte orde
 :mod:`.mixcolumns`; nothing is typed in.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import ClockSignal, Const, Instance, Module, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .mixcolumns import inv_mix_column, mix_column
+from .sbox import dp16kd_initvals
 
 __all__ = ["column_word", "TE", "TD", "te", "td", "joint_table", "rotate_row", "ROUND_TABLE",
            "round_table_address", "TBoxBank"]
@@ -113,17 +114,28 @@ class TBoxBank(wiring.Component):
         1: the memories are clocked by ``sync``; ``lookups / 2`` memories. 2: they are clocked by
         the ``bram`` domain at twice the ``sync`` frequency, edge-aligned with it;
         ``lookups / 4`` memories.
+    output_register : bool
+        Register the read data in the block RAM (DP16KD ``REGMODE="OUTREG"``): two cycles from
+        ``addr`` to ``data`` instead of one, and the block RAM's slow clock-to-output (4-6 ns
+        without the register, shared/NOTES.md) leaves the next cycle's path. Pumping 1 only.
+    target : str
+        ``"ecp5"`` with ``output_register``: two DP16KD per memory (1024 x 18 per port, the
+        word's low and high 16 bits) instantiated with their output registers on, which Yosys
+        never enables by itself. Otherwise inferred memories (plus a register for
+        ``output_register``) with the same cycle behaviour.
 
     Members
     -------
     addr : In(ArrayLayout(10, lookups))
         Addresses presented in system cycle ``k`` (sampled at the ``sync`` edge ending it).
     data : Out(ArrayLayout(32, lookups))
-        The words read, valid in system cycle ``k + 1`` (one system cycle of latency in both
-        pumping modes).
+        The words read, valid in system cycle ``k + latency``.
 
     Attributes
     ----------
+    latency : int
+        System cycles from ``addr`` to ``data``: 1, or 2 with ``output_register`` (both pumping
+        modes have one).
     memories : int
         Memories of 1024 x 32 with two read ports (two DP16KD each on ECP5: a true-dual-port
         DP16KD port is at most 18 bits wide).
@@ -142,14 +154,19 @@ class TBoxBank(wiring.Component):
     exactly in the first half, whatever the reset phase of the two domains.
     """
 
-    def __init__(self, lookups, *, pumping=1):
+    def __init__(self, lookups, *, pumping=1, output_register=False, target="generic"):
         if pumping not in (1, 2):
             raise ValueError(f"Pumping must be 1 or 2, not {pumping!r}")
+        if output_register and pumping != 1:
+            raise ValueError(f"The output register needs pumping 1, not {pumping!r}")
         if not isinstance(lookups, int) or lookups <= 0 or lookups % (2 * pumping):
             raise ValueError(f"Lookups must be a positive multiple of {2 * pumping}, "
                              f"not {lookups!r}")
         self.lookups = lookups
         self.pumping = pumping
+        self.output_register = bool(output_register)
+        self.target = target
+        self.latency = 2 if self.output_register else 1
         self.memories = lookups // (2 * pumping)
         self.clock_multipliers = {"bram": 2} if pumping == 2 else {}
         super().__init__({
@@ -159,6 +176,9 @@ class TBoxBank(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        if self.output_register:
+            self._build_registered(m)
+            return m
         domain = "sync" if self.pumping == 1 else "bram"
         ports = []
         for n in range(self.memories):
@@ -191,3 +211,47 @@ class TBoxBank(wiring.Component):
                 m.d.comb += port.addr.eq(self.addr[j])
             m.d.comb += [self.data[j].eq(captured), self.data[half + j].eq(port.data)]
         return m
+
+    def _build_registered(self, m):
+        """Reads with the output register: an inferred memory plus a register, or on ECP5 two
+        DP16KD per memory with ``REGMODE="OUTREG"`` (ports A and B: two lookups)."""
+        for n in range(self.memories):
+            pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
+            if self.target != "ecp5":
+                mem = memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
+                m.submodules[f"table{n}"] = mem
+                for addr, word in pair:
+                    port = mem.read_port(domain="sync")
+                    m.d.comb += port.addr.eq(addr)
+                    m.d.sync += word.eq(port.data)
+                continue
+            for half in range(2):
+                m.submodules[f"table{n}_{half}"] = _dp16kd_rom(
+                    [(w >> (16 * half)) & 0xFFFF for w in ROUND_TABLE],
+                    [(addr, word[16 * half:16 * half + 16]) for addr, word in pair])
+
+
+def _dp16kd_rom(table, ports):
+    """A DP16KD as a 1024 x 16 ROM read on ports A and B (``ports``: two (address, data)
+    pairs), 1024 x 18 mode with both output registers on: data two cycles after the address.
+    In x18 mode the word address is on AD13..AD4 (AD3..AD0 are byte enables for writes)."""
+    connections = {}
+    for p, (addr, data) in zip("AB", ports):
+        connections.update({f"i_AD{p}{k}": addr[k - 4] if k >= 4 else Const(0, 1)
+                            for k in range(14)})
+        connections.update({f"i_DI{p}{k}": Const(0, 1) for k in range(18)})
+        connections.update({f"o_DO{p}{k}": data[k] for k in range(16)})
+        connections.update({f"i_CS{p}{k}": Const(0, 1) for k in range(3)})
+        connections.update({f"i_CLK{p}": ClockSignal("sync"), f"i_CE{p}": Const(1, 1),
+                            f"i_OCE{p}": Const(1, 1), f"i_WE{p}": Const(0, 1),
+                            f"i_RST{p}": Const(0, 1)})
+    params = {f"p_{k}": v for k, v in dp16kd_initvals(table, width=18).items()}
+    return Instance(
+        "DP16KD",
+        p_DATA_WIDTH_A=18, p_DATA_WIDTH_B=18,
+        p_REGMODE_A="OUTREG", p_REGMODE_B="OUTREG",
+        p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
+        p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL",
+        p_CLKAMUX="CLKA", p_CLKBMUX="CLKB",
+        p_GSR="DISABLED", p_INIT_DATA="STATIC",
+        **params, **connections)
