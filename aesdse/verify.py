@@ -32,6 +32,13 @@ byte transfers and joins its 16 result bytes; the adapter is part of the simulat
 generate stage writes the core alone), and it feeds a byte per cycle, so the cycle counts are
 the core's.
 
+A core with a wide port (``blocks_per_transfer`` N > 1, :class:`archs.lanes.ParallelLanes`)
+takes N blocks per transfer, block 0 in the top 128 bits. It is checked on the same vectors,
+gathered N to a transfer: consecutive blocks under one key share a transfer, and a transfer that
+a key change leaves short is filled with random blocks under that key, checked like the others.
+Its timing is measured on the wide port itself, in transfers: ``cycles_per_block`` is the cycles
+per transfer over N, and ``latency_cycles`` that of one transfer.
+
 Standalone S-boxes (components with ``i``/``o`` byte ports and ``latency`` and ``table``
 attributes) are checked over all 256 inputs, fed one per cycle, and must produce each result
 exactly ``latency`` cycles later.
@@ -383,18 +390,59 @@ def _check_outputs(blocks, outputs, streams):
                                             f"got {getattr(out, name)}")
 
 
+def _join_blocks(blocks) -> _Block:
+    """One wide transfer of ``blocks`` (one key, no further fields): block 0 in the top bits."""
+    joined_data = joined_expected = 0
+    for b in blocks:
+        joined_data = joined_data << 128 | b.data
+        joined_expected = joined_expected << 128 | b.expected
+    return _Block(joined_data, joined_expected, False, " | ".join(b.source for b in blocks),
+                  blocks[0].key)
+
+
+def _wide_transfers(blocks, per_transfer: int, rng) -> list[_Block]:
+    """``blocks`` gathered ``per_transfer`` to a transfer (module documentation): consecutive
+    blocks under one key share one; a transfer a key change leaves short is filled with random
+    blocks under its key."""
+    def fill(group):
+        vec = group[0].key
+        while len(group) < per_transfer:
+            data = rng.getrandbits(128)
+            group.append(_Block(data, reference.encrypt_int(vec.key, data, vec.key_bits), False,
+                                "random filler", vec))
+        return _join_blocks(group)
+
+    transfers, group = [], []
+    for b in blocks:
+        if group and (len(group) == per_transfer
+                      or (b.key.key, b.key.key_bits) != (group[0].key.key, group[0].key.key_bits)):
+            transfers.append(fill(group))
+            group = []
+        group.append(b)
+    if group:
+        transfers.append(fill(group))
+    return transfers
+
+
 def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int = 1,
-             latency: bool = True) -> tuple[int | None, float]:
+             latency: bool = True, per_transfer: int = 1) -> tuple[int | None, float]:
     """(latency, cycles per block) of one direction, on fresh cores with the output always
     ready and no input gaps. ``streams`` > 1: the blocks go to the streams in turn (each
     stream loaded with the key), and cycles per block is the spacing of results of all of
-    them. ``latency=False`` skips the latency run (None)."""
-    def block(data, n=0):
+    them. ``latency=False`` skips the latency run (None). ``per_transfer`` > 1: a wide port
+    (module documentation), measured in transfers of that many blocks."""
+    def one_block(data, n=0):
         expected = (reference.decrypt_int if decrypt else reference.encrypt_int)(
             vec.key, data, vec.key_bits)
         return _Block(data, expected, decrypt, "back-to-back stream", vec, stream=n % streams)
 
-    # Latency: one block alone.
+    def block(data, n=0):
+        if per_transfer == 1:
+            return one_block(data, n)
+        return _join_blocks([one_block(data if k == 0 else rng.getrandbits(128))
+                             for k in range(per_transfer)])
+
+    # Latency: one block (one transfer) alone.
     if latency:
         first = block(vec.ciphertext if decrypt else vec.plaintext)
         _, accepted, produced = _run_cipher(build(), [("key", (vec, 0)), ("block", first)],
@@ -405,11 +453,12 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
         latency = None
 
     # Cycles per block: a long back-to-back stream. Cores that keep several blocks in flight
-    # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice.
+    # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice; in a wide
+    # port, `in_flight` counts transfers.
     dut = build()
-    in_flight = getattr(dut, "blocks_in_flight", 1)
+    in_flight = max(1, getattr(dut, "blocks_in_flight", 1) // per_transfer)
     blocks = [block(rng.getrandbits(128), n)
-              for n in range(max(options.measure_blocks, 4 * in_flight))]
+              for n in range(max(-(-options.measure_blocks // per_transfer), 4 * in_flight))]
     outs, _, produced = _run_cipher(dut, [("key", (vec, n)) for n in range(streams)]
                                     + [("block", b) for b in blocks],
                                     stall_probability=0, rng=rng, max_cycles=options.max_cycles)
@@ -423,7 +472,7 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
     # span of a multiple of `blocks_in_flight` outputs (every burst length divides it).
     steady = produced[len(produced) // 2:]
     span = (len(steady) - 1) // in_flight * in_flight or len(steady) - 1
-    return latency, (steady[-1] - steady[-1 - span]) / span
+    return latency, (steady[-1] - steady[-1 - span]) / span / per_transfer
 
 
 def _common_interface(build):
@@ -450,6 +499,9 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     streams = 2 if hasattr(first.i.payload, "stream") else 1
     if streams > 1:
         blocks = _interleave_streams(blocks, streams, rng)
+    per_transfer = getattr(first, "blocks_per_transfer", 1)
+    if per_transfer > 1:
+        blocks = _wide_transfers(blocks, per_transfer, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
                                 stall_probability=options.stall_probability, rng=rng,
                                 max_cycles=options.max_cycles)
@@ -462,7 +514,8 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     measure_bits = getattr(first, "measure_key_bits", None)
     measure_key = next((b.key for b in blocks if b.key.key_bits == measure_bits),
                        blocks[0].key)
-    measured = {d: _measure(build, options, rng, measure_key, d == "decrypt")
+    measured = {d: _measure(build, options, rng, measure_key, d == "decrypt",
+                            per_transfer=per_transfer)
                 for d in directions}
     single = {}
     if streams > 1:
@@ -485,7 +538,8 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
             details["ccm_payload"] = {
                 "cycles_per_block": _measure_ccm(build, options, rng, measure_key, streams)}
     return Verification(ok=True,
-                        vectors_checked=len(blocks) + len(measured) * options.measure_blocks,
+                        vectors_checked=(len(blocks) * per_transfer
+                                         + len(measured) * options.measure_blocks),
                         latency_cycles=max(lat for lat, _ in measured.values()),
                         cycles_per_block=max(cpb for _, cpb in measured.values()),
                         details=details)

@@ -184,24 +184,28 @@ def _check_unrolled(**params):
 
 
 def _laned(build, check=None):
-    """``(build, check)`` of a family with the ``lanes`` parameter (:mod:`archs.lanes`): N
-    copies of the core behind an in-order distributor, the core itself for one."""
-    def build_laned(target="generic", lanes=1, **params):
-        from .lanes import Lanes
-        Lanes.check(lanes, port_width=params.get("port_width", 128))
-        if check is not None:
-            check(**params)                     # raise before an Elaboratable exists
-        if lanes == 1:
-            return build(target=target, **params)
-        cores = [build(target=target, **params) for _ in range(lanes)]
-        Lanes.check_core(cores[0])
-        return Lanes(cores)
-
-    def check_laned(lanes=1, **params):
-        from .lanes import Lanes
-        Lanes.check(lanes, port_width=params.get("port_width", 128))
+    """``(build, check)`` of a family with the ``lanes`` and ``parallel_lanes`` parameters
+    (:mod:`archs.lanes`): N copies of the core behind an in-order distributor (one block port)
+    or side by side (a wide port of N blocks), the core itself for one."""
+    def check_laned(lanes=1, parallel_lanes=1, **params):
+        from .lanes import Lanes, ParallelLanes
+        port_width = params.get("port_width", 128)
+        Lanes.check(lanes, port_width=port_width)
+        ParallelLanes.check(parallel_lanes, lanes=lanes, port_width=port_width)
         if check is not None:
             check(**params)
+
+    def build_laned(target="generic", lanes=1, parallel_lanes=1, **params):
+        from .lanes import Lanes, ParallelLanes
+        check_laned(lanes, parallel_lanes, **params)    # raise before an Elaboratable exists
+        if lanes == 1 and parallel_lanes == 1:
+            return build(target=target, **params)
+        cores = [build(target=target, **params) for _ in range(max(lanes, parallel_lanes))]
+        if parallel_lanes > 1:
+            ParallelLanes.check_core(cores[0])
+            return ParallelLanes(cores)
+        Lanes.check_core(cores[0])
+        return Lanes(cores)
     return build_laned, check_laned
 
 
@@ -224,6 +228,12 @@ _LANES_PARAM = Param("lanes", (1, 2, 4, 8), 1,
                      "copies of the core behind an in-order distributor (archs.lanes): blocks "
                      "in turn to each, results in input order; throughput scales with area",
                      omitted_at_default=True)
+# Parallel lane counts (archs.lanes.PARALLEL_LANES), offered by the families whose blocks and
+# results carry data alone.
+_PARALLEL_LANES_PARAM = Param("parallel_lanes", (1, 2, 3), 1,
+                              "copies of the core side by side behind a wide port of N blocks "
+                              "per transfer (archs.lanes.ParallelLanes): N pipelines, each a "
+                              "block per cycle", omitted_at_default=True)
 _ITERATIVE = _laned(_iterative, _check_iterative)
 _COMPACT = _laned(_compact, _check_compact)
 _UNROLLED = _laned(_unrolled, _check_unrolled)
@@ -240,6 +250,7 @@ FAMILIES = {
             Param("sbox_stages", (0, 1, 2, 3, 4, 5, 6), 0,
                   "pipeline registers inside each S-box (logic families only)"),
             _LANES_PARAM,
+            _PARALLEL_LANES_PARAM,
         )),
     "compact": Family(
         name="compact", module="archs.compact", build=_COMPACT[0],
@@ -261,6 +272,7 @@ FAMILIES = {
                   "combinational S-boxes; verified through archs.bytestream.ByteStreamAdapter)",
                   omitted_at_default=True),
             _LANES_PARAM,
+            _PARALLEL_LANES_PARAM,
         )),
     "sbox": Family(
         name="sbox", module="archs.sbox_standalone", build=_sbox,
@@ -304,6 +316,7 @@ FAMILIES = {
                   "so the last stage has only MixColumns and AddRoundKey",
                   omitted_at_default=True),
             _LANES_PARAM,
+            _PARALLEL_LANES_PARAM,
         )),
     "tbox": Family(
         name="tbox", module="archs.tbox", build=_TBOX[0], check=_TBOX[1], kind="cipher",

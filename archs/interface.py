@@ -34,6 +34,11 @@ attributes (absent means the default):
 ``blocks_in_flight`` (default 1)
     Independent blocks the core works on at once; the cycles-per-block measurement streams enough
     blocks to fill every slot.
+``blocks_per_transfer`` (default 1)
+    N > 1 for a core with a wide port (:class:`archs.lanes.ParallelLanes`): its block and
+    result payloads are ``{"data": unsigned(128 * N)}``, N blocks per transfer, block 0 in the
+    top 128 bits; the verify stage gathers its vectors N to a transfer and counts cycles per
+    block as cycles per transfer over N.
 ``clock_multipliers`` (default ``{}``)
     Clock domains besides ``sync``, each with its frequency as an integer multiple of the
     ``sync`` clock, e.g. ``{"bram": 2}`` for block RAM run at twice the system clock. The

@@ -16,15 +16,28 @@ every block meets the key the user sent before it, in every lane.
 Only cores that keep no state between blocks besides the key can be split this way: ECB cores.
 A core that chains blocks itself (CBC, CTR: a ``modes`` attribute) would see every N-th block of
 a message in each lane, so :class:`Lanes` refuses it.
+
+A fully pipelined core already takes a block every cycle, so lanes behind one 128-bit port
+cannot make it faster. :class:`ParallelLanes` gives each lane its own block in every transfer
+instead: its block and result streams are ``N x 128`` bits wide (a *wide port*, block 0 of a
+transfer in the most significant bits, as if the blocks' FIPS-197 hex strings were written one
+after another), so N pipelines of one block per cycle take N blocks per cycle (issue 15, "one
+chip, several pipelines").
 """
 
-from amaranth.hdl import Cat, Module, Mux, Signal
-from amaranth.lib import wiring
+from types import SimpleNamespace
 
-__all__ = ["Lanes", "LANES"]
+from amaranth.hdl import Cat, Module, Mux, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["Lanes", "LANES", "ParallelLanes", "PARALLEL_LANES"]
 
 #: Lane counts a family may offer as its ``lanes`` parameter.
 LANES = (1, 2, 4, 8)
+#: Lane counts a family may offer as its ``parallel_lanes`` parameter: three fully pipelined
+#: AES-128 cores (about 19,400 LUT4 each) fit an ECP5-85F (83,640 LUT4), four may not.
+PARALLEL_LANES = (1, 2, 3)
 
 
 class Lanes(wiring.Component):
@@ -92,19 +105,9 @@ class Lanes(wiring.Component):
     def _build_key_broadcast(self, m):
         """Offer the key to every lane that has not taken it yet; complete the transfer when
         each lane has it or takes it now."""
-        taken = Signal(len(self.lanes))
-        for n, lane in enumerate(self.lanes):
-            m.d.comb += [lane.key.payload.eq(self.key.payload),
-                         lane.key.valid.eq(self.key.valid & ~taken[n])]
-        complete = Cat(taken[n] | lane.key.ready for n, lane in enumerate(self.lanes)).all()
+        complete = _broadcast(m, self.key, [lane.key for lane in self.lanes],
+                              lambda n: self.key.payload)
         m.d.comb += self.key.ready.eq(complete)
-        with m.If(self.key.valid):
-            with m.If(complete):
-                m.d.sync += taken.eq(0)
-            with m.Else():
-                for n, lane in enumerate(self.lanes):
-                    with m.If(lane.key.ready):
-                        m.d.sync += taken[n].eq(1)
 
     def _build_block_turns(self, m):
         """Hand each block to the lane whose turn it is; none while a key is offered."""
@@ -131,3 +134,140 @@ class Lanes(wiring.Component):
         m.d.comb += [self.o.valid.eq(valid), self.o.payload.eq(payload)]
         with m.If(self.o.valid & self.o.ready):
             m.d.sync += turn.eq(Mux(turn == len(self.lanes) - 1, 0, turn + 1))
+
+
+def _broadcast(m, source, sinks, payload):
+    """Hand each transfer of ``source`` to every stream of ``sinks``: each sink takes it when it
+    is ready, and the transfer completes when all of them have it.
+
+    ``payload(n)`` is what sink ``n`` is given. Returns ``complete`` (a sink's ``valid`` never
+    waits for another sink's ``ready``, as :mod:`amaranth.lib.stream` requires); the caller
+    drives ``source.ready`` from it. A ``taken`` register remembers the sinks that already have
+    the transfer; sinks that are always ready together (lanes in lock step) never set it."""
+    taken = Signal(len(sinks))
+    for n, sink in enumerate(sinks):
+        m.d.comb += [sink.payload.eq(payload(n)),
+                     sink.valid.eq(source.valid & ~taken[n])]
+    complete = Cat(taken[n] | sink.ready for n, sink in enumerate(sinks)).all()
+    with m.If(source.valid):
+        with m.If(complete):
+            m.d.sync += taken.eq(0)
+        with m.Else():
+            for n, sink in enumerate(sinks):
+                with m.If(sink.ready):
+                    m.d.sync += taken[n].eq(1)
+    return complete
+
+
+class ParallelLanes(wiring.Component):
+    """Copies of a core side by side, each with its own block in every transfer: a wide port.
+
+    The key is broadcast as in :class:`Lanes`, and no block transfer starts while a key is
+    offered, so every block of a transfer meets the key sent before it. A block transfer hands
+    block ``n`` to lane ``n`` (:func:`_broadcast`: each lane takes its block when ready); a
+    result transfer waits until every lane has a result and then takes them all. Lanes fed in
+    lock step are always ready together, so the distributor adds one AND of the lanes'
+    handshakes to the core's own control and no register-to-register path through the data:
+    block and result bits go straight between the ports and the lanes.
+
+    Parameters
+    ----------
+    lanes : list of Component
+        Two or more fresh cores of one family and parameters with 128-bit ports and no block
+        or result fields besides ``data``; check them with :meth:`check` and
+        :meth:`check_core` first.
+
+    Members
+    -------
+    key : In(stream)
+        A lane's key stream, broadcast.
+    i : In(stream)
+        Payload ``{"data": unsigned(128 * N)}``: N blocks, block 0 in the top 128 bits.
+    o : Out(stream)
+        Payload ``{"data": unsigned(128 * N)}``: the N results, in the blocks' places.
+
+    Attributes
+    ----------
+    lanes : list of Component
+    blocks_per_transfer : int
+        N: the verify stage sends N blocks per transfer and counts cycles per block as cycles
+        per transfer over N.
+    blocks_in_flight : int
+        N times a lane's.
+    clock_multipliers : dict
+        A lane's.
+    resources : dict or None
+        A lane's counts times N.
+    """
+
+    @staticmethod
+    def check(parallel_lanes, *, lanes=1, port_width=128):
+        """Raise ``ValueError`` for a count the wrapper cannot build, for parallel lanes of a
+        byte-stream core (``port_width`` 8) and for parallel lanes combined with ``lanes``."""
+        if parallel_lanes not in PARALLEL_LANES or isinstance(parallel_lanes, bool):
+            raise ValueError(f"Parallel lanes must be one of "
+                             f"{', '.join(map(str, PARALLEL_LANES))}, not {parallel_lanes!r}")
+        if parallel_lanes > 1 and port_width != 128:
+            raise ValueError(f"Parallel lanes need cores with 128-bit ports, not port width "
+                             f"{port_width!r}")
+        if parallel_lanes > 1 and lanes != 1:
+            raise ValueError(f"Parallel lanes ({parallel_lanes}) and lanes behind one port "
+                             f"({lanes}) cannot be combined")
+
+    @staticmethod
+    def check_core(core):
+        """Raise ``ValueError`` for a core a wide port cannot carry: one that chains blocks
+        (:meth:`Lanes.check_core`) or has block or result fields besides ``data``."""
+        Lanes.check_core(core)
+        for name in ("i", "o"):
+            fields = [f for f, _ in getattr(core, name).payload.shape()]
+            if fields != ["data"]:
+                raise ValueError(f"{type(core).__name__} has {name} fields {fields!r}: a wide "
+                                 f"port carries the block data alone")
+
+    def __init__(self, lanes):
+        self.lanes = list(lanes)
+        first = self.lanes[0]
+        count = len(self.lanes)
+        self.blocks_per_transfer = count
+        self.blocks_in_flight = count * getattr(first, "blocks_in_flight", 1)
+        self.clock_multipliers = dict(getattr(first, "clock_multipliers", {}))
+        resources = getattr(first, "resources", None)
+        self.resources = ({k: v * count for k, v in resources.items()}
+                          if isinstance(resources, dict) else None)
+        wide = data.StructLayout({"data": 128 * count})
+        super().__init__({
+            "key": first.signature.members["key"],
+            "i": In(stream.Signature(wide)),
+            "o": Out(stream.Signature(wide)),
+        })
+
+    def _block(self, value, n):
+        """Block ``n`` of a wide value: block 0 in the top 128 bits."""
+        top = 128 * len(self.lanes)
+        return value[top - 128 * (n + 1):top - 128 * n]
+
+    def elaborate(self, platform):
+        m = Module()
+        for n, lane in enumerate(self.lanes):
+            m.submodules[f"lane{n}"] = lane
+        keys_taken = _broadcast(m, self.key, [lane.key for lane in self.lanes],
+                                lambda n: self.key.payload)
+        m.d.comb += self.key.ready.eq(keys_taken)
+
+        # Blocks: none while a key is offered (the key goes first in every lane).
+        blocks = Signal.like(self.i.valid)
+        m.d.comb += blocks.eq(self.i.valid & ~self.key.valid)
+        offer = SimpleNamespace(valid=blocks, payload=self.i.payload, ready=None)
+        blocks_taken = _broadcast(m, offer, [lane.i for lane in self.lanes],
+                                  lambda n: self._block(self.i.payload.data, n))
+        m.d.comb += self.i.ready.eq(blocks_taken & ~self.key.valid)
+
+        # Results: all lanes' at once.
+        every_result = Cat(lane.o.valid for lane in self.lanes).all()
+        m.d.comb += [self.o.valid.eq(every_result),
+                     self.o.payload.data.eq(Cat(*reversed([lane.o.payload.data
+                                                           for lane in self.lanes])))]
+        for lane in self.lanes:
+            m.d.comb += lane.o.ready.eq(self.o.ready & every_result)
+        return m

@@ -74,7 +74,9 @@ def _fully_pipelined(row: Row) -> bool:
 
 
 def _lanes(row: Row) -> int:
-    return int(_p(row, "lanes", 1) or 1)
+    """Copies of the core on the chip: behind one port (``lanes``) or side by side behind a
+    wide port (``parallel_lanes``, archs.lanes.ParallelLanes)."""
+    return int(_p(row, "lanes", 1) or 1) * int(_p(row, "parallel_lanes", 1) or 1)
 
 
 def _gbps(row: Row) -> str:

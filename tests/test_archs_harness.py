@@ -127,3 +127,33 @@ def test_every_chain_bit_of_the_stub_harness_reaches_the_fold():
 
     run_testbenches(harness, testbench)
     assert all(seen.values()), seen
+
+
+def test_a_wide_port_goes_through_the_pins_too():
+    # Parallel lanes (archs.lanes.ParallelLanes) have 256-bit block and result payloads: the
+    # harness chains and folds them like any other (a device without out-of-context mode).
+    core = FAMILIES["iterative"].build(sbox="lut", parallel_lanes=2)
+    harness = MeasurementHarness(core, fold_width=8)
+    assert harness.chain_bits == 128 + 256 and harness.folded_bits == 256
+    key, block1 = 0x000102030405060708090a0b0c0d0e0f, random.Random(15).getrandbits(128)
+    seen = []
+
+    async def testbench(ctx):
+        ctx.set(harness.o__ready, 1)
+        await shift_in(ctx, harness, harness.chain_value(
+            {"key__payload": key, "i__payload": 0x00112233445566778899aabbccddeeff << 128
+             | block1}))
+        await handshake(ctx, harness.key__valid, harness.key__ready)
+        await handshake(ctx, harness.i__valid, harness.i__ready)
+        for _ in range(100):
+            _, _, valid, data = await ctx.tick().sample(harness.o__valid, core.o.payload.data)
+            if valid:
+                break
+        else:
+            raise AssertionError("no output transfer")
+        await ctx.tick()
+        seen.append((data, ctx.get(harness.fold)))
+
+    run_testbenches(harness, testbench)
+    expected = 0x69c4e0d86a7b0430d8cdb78070b4c55a << 128 | aes_ecb(key, block1)
+    assert seen == [(expected, fold_value(expected, 256, 8))]

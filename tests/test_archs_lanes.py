@@ -3,13 +3,15 @@
 from types import SimpleNamespace
 
 import pytest
+from amaranth.hdl import Fragment
+from amaranth.lib import data
 
 import archs
 from aesdse.experiment import make_point, parse_experiment
 from aesdse.provenance import generator_sources
 from aesdse.store import config_key
 from aesdse.verify import VerifyOptions, verify_component
-from archs.lanes import Lanes
+from archs.lanes import Lanes, ParallelLanes
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +78,101 @@ def test_the_lanes_module_is_in_the_fingerprint_of_the_families_that_offer_it():
         assert "lanes" in {p.name for p in fam.params}
         assert any(p.name == "lanes.py" for p in generator_sources(fam.module, fam.wrappers))
     assert not any(p.name == "lanes.py" for p in generator_sources("archs.multimode"))
+
+
+# --- Parallel lanes: a wide port, N blocks per transfer ---------------------------------------
+
+
+def test_parallel_pipelines_verify_and_take_a_block_each_per_cycle():
+    # A fully pipelined core already takes a block per cycle; N of them side by side behind
+    # a wide port take N. FIPS-197 and random vectors (against `cryptography`) gathered N to a
+    # transfer, with key changes and random stalls on both sides.
+    family = archs.family("unrolled")
+    alone = verify_component(lambda: family.build(round_units=10, sbox="lut"), "cipher",
+                             VerifyOptions(random_vectors=0, measure_blocks=24))
+    assert alone.cycles_per_block == 1
+    for lanes in (2, 3):
+        result = verify_component(
+            lambda: family.build(round_units=10, sbox="lut", parallel_lanes=lanes), "cipher",
+            VerifyOptions(random_vectors=8, measure_blocks=24))
+        assert result.ok, result.reason
+        assert result.cycles_per_block == pytest.approx(1 / lanes)
+        # Blocks and results go straight between the wide port and the lanes.
+        assert result.latency_cycles == alone.latency_cycles
+
+
+def test_parallel_lanes_of_a_looped_core_divide_its_cycles():
+    family = archs.family("iterative")
+    alone = verify_component(lambda: family.build(sbox="lut"), "cipher",
+                             VerifyOptions(random_vectors=0, measure_blocks=12))
+    result = verify_component(lambda: family.build(sbox="lut", parallel_lanes=2), "cipher",
+                              VerifyOptions(random_vectors=12, measure_blocks=12))
+    assert result.ok, result.reason
+    assert result.cycles_per_block == pytest.approx(alone.cycles_per_block / 2)
+    assert result.vectors_checked >= 2 * 12
+
+
+def test_verify_catches_results_in_the_wrong_places_of_a_wide_transfer():
+    from archs.iterative import Iterative
+
+    class Swapped(ParallelLanes):
+        def _block(self, value, n):
+            return super()._block(value, len(self.lanes) - 1 - n)
+
+    result = verify_component(lambda: Swapped([Iterative(), Iterative()]), "cipher",
+                              VerifyOptions(random_vectors=4, measure_blocks=8))
+    assert not result.ok
+    assert result.reason.startswith("mismatch on ")
+
+
+def test_parallel_lanes_wide_port_and_attributes():
+    from archs.iterative import Iterative
+    wide = ParallelLanes([Iterative(), Iterative(), Iterative()])
+    assert wide.i.payload.shape() == data.StructLayout({"data": 384})
+    assert wide.o.payload.shape() == data.StructLayout({"data": 384})
+    assert wide.signature.members["key"] == wide.lanes[0].signature.members["key"]
+    assert (wide.blocks_per_transfer, wide.blocks_in_flight) == (3, 3)
+    Fragment.get(wide, None)            # it elaborates (and is not left unused)
+
+
+def test_parallel_lanes_refuse_what_a_wide_port_cannot_carry():
+    for bad in (4, 0, True, "2"):
+        with pytest.raises(ValueError, match=r"^Parallel lanes must be one of 1, 2, 3, not"):
+            ParallelLanes.check(bad)
+    with pytest.raises(ValueError, match=r"^Parallel lanes need cores with 128-bit ports, "
+                                         r"not port width 8$"):
+        ParallelLanes.check(2, port_width=8)
+    with pytest.raises(ValueError, match=r"^Parallel lanes \(2\) and lanes behind one port "
+                                         r"\(2\) cannot be combined$"):
+        ParallelLanes.check(2, lanes=2)
+    ParallelLanes.check(3)
+
+    def fake(block_fields):
+        def stream_of(layout):
+            return SimpleNamespace(payload=SimpleNamespace(shape=lambda: layout))
+        return SimpleNamespace(i=stream_of(data.StructLayout({"data": 128, **block_fields})),
+                               o=stream_of(data.StructLayout({"data": 128})))
+    with pytest.raises(ValueError, match=r"has i fields \['data', 'decrypt'\]: a wide port "
+                                         r"carries the block data alone$"):
+        ParallelLanes.check_core(fake({"decrypt": 1}))
+    with pytest.raises(ValueError, match=r"chains blocks itself"):
+        ParallelLanes.check_core(SimpleNamespace(modes=("ctr",), **vars(fake({}))))
+    ParallelLanes.check_core(fake({}))
+
+    # The families say so before building anything (experiment files call this per point).
+    compact = archs.family("compact")
+    assert compact.check_params({**compact.defaults(), "port_width": 8, "parallel_lanes": 2}) \
+        == "Parallel lanes need cores with 128-bit ports, not port width 8"
+    unrolled = archs.family("unrolled")
+    assert "cannot be combined" in unrolled.check_params(
+        {**unrolled.defaults(), "lanes": 2, "parallel_lanes": 2})
+    assert unrolled.check_params({**unrolled.defaults(), "parallel_lanes": 3}) is None
+    with pytest.raises(ValueError, match="cannot be combined"):
+        unrolled.build(lanes=2, parallel_lanes=3)
+    # The families whose blocks carry more than data do not offer it.
+    assert "parallel_lanes" not in {p.name for p in archs.family("tbox").params}
+
+
+def test_parallel_lanes_at_default_are_not_recorded():
+    assert make_point("unrolled", {"parallel_lanes": 1}).params == make_point("unrolled").params
+    assert dict(make_point("unrolled", {"parallel_lanes": 3}).params)["parallel_lanes"] == 3

@@ -107,3 +107,14 @@ def test_pareto_point_labels_can_be_left_out():
     assert any(t.get_text() == "32/composite" for t in labelled.texts)
     assert any(t.get_text().startswith("labels: ") for t in labelled.texts)
     assert len(bare.texts) == 0
+
+
+def test_parallel_pipelines_are_several_pipelines_not_one(bench):
+    pipe = {"round_units": 10, "schedule": "split", "sbox": "composite", "sbox_stages": 6,
+            "bram_rounds": 0, "key_schedule": "on_the_fly", "key_bits": 128}
+    three = _ok("w3", "unrolled", dict(pipe, parallel_lanes=3), luts=60000, ffs=70000,
+                fmax=140.0, cpb=1 / 3)
+    recs = {r.cls.name: r for r in bench.records(_rows() + [three])}
+    several = recs["one chip, several pipelines"]
+    assert several.row.throughput_mbps == pytest.approx(128 * 140 * 3) and several.met
+    assert recs["fully pipelined, one pipeline"].row.fmax_mhz == 250.0

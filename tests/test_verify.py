@@ -71,3 +71,27 @@ def test_encrypt_only_core_is_not_sent_decryptions():
     result = verify_component(Iterative, "cipher", FAST, directions=("encrypt", "decrypt"))
     assert result.ok, result.reason
     assert result.details == {}
+
+
+def test_wide_transfers_gather_blocks_under_one_key_and_fill_short_ones():
+    import random
+
+    from aesdse import reference
+    from aesdse.verify import _Block, _wide_transfers
+    from aesdse.vectors import BlockVector
+
+    def block(key, data):
+        vec = BlockVector(key, 128, data, reference.encrypt_int(key, data, 128), f"k{key}")
+        return _Block(data, vec.ciphertext, False, f"k{key} d{data}", vec)
+
+    blocks = [block(1, 10), block(1, 11), block(1, 12), block(2, 20), block(2, 21)]
+    transfers = _wide_transfers(blocks, 2, random.Random(0))
+    # k1: (10, 11), (12, filler); k2: (20, 21). Block 0 of a transfer is in the top bits.
+    assert len(transfers) == 3
+    assert [t.data >> 128 for t in transfers] == [10, 12, 20]
+    assert transfers[0].data & (1 << 128) - 1 == 11
+    assert transfers[1].source == "k1 d12 | random filler"
+    filler = transfers[1].data & (1 << 128) - 1
+    assert transfers[1].expected == (reference.encrypt_int(1, 12, 128) << 128
+                                     | reference.encrypt_int(1, filler, 128))
+    assert [t.key.key for t in transfers] == [1, 1, 2]
