@@ -79,6 +79,19 @@ def _lanes(row: Row) -> int:
     return int(_p(row, "lanes", 1) or 1) * int(_p(row, "parallel_lanes", 1) or 1)
 
 
+def _iterative(row: Row) -> bool:
+    """A core of one pipeline (no lanes) finishing a block in at most Nr + 1 cycles that does
+    not pipeline every round."""
+    return (row.arch in ("iterative", "tbox", "multimode", "unrolled")
+            and not _fully_pipelined(row) and _lanes(row) == 1
+            and row.cycles_per_block is not None and row.cycles_per_block <= 11)
+
+
+def _iterative_score(row: Row):
+    return ((1, row.throughput_mbps) if row.luts <= 3000
+            else (0, row.throughput_mbps / row.luts))
+
+
 def _gbps(row: Row) -> str:
     return (f"{row.throughput_mbps / 1000:.1f} Gbit/s at {row.fmax_mhz:.1f} MHz, "
             f"{row.luts:,} LUT4, {row.brams or 0} BRAM")
@@ -113,16 +126,23 @@ CLASSES = (
         reference="none"),
     RecordClass(
         "iterative (one round per clock or better)",
-        # Cores that finish a block in at most Nr + 1 cycles but do not pipeline every round.
-        member=lambda r: (r.arch in ("iterative", "tbox", "multimode", "unrolled")
-                          and not _fully_pipelined(r) and r.cycles_per_block is not None
-                          and r.cycles_per_block <= 11 and not r.brams),
+        # Cores that finish a block in at most Nr + 1 cycles but do not pipeline every round;
+        # block RAM allowed (the issue's own suggestion: T-boxes in block RAM, seed 001) and
+        # shown in the measure. The row below is the same class without block RAM.
+        member=lambda r: _iterative(r),
         # The budget decides: the fastest core within 3,000 LUT4, else the most efficient.
-        score=lambda r: ((1, r.throughput_mbps) if r.luts <= 3000
-                         else (0, r.throughput_mbps / r.luts)),
+        score=lambda r: _iterative_score(r),
         measure=_mbps,
         met=lambda r: r.throughput_mbps >= 2500 and r.luts <= 3000,
-        target=">= 2.5 Gbit/s at <= 3,000 LUT4, no block RAM",
+        target=">= 2.5 Gbit/s at <= 3,000 LUT4",
+        reference="aesdse 1.35 Gbit/s, 4,000 LUT4; open iterative core 1.04 Gbit/s, 4,530 LUT4"),
+    RecordClass(
+        "iterative, no block RAM",
+        member=lambda r: _iterative(r) and not r.brams,
+        score=lambda r: _iterative_score(r),
+        measure=_mbps,
+        met=lambda r: r.throughput_mbps >= 2500 and r.luts <= 3000,
+        target=">= 2.5 Gbit/s at <= 3,000 LUT4, 0 BRAM",
         reference="aesdse 1.35 Gbit/s, 4,000 LUT4; open iterative core 1.04 Gbit/s, 4,530 LUT4"),
     RecordClass(
         "compact 8-bit, logic S-box, with key schedule",

@@ -118,3 +118,19 @@ def test_parallel_pipelines_are_several_pipelines_not_one(bench):
     several = recs["one chip, several pipelines"]
     assert several.row.throughput_mbps == pytest.approx(128 * 140 * 3) and several.met
     assert recs["fully pipelined, one pipeline"].row.fmax_mhz == 250.0
+
+
+def test_block_ram_iterative_core_has_its_own_row(bench):
+    # A T-box core with block RAM can hold the iterative record (the issue suggests T-boxes in
+    # block RAM), but the no-block-RAM row still shows the best logic-only core; a core with
+    # lanes belongs to "several pipelines", not to either iterative row.
+    tbox = _ok("t1", "tbox", {"bram_pumping": 1, "datapath_width": 128, "interleaved_blocks": 3},
+               luts=2329, ffs=1209, fmax=207.0, cpb=10, brams=16)
+    laned = _ok("l2", "iterative", {"sbox": "lut", "sbox_stages": 0, "lanes": 2},
+                luts=2900, ffs=1000, fmax=200.0, cpb=5)
+    recs = {r.cls.name: r for r in bench.records(_rows() + [tbox, laned])}
+    it = recs["iterative (one round per clock or better)"]
+    assert it.row.key == "t1" and it.met and "16 BRAM" in it.cls.measure(it.row)
+    logic = recs["iterative, no block RAM"]
+    assert logic.row.key != "t1" and not logic.row.brams
+    assert recs["one chip, several pipelines"].row.key == "l2"
