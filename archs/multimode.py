@@ -42,7 +42,9 @@ Result payload
 ``data`` (128)
     The block's result: ciphertext or plaintext; for CCM see below.
 ``auth_fail`` (1)
-    CCM decryption, tag block: the received tag is wrong. 0 for every other block.
+    CCM decryption, tag block: the received tag is wrong. 0 for every other block. It is the
+    OR of 16 per-byte mismatch flags registered with the result (out of the last round's
+    cycle; it arrives with the tag block's result, at no extra cycle).
 
 Chaining (SP 800-38A section 6)
 -------------------------------
@@ -365,7 +367,9 @@ class Multimode(wiring.Component):
             whiten=reg("whiten"),               # the block's next turn is the whitening cycle
             busy=reg("busy"),                   # a block is in the rounds
             out_data=reg("out_data", 128), out_valid=reg("out_valid"),
-            out_auth_fail=reg("out_auth_fail"),
+            # CCM opening, tag block: which of the tag's bytes differ from the received ones
+            # (0 for every other result); the result's auth_fail is their OR.
+            out_tag_mismatch=reg("out_tag_mismatch", 16),
             # CCM: block registers, then the message's running registers (kept apart from
             # `chain`, so that a CCM message and a CBC/CTR message may interleave).
             ccm_phase=reg("ccm_phase", CCMPhase), pad_bytes=reg("pad_bytes", 4),
@@ -523,7 +527,7 @@ class Multimode(wiring.Component):
                                 & ~self.key.valid),
                 self.o.valid.eq(reg.out_valid),
                 self.o.payload.data.eq(reg.out_data),
-                self.o.payload.auth_fail.eq(reg.out_auth_fail),
+                self.o.payload.auth_fail.eq(reg.out_tag_mismatch.any()),
             ]
             with m.If(self.o.valid & self.o.ready):
                 m.d.sync += reg.out_valid.eq(0)
@@ -542,7 +546,8 @@ class Multimode(wiring.Component):
             select.eq(Mux(first.out_valid & second.out_valid, older, second.out_valid)),
             self.o.valid.eq(first.out_valid | second.out_valid),
             self.o.payload.data.eq(Mux(select, second.out_data, first.out_data)),
-            self.o.payload.auth_fail.eq(Mux(select, second.out_auth_fail, first.out_auth_fail)),
+            self.o.payload.auth_fail.eq(Mux(select, second.out_tag_mismatch.any(),
+                                            first.out_tag_mismatch.any())),
             self.o.payload.stream.eq(select),
         ]
         taken = [self.o.valid & self.o.ready & (select == n) for n in range(2)]
@@ -609,7 +614,7 @@ class Multimode(wiring.Component):
                 self._build_ccm_result(m, reg, round_out)
             with m.Else():
                 m.d.sync += [reg.out_data.eq(round_out ^ reg.post), reg.out_valid.eq(1),
-                             reg.out_auth_fail.eq(0)]
+                             reg.out_tag_mismatch.eq(0)]
             with m.If((reg.mode == Mode.CBC) & ~reg.decrypt):
                 m.d.sync += reg.chain.eq(round_out)
 
@@ -649,29 +654,32 @@ class Multimode(wiring.Component):
         the MAC pass starts (restart of the key walk in :meth:`_build_key_control`); MAC pass:
         the CBC-MAC, nothing handed out (the block's one result left after the CTR pass). Tag
         block: the tag (encryption) or 0 and ``auth_fail`` (decryption: the received tag in
-        ``data`` differs from the computed one in its first t bytes, SP 800-38C 6.2 step 10)."""
+        ``data`` differs from the computed one in its first t bytes, SP 800-38C 6.2 step 10).
+        The tag is compared byte by byte into ``out_tag_mismatch`` (one flag per byte, an
+        8-bit compare each); the 16 flags are ORed after the register, on the way to the result
+        port, so the wide reduction is not in the last round's cycle (it was the core's critical
+        path: state -> S-box -> last round -> 128-bit compare -> ``auth_fail``)."""
         result = round_out ^ reg.post
-        tag = _first_bytes(result, 2 * reg.ccm_t2 + 2)
+        t = 2 * reg.ccm_t2 + 2
+        tag = _first_bytes(result, t)
         with m.Switch(reg.ccm_phase):
             with m.Case(CCMPhase.HEADER):
                 m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(round_out),
-                             reg.out_valid.eq(1), reg.out_auth_fail.eq(0)]
+                             reg.out_valid.eq(1), reg.out_tag_mismatch.eq(0)]
             with m.Case(CCMPhase.PAYLOAD):
                 with m.If(reg.mac_pass):
                     m.d.sync += [reg.mac.eq(round_out), reg.mac_pass.eq(0)]
                 with m.Elif(reg.ks_used):
                     m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(reg.post),
-                                 reg.out_valid.eq(1), reg.out_auth_fail.eq(0)]
+                                 reg.out_valid.eq(1), reg.out_tag_mismatch.eq(0)]
                 with m.Else():
                     m.d.sync += [reg.out_data.eq(_first_bytes(result, 16 - reg.pad_bytes)),
-                                 reg.out_valid.eq(1), reg.out_auth_fail.eq(0),
+                                 reg.out_valid.eq(1), reg.out_tag_mismatch.eq(0),
                                  reg.mac_pass.eq(1), reg.whiten.eq(1)]
             with m.Default():
-                m.d.sync += [
-                    reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)), reg.out_valid.eq(1),
-                    reg.out_auth_fail.eq(reg.ccm_decrypt
-                                         & (tag != _first_bytes(reg.data_in,
-                                                                2 * reg.ccm_t2 + 2)))]
+                mismatch = _byte_mismatch(result, reg.data_in, t)
+                m.d.sync += [reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)), reg.out_valid.eq(1),
+                             reg.out_tag_mismatch.eq(Mux(reg.ccm_decrypt, mismatch, 0))]
 
     def _build_ccm_pair(self, m, lanes, pair, round_out):
         """CCM pairs (two streams, module documentation): a CCM pass that is a CBC-MAC pass
@@ -714,6 +722,13 @@ def _first_bytes(value, count):
     """``value`` (128 bits) with its first ``count`` bytes kept and the rest zero (byte 0 is
     the most significant)."""
     return bytes_value(Mux(n < count, byte, 0) for n, byte in enumerate(value_bytes(value)))
+
+
+def _byte_mismatch(computed, received, count):
+    """16 flags, bit ``15 - n`` for byte ``n`` (byte 0 is the most significant): byte ``n`` of
+    ``computed`` and ``received`` (128 bits each) differ and ``n < count``."""
+    pairs = zip(value_bytes(computed), value_bytes(received))
+    return Cat(*reversed([(n < count) & (a != b) for n, (a, b) in enumerate(pairs)]))
 
 
 def _ccm_counter0(block, q1):
