@@ -254,9 +254,11 @@ class _ModeBlind(wiring.Component):
 
 
 def test_verify_stage_catches_a_core_without_chaining():
+    # One key size and direction: the first chained block already tells (the whole vector set
+    # took two minutes of simulation).
     result = verify_component(_ModeBlind, "cipher",
                               VerifyOptions(random_vectors=0, stall_probability=0),
-                              key_sizes=(128, 192, 256), directions=("encrypt", "decrypt"))
+                              key_sizes=(128,), directions=("encrypt",))
     assert not result.ok
     assert result.reason.startswith("mismatch on SP 800-38A F.2.1 CBC-AES128 (encrypt) block 1"), \
         result.reason
