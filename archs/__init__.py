@@ -315,6 +315,11 @@ FAMILIES = {
                   "S-boxes one stage shorter and the expansion step registered a stage ahead, "
                   "so the last stage has only MixColumns and AddRoundKey",
                   omitted_at_default=True),
+            Param("sbox_output_copies", (1, 2), 1,
+                  "composite/tower S-boxes with 6 stages: 2 copies of each S-box's output "
+                  "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
+                  "fanout on the critical net of the fully pipelined core)",
+                  omitted_at_default=True),
             _LANES_PARAM,
             _PARALLEL_LANES_PARAM,
         )),

