@@ -133,10 +133,10 @@ def _sbox(target="generic", **params):
     return StandaloneSBox(target=target, **params)
 
 
-def _unrolled(target="generic", **params):
+def _unrolled(target="generic", key_register_reset=True, **params):
     from .unrolled import Unrolled
     Unrolled.check(target=target, **params)     # raise before an Elaboratable exists
-    return Unrolled(target=target, **params)
+    return Unrolled(target=target, key_register_reset=key_register_reset, **params)
 
 
 def _compact(target="generic", **params):
@@ -187,20 +187,32 @@ def _laned(build, check=None):
     """``(build, check)`` of a family with the ``lanes`` and ``parallel_lanes`` parameters
     (:mod:`archs.lanes`): N copies of the core behind an in-order distributor (one block port)
     or side by side (a wide port of N blocks), the core itself for one."""
-    def check_laned(lanes=1, parallel_lanes=1, **params):
+    def check_laned(lanes=1, parallel_lanes=1, lane_keys="shared", **params):
         from .lanes import Lanes, ParallelLanes
         port_width = params.get("port_width", 128)
         Lanes.check(lanes, port_width=port_width)
         ParallelLanes.check(parallel_lanes, lanes=lanes, port_width=port_width)
+        if lane_keys not in LANE_KEYS:
+            raise ValueError(f"Lane keys must be one of {', '.join(LANE_KEYS)}, "
+                             f"not {lane_keys!r}")
+        if lane_keys == "per_lane" and (
+                max(lanes, parallel_lanes) == 1
+                or params.get("key_schedule", "on_the_fly") != "on_the_fly"):
+            raise ValueError("Per-lane key pipelines need two or more lanes of a core with "
+                             "round keys on the fly")
         if check is not None:
             check(**params)
 
-    def build_laned(target="generic", lanes=1, parallel_lanes=1, **params):
+    def build_laned(target="generic", lanes=1, parallel_lanes=1, lane_keys="shared", **params):
         from .lanes import Lanes, ParallelLanes
-        check_laned(lanes, parallel_lanes, **params)    # raise before an Elaboratable exists
+        check_laned(lanes, parallel_lanes, lane_keys, **params)  # raise before elaboration
         if lanes == 1 and parallel_lanes == 1:
             return build(target=target, **params)
-        cores = [build(target=target, **params) for _ in range(max(lanes, parallel_lanes))]
+        # Per lane: every lane after the first gets a key register without a reset, so that
+        # Yosys does not merge the lanes' identical key pipelines into one (see LANE_KEYS).
+        cores = [build(target=target, **params,
+                       **({"key_register_reset": n == 0} if lane_keys == "per_lane" else {}))
+                 for n in range(max(lanes, parallel_lanes))]
         if parallel_lanes > 1:
             ParallelLanes.check_core(cores[0])
             return ParallelLanes(cores)
@@ -234,6 +246,16 @@ _PARALLEL_LANES_PARAM = Param("parallel_lanes", (1, 2, 3), 1,
                               "copies of the core side by side behind a wide port of N blocks "
                               "per transfer (archs.lanes.ParallelLanes): N pipelines, each a "
                               "block per cycle", omitted_at_default=True)
+#: How the lanes of a core with round keys on the fly get their key pipelines. The lanes are
+#: copies fed the same key, so their key registers, key windows and key S-boxes are identical
+#: logic on identical inputs, and Yosys merges them (opt_merge): "shared" is that, one key
+#: pipeline for all lanes (two fully pipelined lanes: 35,649 LUT4 against 2 x 21,930), placed
+#: between them; "per_lane" keeps one per lane (their key registers differ in their reset).
+LANE_KEYS = ("shared", "per_lane")
+_LANE_KEYS_PARAM = Param("lane_keys", LANE_KEYS, "shared",
+                         "with lanes and round keys on the fly: one key pipeline merged by Yosys "
+                         "for all lanes (shared) or one per lane (per_lane)",
+                         omitted_at_default=True)
 _ITERATIVE = _laned(_iterative, _check_iterative)
 _COMPACT = _laned(_compact, _check_compact)
 _UNROLLED = _laned(_unrolled, _check_unrolled)
@@ -322,6 +344,7 @@ FAMILIES = {
                   omitted_at_default=True),
             _LANES_PARAM,
             _PARALLEL_LANES_PARAM,
+            _LANE_KEYS_PARAM,
         )),
     "tbox": Family(
         name="tbox", module="archs.tbox", build=_TBOX[0], check=_TBOX[1], kind="cipher",

@@ -147,6 +147,12 @@ class Unrolled(wiring.Component):
         read one copy, rows 2-3 the other, so each register bit drives half the loads. The
         net from an S-box output bit to the xtime terms of its column is the critical path of
         the fully pipelined core (issue 15; experiments/pipelined_fast.yaml).
+    key_register_reset : bool
+        Not a design-space parameter: False gives the on-the-fly key register no reset. Copies
+        of one core side by side (:class:`archs.lanes.ParallelLanes`) get the same key, and
+        Yosys merges registers with the same input, clock and reset, so their whole key
+        pipelines would become one, shared by the lanes; the lanes after the first are built
+        with False to keep a key pipeline each (the ``lane_keys`` parameter).
 
     Members
     -------
@@ -234,7 +240,8 @@ class Unrolled(wiring.Component):
 
     def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
                  bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic", lean_control=False, key_lead=False, sbox_output_copies=1):
+                 target="generic", lean_control=False, key_lead=False, sbox_output_copies=1,
+                 key_register_reset=True):
         rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
                             sbox_stages=sbox_stages, bram_rounds=bram_rounds,
                             key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
@@ -257,6 +264,7 @@ class Unrolled(wiring.Component):
         self.lean_control = bool(lean_control)
         self.key_lead = bool(key_lead)
         self.sbox_output_copies = sbox_output_copies
+        self.key_register_reset = bool(key_register_reset)
 
         # One (family, stages, latency, rounds) record per unit.
         self._units = []
@@ -630,7 +638,7 @@ class Unrolled(wiring.Component):
         key = None
         key_ready = Signal()
         if self.key_schedule == "on_the_fly":
-            key = Signal(self.key_bits)
+            key = Signal(self.key_bits, reset_less=not self.key_register_reset)
             m.d.comb += key_ready.eq(1)
             with m.If(self.key.valid & self.key.ready):
                 m.d.sync += key.eq(self.key.payload.key)

@@ -91,14 +91,38 @@ def test_parallel_pipelines_verify_and_take_a_block_each_per_cycle():
     alone = verify_component(lambda: family.build(round_units=10, sbox="lut"), "cipher",
                              VerifyOptions(random_vectors=0, measure_blocks=24))
     assert alone.cycles_per_block == 1
-    for lanes in (2, 3):
+    # Two lanes with a key pipeline each (lane_keys per_lane: lane 1's key register has no
+    # reset), three with the default.
+    for lanes, lane_keys in ((2, "per_lane"), (3, "shared")):
         result = verify_component(
-            lambda: family.build(round_units=10, sbox="lut", parallel_lanes=lanes), "cipher",
+            lambda: family.build(round_units=10, sbox="lut", parallel_lanes=lanes,
+                                 lane_keys=lane_keys), "cipher",
             VerifyOptions(random_vectors=8, measure_blocks=24))
         assert result.ok, result.reason
         assert result.cycles_per_block == pytest.approx(1 / lanes)
         # Blocks and results go straight between the wide port and the lanes.
         assert result.latency_cycles == alone.latency_cycles
+
+
+@pytest.mark.parametrize("lane_keys, merged_key_bits", [("shared", 128), ("per_lane", 0)])
+def test_lane_keys_decide_whether_yosys_merges_the_key_pipelines(tmp_path, lane_keys,
+                                                                 merged_key_bits):
+    # Lanes fed the same key have identical key pipelines, and Yosys's opt_merge makes them one
+    # (shared); per_lane keeps one per lane. Checked after Yosys's `opt` on a one-round TEST
+    # CONFIGURATION (not AES): lane 1's key register is lane 0's, bit for bit, or none of it.
+    import json
+    from amaranth.back import rtlil
+    from aesdse.flow.tools import find_tool, run_tool
+    core = archs.family("unrolled").build(round_units=1, rounds=1, sbox="composite",
+                                          parallel_lanes=2, lane_keys=lane_keys)
+    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
+    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; opt; write_json opt.json"
+    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
+    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
+    nets = json.loads((tmp_path / "opt.json").read_text())["modules"]["top"]["netnames"]
+    first, second = (set(nets[f"lane{n}.key"]["bits"]) for n in (0, 1))
+    assert len(first) == len(second) == 128
+    assert len(first & second) == merged_key_bits
 
 
 def test_parallel_lanes_of_a_looped_core_divide_its_cycles():
@@ -169,6 +193,14 @@ def test_parallel_lanes_refuse_what_a_wide_port_cannot_carry():
     assert unrolled.check_params({**unrolled.defaults(), "parallel_lanes": 3}) is None
     with pytest.raises(ValueError, match="cannot be combined"):
         unrolled.build(lanes=2, parallel_lanes=3)
+    per_lane = "Per-lane key pipelines need two or more lanes of a core with round keys on the fly"
+    assert unrolled.check_params({**unrolled.defaults(), "lane_keys": "per_lane"}) == per_lane
+    assert unrolled.check_params({**unrolled.defaults(), "lane_keys": "per_lane",
+                                  "parallel_lanes": 2, "key_schedule": "precomputed"}) == per_lane
+    assert unrolled.check_params({**unrolled.defaults(), "lane_keys": "per_lane",
+                                  "lanes": 2}) is None
+    with pytest.raises(ValueError, match=r"^Lane keys must be one of shared, per_lane, not 'x'$"):
+        unrolled.build(parallel_lanes=2, lane_keys="x")
     # The families whose blocks carry more than data do not offer it.
     assert "parallel_lanes" not in {p.name for p in archs.family("tbox").params}
 
