@@ -90,8 +90,12 @@ SBOX_LUT4_LOWER_BOUND = 32
 
 def rtlil_flip_flops(rtlil_text: str) -> int:
     """Flip-flop bits of an RTLIL netlist before synthesis (the ``WIDTH`` of every ``$dff``-like
-    cell): what the design needs at least, known without running a tool (synthesis may merge a
-    few equal flip-flops, but keeps every one that drives an output)."""
+    cell), known without running a tool. Not a strict lower bound: synthesis merges flip-flops
+    with the same input, clock and reset, a few in one core but whole key pipelines in lanes fed
+    the same key (``archs.LANE_KEYS``). Three fully pipelined sbox_stages-6 lanes count 93,705
+    here, but one such pipeline keeps 22,866 after synthesis (68,598 for three, fewer with their
+    key pipelines merged), so the check before synthesis can refuse a design that would fit
+    (issue 15, experiments/one_chip.yaml)."""
     count, in_dff = 0, False
     for line in rtlil_text.splitlines():
         words = line.split()
