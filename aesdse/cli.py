@@ -12,13 +12,14 @@ import click
 import archs
 
 from .experiment import ExperimentError, load_experiment, make_point
+from .fingerprint import current_checkout
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
 from .report.critical_path import CRITICAL_PATH_FORMATS, render_critical_paths
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
-from .store import Store, StoreError
-from . import yamlcheck
+from .store.database import Store, StoreError
+from .spec import yamlcheck
 
 __all__ = ["main"]
 
@@ -49,7 +50,7 @@ def _current_only_option(f):
 
 
 def _bram_rate_option(f):
-    from .devices import SLICES_PER_BRAM_KBIT
+    from .flow.devices import SLICES_PER_BRAM_KBIT
     return click.option(
         "--bram-slices-per-kbit", "bram_rate", type=click.FloatRange(0, 1e6),
         default=SLICES_PER_BRAM_KBIT, show_default=True,
@@ -86,7 +87,7 @@ class _Seconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
-        from .experiment import LIMITS
+        from .spec.schema import LIMITS
         try:
             seconds = float(value)
         except (TypeError, ValueError):
@@ -146,7 +147,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
       aesdse sweep experiments/compact.yaml --executor dask-local --jobs 2
       aesdse sweep experiments/compact.yaml --executor dask --scheduler tcp://head:8786
     """
-    from .sweep import sweep as run_sweep
+    from .engine.sweep import sweep as run_sweep
     exp = _experiment(experiment)
     if dry_run:
         _dry_run(exp, db_path, as_json)
@@ -286,12 +287,12 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
         click.echo(render_critical_paths(rows, fmt, title=title), nl=False)
         return
     if resources:
-        from .published import load_papers
+        from .report.published import load_papers
         from .report.resources import resources_markdown
         click.echo(resources_markdown(rows, load_papers(), title=title), nl=False)
         return
     if compare_with:
-        from .published import PublishedDataError, load_papers
+        from .report.published import PublishedDataError, load_papers
         from .report.compare import compare, render_compare
         try:
             papers = load_papers()
@@ -324,7 +325,7 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
     with _open_readonly(db_path) as store:
         try:
             sel = select_rows(store, exp, arch=arch, target=target, where=where,
-                              current_only=current_only)
+                              current_only=current_only, checkout=current_checkout())
         except StoreError as e:
             raise click.ClickException(str(e)) from None
     if exp is not None and sel.missing and not (arch or target or where):
@@ -381,7 +382,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
     rows = _select(experiment, db_path, arch, target, where, current_only).rows
     papers = None
     if published:
-        from .published import PublishedDataError, load_papers
+        from .report.published import PublishedDataError, load_papers
         try:
             papers = load_papers()
         except (PublishedDataError, FileNotFoundError) as e:
@@ -537,7 +538,7 @@ def db_group():
 
 
 def _row_line(row, stale, newest: bool) -> str:
-    from .progress import label_of
+    from .engine.progress import label_of
     from .report.table import number
     numbers = (f"{number(row.luts, 'int')} LUT4, {number(row.fmax_mhz, 'fmax')} MHz, "
                f"{number(row.cycles_per_block, 'g')} cyc/blk, "
@@ -558,7 +559,7 @@ def _db_rows(db_path, experiment):
     groups: dict = {}
     for row in rows:
         groups.setdefault(row.config_key, []).append(row)
-    return groups, tool_versions()
+    return groups, current_checkout()
 
 
 @db_group.command("list")
@@ -580,7 +581,7 @@ def db_list(experiment, db_path, show_all, as_json):
       aesdse db list experiments/compact.yaml --all
       aesdse db list --json
     """
-    from .provenance import stale_reasons
+    from .store.provenance import stale_reasons
     groups, tools = _db_rows(db_path, experiment)
     out, lines = [], []
     for config, rows in groups.items():
@@ -620,7 +621,7 @@ def db_compare(key, db_path, as_json):
     Example:
       aesdse db compare 3f2a9c
     """
-    from .provenance import stale_reasons
+    from .store.provenance import stale_reasons
     with _open_readonly(db_path) as store:
         matches = [k for k in store.keys() if k.startswith(key)]
         if len(matches) != 1:
@@ -630,7 +631,7 @@ def db_compare(key, db_path, as_json):
                 + "; give a longer key (see `aesdse db list --all`)")
         row = store.get(matches[0])
         rows = store.rows_by_config([row.config_key])
-    tools = tool_versions()
+    tools = current_checkout()
     fields = ("created_at", "status", "luts", "ffs", "brams", "fmax_mhz", "latency_cycles",
               "cycles_per_block", "throughput_mbps", "generator", "tool_versions", "key")
     records = [{f: getattr(r, f) for f in fields} | {
@@ -638,7 +639,7 @@ def db_compare(key, db_path, as_json):
     if as_json:
         click.echo(json.dumps(records, indent=2))
         return
-    from .progress import label_of
+    from .engine.progress import label_of
     click.echo(f"{label_of(row)} {row.target}: {len(rows)} rows, oldest first")
     click.echo("| " + " | ".join(fields[:-1]) + " | stale |")
     click.echo("|" + "---|" * len(fields))
@@ -668,7 +669,7 @@ def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
       aesdse db prune --dry-run
       aesdse db prune experiments/compact.yaml --keep 2
     """
-    from .provenance import stale_reasons
+    from .store.provenance import stale_reasons
     groups, tools = _db_rows(db_path, experiment)
     doomed = []
     for rows in groups.values():
@@ -702,7 +703,7 @@ def db_upgrade(db_path):
     Example:
       aesdse db upgrade --db results/old.sqlite
     """
-    from .store import SCHEMA_VERSION
+    from .store.database import SCHEMA_VERSION
     if not db_path.is_file():
         raise click.ClickException(f"{db_path}: no results database")
     try:

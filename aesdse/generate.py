@@ -16,11 +16,11 @@ from amaranth.hdl import Fragment, Value
 from amaranth.lib import wiring
 
 import archs
-from archs.harness import HarnessStub, MeasurementHarness
+from .flow.harness import HarnessStub, MeasurementHarness
 from archs.interface import BYTE_ORDER
 from archs.prims.sbox import TARGETS as ARCH_TARGETS
 
-from .devices import FAMILIES as DEVICE_FAMILIES
+from .flow.devices import FAMILIES as DEVICE_FAMILIES
 
 from .experiment import DesignPoint
 from .flow.yosys import write_verilog as yosys_write_verilog
@@ -28,7 +28,7 @@ from .flow.yosys import write_verilog as yosys_write_verilog
 __all__ = ["Design", "build_component", "generate", "write_verilog",
            "GenerateError", "HARNESS_FOLD_WIDTH"]
 
-#: Output pins of the measurement harness's XOR fold (:mod:`archs.harness`).
+#: Output pins of the measurement harness's XOR fold (:mod:`aesdse.flow.harness`).
 HARNESS_FOLD_WIDTH = 8
 
 
@@ -52,7 +52,7 @@ class Design:
         Architecture, parameters, ports, key sizes, directions, modes and byte order.
     harness_rtlil : str or None
         For a design inside the measurement harness: the harness alone (around a
-        :class:`archs.harness.HarnessStub` of the core's signature, top module named
+        :class:`aesdse.flow.harness.HarnessStub` of the core's signature, top module named
         ``harness``), to be measured on the same device and subtracted.
     """
     top: str
@@ -91,7 +91,7 @@ def logic_sbox_count(component) -> int:
     """S-boxes of ``component`` built from logic (composite, tower or published circuits, alone
     or in a shared enc/dec S-box), found in its elaborated hierarchy; table S-boxes are
     ROMs (``lut`` may even become block RAM, as on iCE40) and are not counted. For the capacity
-    check before synthesis (:data:`aesdse.point.SBOX_LUT4_LOWER_BOUND`)."""
+    check before synthesis (:data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND`)."""
     from archs.prims.sbox import (
         LOGIC_SBOX_FAMILIES, CircuitSBox, CompositeSBox, SharedSBox, TowerSBox,
     )
@@ -111,9 +111,9 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
     """Elaborate the point for ``target`` (default: its target's device family) to RTLIL.
 
     For a device family without out-of-context place and route (iCE40) the netlist is the core
-    inside the measurement harness (:class:`archs.harness.MeasurementHarness`); the manifest
+    inside the measurement harness (:class:`aesdse.flow.harness.MeasurementHarness`); the manifest
     still lists the core's ports, and the harness's under ``"harness"``."""
-    target = target or point.target.family
+    target = target or point.device_family
     fam = archs.family(point.arch)
     component = build_component(point, target)
     ports = _ports(component)

@@ -2,7 +2,7 @@
 
 Inputs are only measured values: cell counts and achieved Fmax from nextpnr's report after
 routing, and cycles per block from the simulation of the verify stage. Nothing here is typed in
-per architecture; device facts come from :mod:`aesdse.devices`.
+per architecture; device facts come from :mod:`aesdse.flow.devices`.
 
 Formulas
 --------
@@ -18,12 +18,12 @@ Resources
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
-    (:func:`aesdse.devices.slices`). iCE40: the logic cells nextpnr used (``ICESTORM_LC``, one
+    (:func:`aesdse.flow.devices.slices`). iCE40: the logic cells nextpnr used (``ICESTORM_LC``, one
     LUT4 + one FF each; half an ECP5 slice). Block RAM is *not* folded in; it is reported
     separately (``brams``).
 Harness
     On a family without out-of-context place and route (iCE40, MachXO2, Nexus) the routed design is the core in
-    the measurement harness (:mod:`archs.harness`); the harness alone is routed too, and every
+    the measurement harness (:mod:`aesdse.flow.harness`); the harness alone is routed too, and every
     area column is the whole design's minus the harness's (:func:`subtract_harness`). Fmax is the
     whole design's (the harness adds a fold register after the core's outputs).
 ``fmax_mhz``
@@ -31,7 +31,7 @@ Harness
     with clock domains besides ``sync`` states each one's frequency as a multiple of the system
     clock (``clock_multipliers``, e.g. block RAM at twice the system clock), so the system clock
     can be at most ``Fmax(domain) / multiple`` for every domain. Each clock is first capped at the
-    data-sheet limits of its speed grade (:func:`aesdse.devices.cap_fmax`).
+    data-sheet limits of its speed grade (:func:`aesdse.flow.devices.cap_fmax`).
 ``throughput_mbps``
     ``block_bits x fmax_mhz / cycles_per_block``, where ``cycles_per_block`` is the measured
     steady-state spacing of output blocks (it already counts every block in flight).
@@ -48,7 +48,7 @@ raw value in ``fmax_by_clock``.
 
 from dataclasses import dataclass
 
-from .devices import SpeedLimits, cap_fmax, slices as slice_count
+from .flow.devices import SpeedLimits, cap_fmax, slices as slice_count
 
 __all__ = ["Metrics", "compute_metrics", "clock_domain_of", "RESOURCE_NAMES", "common_resources",
            "subtract_harness", "SYNTH_CAPACITY_NAMES", "synthesized_resources"]
@@ -68,7 +68,7 @@ RESOURCE_NAMES = {
                 "carries": ("synth", ("CCU2D",))},
 }
 RESOURCE_NAMES["machxo3"] = RESOURCE_NAMES["machxo2"]
-# Nexus: no carries (synthesized with -noccu2, aesdse.devices.FAMILIES).
+# Nexus: no carries (synthesized with -noccu2, aesdse.flow.devices.FAMILIES).
 RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OXIDE_FF",)),
                            "brams": ("pnr", ("OXIDE_EBR",)), "dsps": ("pnr", ("MULT18_CORE",)),
                            "carries": ("synth", ("CCU2",))}

@@ -2,12 +2,12 @@
 
 ``aesdse reproduce 000`` answers "does this paper reproduce on the open flow?" in one command:
 
-1. find the paper (:func:`aesdse.published.find_paper`: key, short name or alias);
+1. find the paper (:func:`aesdse.report.published.find_paper`: key, short name or alias);
 2. check that every architecture family its own designs need exists in :data:`archs.FAMILIES`
    (else :class:`ReproduceError`: nothing can be measured yet);
 3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``) and the experiments that
    measure the same designs on other targets (:data:`ALSO`: 003's core as an asic estimate);
-4. sweep the design points not yet in the database (:func:`aesdse.sweep.sweep`);
+4. sweep the design points not yet in the database (:func:`aesdse.engine.sweep.sweep`);
 5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
    the comparison and the figures to ``results/reproduce/<key>_<name>/``.
 """
@@ -19,13 +19,14 @@ from pathlib import Path
 import archs
 
 from .experiment import load_experiment
-from .published import Paper, find_paper
+from .fingerprint import current_checkout
+from .report.published import Paper, find_paper
 from .report.compare import compare, render_compare
 from .report.plot import PlotError, bars_figure, pareto_figure, save
 from .report.resources import resources_markdown
 from .report.select import select_rows
 from .report.table import family_of_row, render
-from .store import Store
+from .store.database import Store
 
 __all__ = ["EXPERIMENTS", "ALSO", "ReproduceError", "Reproduction", "plan", "reproduce"]
 
@@ -174,7 +175,7 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     out = Path(out_dir) if out_dir is not None else \
         Path(results_dir) / "reproduce" / f"{paper.key}_{paper.name}"
     if run_sweep:
-        from .sweep import sweep
+        from .engine.sweep import sweep
         with Store(db_path) as store:
             for each in [exp] + also:
                 result.swept += sweep(each, store, results_dir, jobs=jobs, echo=echo).done
@@ -183,8 +184,9 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
                              f"{paper.key}` without --no-sweep, or give --db")
     # Rows by what they measure: results made by older code or tools are shown, marked stale.
     with Store(db_path, readonly=True) as store:
-        selection = select_rows(store, exp)
-        others = [select_rows(store, each) for each in also]
+        checkout = current_checkout()
+        selection = select_rows(store, exp, checkout=checkout)
+        others = [select_rows(store, each, checkout=checkout) for each in also]
     rows = selection.rows + [r for other in others for r in other.rows]
     result.missing = selection.missing + sum(other.missing for other in others)
     for other in others:

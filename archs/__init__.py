@@ -80,7 +80,7 @@ class Family:
     modes: tuple = ("ecb",)
     hidden: tuple = field(default=())
     #: The module that defines the family (e.g. ``"archs.compact"``): its sources and those it
-    #: imports make the family's generator fingerprint (:mod:`aesdse.provenance`), so editing one
+    #: imports make the family's generator fingerprint (:mod:`aesdse.store.provenance`), so editing one
     #: family does not invalidate the results of the others. None: every module of ``archs``.
     module: str | None = None
     #: ``check(**params)`` raises ``ValueError`` (the rule in words) for a combination of allowed

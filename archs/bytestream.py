@@ -2,7 +2,7 @@
 
 A core with ``port_width = 8`` (:mod:`archs.interface`, "Byte-stream cores") takes its key and
 blocks as 16 byte transfers each and hands each result out as 16 byte transfers, byte 0 first.
-The verify stage (:mod:`aesdse.verify`) and the generic testbenches speak the common interface of
+The verify stage (:mod:`aesdse.verify.verify`) and the generic testbenches speak the common interface of
 :class:`archs.interface.AESSignature`, so they drive such a core through
 :class:`ByteStreamAdapter`. The adapter is a testbench part: the generate stage writes the
 netlist of the core alone (:func:`aesdse.generate.generate`), and the adapter is never measured.

@@ -104,7 +104,7 @@ Counter mode
 * Every transfer with ``iv=0`` is a plaintext block; the core returns ``plaintext ^ E(K, T)`` and
   then increments the counter block ``T``: the low 32 bits (bits 31..0, block bytes 12..15) count
   modulo 2**32 and the upper 96 bits stay fixed, as in SP 800-38A Appendix B.1 with m = 32 and
-  RFC 3686 (``aesdse.reference.ctr_encrypt(..., counter_bits=32)``).
+  RFC 3686 (``aesdse.verify.reference.ctr_encrypt(..., counter_bits=32)``).
 * A key transfer keeps the counter block: load an IV after a new key.
 
 Because the counter sequence is known in advance (000 section II.B, Fig. 4), the core encrypts the
@@ -169,7 +169,7 @@ _ROUNDS = ROUNDS[128]
 
 # EStreamAdapter lives in archs.estream (it fits any CTR core with an ``iv`` field) and is
 # re-exported here as part of this family's interface; the import also keeps archs.estream in
-# the compact family's generator fingerprint (aesdse.provenance follows the imports of
+# the compact family's generator fingerprint (aesdse.store.provenance follows the imports of
 # archs.compact).
 
 

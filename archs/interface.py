@@ -1,6 +1,6 @@
 """The outer interface every AES core in :mod:`archs` shares.
 
-One signature for all families means one testbench (:mod:`aesdse.verify`) and one flow serve them
+One signature for all families means one testbench (:mod:`aesdse.verify.verify`) and one flow serve them
 all. A core has three :mod:`amaranth.lib.stream` interfaces:
 
 ``key`` (in)

@@ -7,7 +7,7 @@ the same turn, so the output stays in input order without tags or reorder buffer
 a core of the same family and parameters, and a core returns its own blocks in order. A lane that
 is busy holds up the distributor; with lanes of a looped core (one block per ``Nr + 1`` cycles)
 the wrapper accepts up to N blocks in a row, so N lanes of an 11-cycle core take 11/N cycles per
-block when N <= 11, measured like any other core by :mod:`aesdse.verify`.
+block when N <= 11, measured like any other core by :mod:`aesdse.verify.verify`.
 
 A key is broadcast: it is handed to every lane (each lane takes it when it is ready) and the key
 transfer completes when all of them have it. No block is dispatched while a key is offered, so

@@ -57,7 +57,7 @@ CCM (SP 800-38C)
 ----------------
 "CTR and CCM use only encryption" (003 Table I). The host formats the message (SP 800-38C A.2:
 B0, the associated data with its length prefix, zero-padded, the zero-padded payload;
-:func:`aesdse.vectors.ccm_format`) and sends it as blocks, all with ``mode`` CCM and one
+:func:`aesdse.verify.vectors.ccm_format`) and sends it as blocks, all with ``mode`` CCM and one
 direction (``decrypt`` 0 to seal, 1 to open); the core chains them. One result comes out per
 block, as for the other modes:
 
@@ -233,9 +233,9 @@ class Multimode(wiring.Component):
     modes : tuple of str
         Modes the core chains: ``("ecb", "cbc", "ctr", "ccm")``.
     measure_key_bits : int
-        ``key_bits``, read by :mod:`aesdse.verify`.
+        ``key_bits``, read by :mod:`aesdse.verify.verify`.
     blocks_in_flight : int
-        ``streams``, read by :mod:`aesdse.verify`.
+        ``streams``, read by :mod:`aesdse.verify.verify`.
 
     Raises
     ------

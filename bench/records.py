@@ -13,7 +13,7 @@ and the targets: a record is whatever the database holds.
 
 The figure is :func:`aesdse.report.plot.pareto_figure` over every verified cipher of the device, in
 slice-equivalents (block RAM converted by the documented convention,
-:data:`aesdse.devices.SLICES_PER_BRAM_KBIT`, overridable with ``--bram-slices-per-kbit``).
+:data:`aesdse.flow.devices.SLICES_PER_BRAM_KBIT`, overridable with ``--bram-slices-per-kbit``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Callable
 
 from aesdse.report.plot import pareto_figure, save
+from aesdse.fingerprint import current_checkout
 from aesdse.report.select import select_rows
 from aesdse.report.table import aggregate
-from aesdse.store import Row, Store
+from aesdse.store.database import Row, Store
 
 __all__ = ["RecordClass", "ClassBest", "CLASSES", "records", "records_markdown", "main"]
 
@@ -231,7 +232,7 @@ def main(argv=None) -> int:
         print(f"error: no database at {args.db}: run a sweep first", file=sys.stderr)
         return 2
     with Store(args.db, readonly=True) as store:
-        rows = select_rows(store).rows
+        rows = select_rows(store, checkout=current_checkout()).rows
     sys.stdout.write(records_markdown(records(rows, args.device), args.device))
     if args.figure:
         # Whole ciphers only: an S-box alone has a "throughput" of one byte per cycle.

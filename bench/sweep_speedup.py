@@ -23,8 +23,8 @@ from pathlib import Path
 
 import archs
 from aesdse.experiment import parse_experiment
-from aesdse.store import Store
-from aesdse.sweep import sweep
+from aesdse.store.database import Store
+from aesdse.engine.sweep import sweep
 
 CONFIGS = {
     "jobs1": dict(jobs=1, executor="local"),

@@ -1,11 +1,11 @@
-"""Shared fixtures: a small results database built with :class:`aesdse.store.Store` and
-:class:`aesdse.store.Row` alone (no Yosys, no nextpnr), for the report, plot and CLI tests."""
+"""Shared fixtures: a small results database built with :class:`aesdse.store.database.Store` and
+:class:`aesdse.store.database.Row` alone (no Yosys, no nextpnr), for the report, plot and CLI tests."""
 
 import os
 
 import pytest
 
-from aesdse.store import Row, Store
+from aesdse.store.database import Row, Store
 
 
 def _ok(key, arch, params, *, luts, ffs, fmax, cpb, brams=0, seed=1, latency=None,

@@ -5,9 +5,10 @@ import random
 
 import pytest
 
-from aesdse import reference
-from aesdse.testbench import EdgeClock, run_testbenches, stream_get, stream_put
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify import reference
+from aesdse.verify.testbench import EdgeClock, run_testbenches, stream_get, stream_put
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs import FAMILIES
 from archs.buffered import Buffered
 

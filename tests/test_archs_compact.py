@@ -6,11 +6,12 @@ import random
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from aesdse import reference
-from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
+from aesdse.verify import reference
+from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
                                stream_get, stream_put)
-from aesdse.vectors import SP800_38A_CTR
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify.vectors import SP800_38A_CTR
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs import FAMILIES
 from archs.compact import Compact, schedule
 from archs.estream import EStreamAdapter

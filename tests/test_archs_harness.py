@@ -1,5 +1,5 @@
 # amaranth: UnusedElaboratable=no
-"""archs.harness: the measurement harness keeps the core's behaviour (a wrapped AES core still
+"""aesdse.flow.harness: the measurement harness keeps the core's behaviour (a wrapped AES core still
 encrypts FIPS-197 and random blocks correctly, seen both at the core and at the fold pins), and
 the stub keeps the harness alive without logic of its own."""
 
@@ -9,9 +9,9 @@ import pytest
 from amaranth.back import rtlil
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from aesdse.testbench import run_testbenches
+from aesdse.verify.testbench import run_testbenches
 from archs import FAMILIES
-from archs.harness import HarnessStub, MeasurementHarness, fold_value
+from aesdse.flow.harness import HarnessStub, MeasurementHarness, fold_value
 from archs.iterative import Iterative
 from archs.sbox_standalone import StandaloneSBox
 

@@ -3,7 +3,8 @@
 
 import pytest
 
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs import FAMILIES
 from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
 

@@ -8,9 +8,10 @@ from amaranth.lib import data
 
 import archs
 from aesdse.experiment import make_point, parse_experiment
-from aesdse.provenance import generator_sources
-from aesdse.store import config_key
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.fingerprint import generator_sources
+from aesdse.spec.schema import config_key
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs.lanes import Lanes, ParallelLanes
 
 

@@ -9,10 +9,11 @@ import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
+from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
                               stream_put)
-from aesdse.verify import VerifyOptions, verify_component
-from aesdse.vectors import SP800_38A_MODES, oracle_mode
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
+from aesdse.verify.vectors import SP800_38A_MODES, oracle_mode
 from archs import FAMILIES
 from archs.multimode import Mode, Multimode
 
@@ -206,7 +207,7 @@ def test_experiment_and_published_configs():
     plus retimed and FIFO points, and every `config` of the transcribed 003 tables names parameters and values the family
     has."""
     from aesdse.experiment import load_experiment
-    from aesdse.published import find_paper
+    from aesdse.report.published import find_paper
     from aesdse.reproduce import EXPERIMENTS, EXPERIMENTS_DIR
 
     assert EXPERIMENTS["003"] == "multimode.yaml"

@@ -10,8 +10,9 @@ import random
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.verify import VerifyOptions, verify_component
-from aesdse.vectors import RFC3610, cavp_ccm, cavp_modes, ccm_blocks, oracle_ccm, oracle_mode
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
+from aesdse.verify.vectors import RFC3610, cavp_ccm, cavp_modes, ccm_blocks, oracle_ccm, oracle_mode
 from archs.multimode import CCMPhase, Mode, Multimode
 
 from test_archs_multimode import rtl_run as multimode_rtl_run

@@ -10,9 +10,10 @@ import random
 
 import pytest
 
-from aesdse.testbench import EdgeClock, run_testbenches, stream_get, stream_put
-from aesdse.verify import VerifyOptions, verify_component
-from aesdse.vectors import RFC3610, ccm_blocks, oracle_ccm, oracle_mode
+from aesdse.verify.testbench import EdgeClock, run_testbenches, stream_get, stream_put
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
+from aesdse.verify.vectors import RFC3610, ccm_blocks, oracle_ccm, oracle_mode
 from archs import FAMILIES
 from archs.multimode import CCMPhase, Mode, Multimode
 

@@ -9,8 +9,9 @@ import pytest
 from amaranth.back import rtlil
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from aesdse.testbench import EdgeClock, run_testbenches, stream_get, stream_put
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify.testbench import EdgeClock, run_testbenches, stream_get, stream_put
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs import FAMILIES
 from archs.prims import gf
 from archs.prims.tbox import (ROUND_TABLE, TD, TE, TBoxBank, rotate_row, round_table_address)

@@ -8,10 +8,11 @@ import pytest
 from amaranth.back import rtlil
 
 import archs
-from aesdse import reference
-from aesdse.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
+from aesdse.verify import reference
+from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
                                stream_get, stream_put)
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs.prims.circuits import CIRCUITS
 from archs.prims import gf
 from archs.prims.keyschedule import ROUNDS, extend_key, round_keys

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aesdse.store import Store
+from aesdse.store.database import Store
 
 from conftest import _failed, _ok, fixture_rows
 

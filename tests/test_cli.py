@@ -145,7 +145,7 @@ flow: {seeds: 2}
 def test_sweep_dry_run_lists_points_and_what_is_stored(tmp_path):
     from aesdse.experiment import load_experiment
     from aesdse.flow.tools import tool_versions
-    from aesdse.store import Row, Store
+    from aesdse.store.database import Row, Store
     experiment = tmp_path / "dry.yaml"
     experiment.write_text(_GRID)
     db = tmp_path / "results.sqlite"

@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from aesdse.experiment import ExperimentError, Target, load_experiment, make_point, parse_experiment
+from aesdse.experiment import ExperimentError, load_experiment, make_point, parse_experiment
+from aesdse.spec.schema import Target
 
 GOOD = """\
 name: grid
@@ -302,7 +303,7 @@ def test_targets_of_other_families_take_their_own_packages_and_no_speed(tmp_path
     exp = load_experiment(path)
     labels = [p.target.label for p in exp.points]
     assert labels == ["iCE40UP5K-sg48", "iCE40HX8K-cb132", "asic", "LFE5U-25F-8CABGA381"]
-    assert [p.target.family for p in exp.points] == ["ice40", "ice40", "asic", "ecp5"]
+    assert [p.device_family for p in exp.points] == ["ice40", "ice40", "asic", "ecp5"]
     for bad, message in [("{device: iCE40UP5K, speed: 8}", "speed: iCE40UP5K has no speed"),
                          ("{device: iCE40UP5K, package: ct256}",
                           "package: 'ct256' is not one of: sg48, uwg30"),
@@ -331,7 +332,7 @@ def test_machxo2_targets_take_their_packages_and_speed_grades(tmp_path):
     exp = load_experiment(path)
     assert [p.target.label for p in exp.points] == [
         "LCMXO2-1200HC-6SG32", "LCMXO2-1200HC-4TG144", "LCMXO3LF-6900C-6BG400"]
-    assert [p.target.family for p in exp.points] == ["machxo2", "machxo2", "machxo3"]
+    assert [p.device_family for p in exp.points] == ["machxo2", "machxo2", "machxo3"]
     for bad, message in [("{device: LCMXO3LF-6900C, speed: 4}",
                           r"t.yaml:5: speed: 4 is not one of: 6, 5$"),
                          ("{device: LCMXO2-1200HC, package: BG256}",

@@ -11,8 +11,8 @@ from aesdse.experiment import make_point
 from aesdse.flow.nextpnr import place_and_route
 from aesdse.flow.tools import tool_versions
 from aesdse.flow.yosys import SynthOptions, synthesize
-from aesdse.experiment import FlowOptions, Target
-from aesdse.point import run_point
+from aesdse.spec.schema import FlowOptions, Target
+from aesdse.engine.point import run_point
 
 from conftest import marked_processes
 
@@ -226,7 +226,7 @@ def test_sbox_asic_estimate_through_a_sweep_and_a_report(tmp_path, monkeypatch):
     assert row["status"] == "ok" and row["target"] == "asic"
     assert row["fmax_mhz"] is None and row["throughput_mbps"] is None and row["ffs"] == 16
     assert not (Path(row["artifacts"]) / "nextpnr.log").exists()
-    from aesdse.store import Store
+    from aesdse.store.database import Store
     with Store(tmp_path / "results" / "aesdse.sqlite", readonly=True) as store:
         [stored] = store.rows()
     asic = stored.details["asic"]
@@ -260,8 +260,8 @@ def test_real_tools_killed_sweep_leaves_nothing_running_and_resumes(tmp_path):
     import uuid
 
     from aesdse.experiment import load_experiment
-    from aesdse.store import Store, StoreError
-    from aesdse.sweep import sweep
+    from aesdse.store.database import Store, StoreError
+    from aesdse.engine.sweep import sweep
 
     exp_path = tmp_path / "small.yaml"
     exp_path.write_text(SMALL_SBOX_EXPERIMENT)

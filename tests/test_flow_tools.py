@@ -42,7 +42,7 @@ def test_missing_machxo2_tool_names_the_extra(monkeypatch, tmp_path):
 
 
 def test_every_family_tool_is_known_and_optional_ones_have_an_extra():
-    from aesdse.devices import FAMILIES
+    from aesdse.flow.devices import FAMILIES
     for family in FAMILIES.values():
         if family.pnr_tool:
             assert family.pnr_tool in TOOLS
@@ -50,7 +50,7 @@ def test_every_family_tool_is_known_and_optional_ones_have_an_extra():
 
 
 def test_nextpnr_device_arguments_per_family():
-    from aesdse.experiment import Target
+    from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import nextpnr_args
     assert nextpnr_args(Target("LCMXO2-1200HC", "TG144", 4)) == [
         "--device", "LCMXO2-1200HC-4TG144C", "--lpf-allow-unconstrained"]
@@ -63,7 +63,7 @@ def test_nextpnr_device_arguments_per_family():
 
 def test_machxo2_clock_goes_on_a_primary_clock_pin():
     # nextpnr-machxo2 routes an unconstrained clock only by luck (devices.CLOCK_PINS).
-    from aesdse.experiment import Target
+    from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints, top_ports
     netlist = {"modules": {"sub": {"attributes": {}, "ports": {"x": {}}},
                            "harness": {"attributes": {"top": "00000000000000000000000000000001"},
@@ -77,8 +77,8 @@ def test_machxo2_clock_goes_on_a_primary_clock_pin():
 
 def test_nexus_every_port_bit_on_a_pin_clock_first():
     # nextpnr-nexus refuses unconstrained I/O: a PDC places every bit, clk on the PCLK pin J2.
-    from aesdse.devices import NEXUS_PINS
-    from aesdse.experiment import Target
+    from aesdse.flow.devices import NEXUS_PINS
+    from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints
     target = Target("LIFCL-40", "BG400", 9)
     args, files = constraints(target, {"sin": 1, "fold": 2, "clk": 1})
@@ -105,8 +105,10 @@ def test_missing_nexus_tool_names_the_extra(monkeypatch, tmp_path):
 
 def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
     # A changed router option, clock pin or synthesis command must not reuse a cached result.
-    from aesdse import devices, point as point_mod
-    from aesdse.experiment import Target, make_point
+    from aesdse.flow import devices
+    from aesdse.engine import point as point_mod
+    from aesdse.experiment import make_point
+    from aesdse.spec.schema import Target
     p = make_point("sbox", target=Target("LCMXO2-1200HC", "TG144", 6))
     before = point_mod.pnr_key(p, "n" * 64, 50.0, 1), point_mod.synth_key(p, "r" * 64, "top")
     monkeypatch.setitem(devices.CLOCK_PINS, ("LCMXO2-1200HC", "TG144"), "PB1")
@@ -122,7 +124,7 @@ def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
 
 
 def test_gowin_and_gatemate_nextpnr_arguments():
-    from aesdse.experiment import Target
+    from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import nextpnr_args
     assert nextpnr_args(Target("GW1NR-LV9", "QN88P", 6)) == [
         "--device", "GW1NR-LV9QN88PC6/I5", "--vopt", "family=GW1N-9C"]
@@ -133,8 +135,8 @@ def test_gowin_and_gatemate_nextpnr_arguments():
 def test_gowin_every_port_bit_on_a_pin_clock_first():
     # nextpnr-himbaechel-gowin refuses unconstrained I/O: a CST places every bit, clk on the
     # Tang Nano 9K's oscillator pin 52 (GCLKT_3).
-    from aesdse.devices import GOWIN_PINS
-    from aesdse.experiment import Target
+    from aesdse.flow.devices import GOWIN_PINS
+    from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints
     target = Target("GW1NR-LV9", "QN88P", 6)
     args, files = constraints(target, {"sin": 1, "fold": 2, "clk": 1})
@@ -168,8 +170,9 @@ def test_placer_and_router_choices_reach_nextpnr_and_the_stage_key(monkeypatch, 
     # cache entries stay valid), and replacing a family's own --router (Nexus) on the command
     # line instead of repeating it (nextpnr refuses an option given twice).
     from dataclasses import replace as dc_replace
-    from aesdse import point as point_mod
-    from aesdse.experiment import Target, make_point
+    from aesdse.engine import point as point_mod
+    from aesdse.experiment import make_point
+    from aesdse.spec.schema import Target
     from aesdse.flow import nextpnr
     p = make_point("sbox")
     default_key = point_mod.pnr_key(p, "n" * 64, 50.0, 1)

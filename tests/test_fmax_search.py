@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from aesdse.experiment import ExperimentError, parse_experiment
-from aesdse.fmax_search import (SearchSettings, Trial, bimodal, contending, search, serial,
-                                summarize)
+from aesdse.engine.fmax_search import Trial, bimodal, contending, search, serial, summarize
+from aesdse.spec.schema import SearchSettings
 from aesdse.report.table import render
-from aesdse.store import MIGRATIONS, PnrRun, Row, Store
+from aesdse.store.database import MIGRATIONS, PnrRun, Row, Store
 
 FAKE = Path(__file__).parent / "fake_tools"
 
@@ -121,7 +121,7 @@ def test_bimodality_test():
 
 
 def test_contending_runs_are_those_aimed_near_the_converged_fmax():
-    from aesdse.fmax_search import Run
+    from aesdse.engine.fmax_search import Run
     runs = [Run(60.0, 1, 61.2, 0), Run(150.0, 1, 148.0, 1), Run(160.0, 1, 150.0, 1),
             Run(300.0, 1, 112.0, 0), Run(170.0, 1, None, 2)]
     assert [r.target_mhz for r in contending(runs)] == [150.0, 160.0]
@@ -338,9 +338,9 @@ class _Recorder:
 
 
 def test_sweep_runs_a_search_alone_with_every_slot(tmp_path, monkeypatch):
-    from aesdse import executors
+    from aesdse.engine import executors
     from aesdse.experiment import Experiment
-    from aesdse.sweep import sweep
+    from aesdse.engine.sweep import sweep
     recorder = _Recorder()
     monkeypatch.setattr(executors, "make_executor", lambda *args, **kwargs: recorder)
     plain = parse_experiment("name: p\narchitectures:\n  - arch: iterative\n"

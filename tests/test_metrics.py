@@ -3,9 +3,9 @@ of impossible inputs."""
 
 import pytest
 
-from aesdse.devices import row_area, slices, speed_limits
+from aesdse.flow.devices import row_area, slices, speed_limits
 from aesdse.metrics import clock_domain_of, compute_metrics
-from aesdse.store import Row
+from aesdse.store.database import Row
 
 S8 = speed_limits("LFE5U-85F", 8)
 

@@ -1,15 +1,16 @@
-"""aesdse.point: a point that cannot fit its device is stored as ``does-not-fit`` before any tool
+"""aesdse.engine.point: a point that cannot fit its device is stored as ``does-not-fit`` before any tool
 runs (issue 14)."""
 
 import dataclasses
 
 import pytest
 
-from aesdse import devices
-from aesdse.experiment import FlowOptions, Target, make_point
+from aesdse.flow import devices
+from aesdse.experiment import make_point
+from aesdse.spec.schema import FlowOptions, Target
 import archs
 from aesdse.generate import logic_sbox_count
-from aesdse.point import SBOX_LUT4_LOWER_BOUND, rtlil_flip_flops, run_point
+from aesdse.engine.point import SBOX_LUT4_LOWER_BOUND, rtlil_flip_flops, run_point
 from archs.prims.circuits import CIRCUITS
 from archs.prims.sbox import SharedSBox
 

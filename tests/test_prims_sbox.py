@@ -8,7 +8,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from aesdse.verify import verify_component
+from aesdse.verify.verify import verify_component
 from archs import FAMILIES
 from archs.prims import gf
 from archs.prims.circuits import CIRCUITS, Program

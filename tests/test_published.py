@@ -1,4 +1,4 @@
-"""Tests of aesdse.published: the transcribed tables load and validate, the consistency check flags
+"""Tests of aesdse.report.published: the transcribed tables load and validate, the consistency check flags
 exactly the inconsistent claims, and the area normalisation follows its stated conventions."""
 
 import functools
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aesdse.published import (
+from aesdse.report.published import (
     PUBLISHED_DIR, Architecture, PublishedDataError, PublishedRow, check_all, consistency_check,
     find_paper, load_paper, load_papers,
 )
@@ -301,7 +301,7 @@ def test_rows_without_architecture_or_numbers_are_not_checked(papers):
      r"not \{'a': 'x{50,70}\.\.\.$"),
 ])
 def test_malformed_yaml_is_a_published_data_error_with_line(tmp_path, text, message):
-    # The published tables load through the experiment files' checked loader (aesdse.yamlcheck).
+    # The published tables load through the experiment files' checked loader (aesdse.spec.yamlcheck).
     with pytest.raises(PublishedDataError, match=message):
         load_paper(_write(tmp_path, text))
 

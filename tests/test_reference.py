@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-from aesdse import reference
-from aesdse.vectors import FIPS197, SP800_38A_CTR, SP800_38A_ECB, oracle_decrypt, oracle_encrypt
+from aesdse.verify import reference
+from aesdse.verify.vectors import FIPS197, SP800_38A_CTR, SP800_38A_ECB, oracle_decrypt, oracle_encrypt
 
 
 @pytest.mark.parametrize("vec", FIPS197 + SP800_38A_ECB, ids=lambda v: v.source)

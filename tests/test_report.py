@@ -14,13 +14,13 @@ import archs
 from aesdse.cli import main
 from aesdse.experiment import load_experiment
 from aesdse.flow.tools import tool_versions
-from aesdse.published import find_paper, load_papers
+from aesdse.report.published import find_paper, load_papers
 from aesdse.report import compare as compare_mod
 from aesdse.report.compare import compare, matches_config, render_compare
 from aesdse.report.plot import (PlotError, pareto_front, plot, published_points, save,
                                 sweep_figure)
 from aesdse.report.table import JSON_KEYS, aggregate, number, render
-from aesdse.store import Store
+from aesdse.store.database import Store
 
 from conftest import fixture_rows
 
@@ -782,6 +782,7 @@ def _iterative_on_three_families():
 
 def test_families_plot_values(tmp_path):
     from aesdse.report.plot import families_figure, family_bars
+    from aesdse.fingerprint import current_checkout
     from aesdse.report.select import select_rows
     db = tmp_path / "families.sqlite"
     with Store(db) as store:
@@ -794,7 +795,7 @@ def test_families_plot_values(tmp_path):
     # The rows the command plotted: the iterative core on three families (the fixture's other
     # iterative row is an ECP5 design with another S-box, so it is a fourth bar).
     with Store(db, readonly=True) as store:
-        rows = select_rows(store, arch="iterative").rows
+        rows = select_rows(store, arch="iterative", checkout=current_checkout()).rows
     bars = family_bars(rows)
     assert [(b["family"], b["area"], b["area_unit"], b["area_text"]) for b in bars] == [
         ("ecp5", 2000, "Slices", "2,000 slices"), ("ecp5", 2250, "Slices", "2,250 slices"),

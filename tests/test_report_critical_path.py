@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from aesdse.cli import main
 from aesdse.flow.critical_path import NetlistCells, critical_paths
 from aesdse.report.critical_path import NOT_STORED, render_critical_paths
-from aesdse.store import Row, Store
+from aesdse.store.database import Row, Store
 
 REPORT = json.loads((Path(__file__).parent / "data" / "nextpnr_report_sbox_composite.json")
                     .read_text())

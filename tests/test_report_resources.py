@@ -1,9 +1,9 @@
 # amaranth: UnusedElaboratable=no
 """Resources counted from generated designs, beside 000 Table I."""
 
-from aesdse.published import load_papers
+from aesdse.report.published import load_papers
 from aesdse.report.resources import resources_markdown
-from aesdse.store import Row
+from aesdse.store.database import Row
 from archs.compact import Compact
 
 

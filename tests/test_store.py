@@ -4,7 +4,8 @@ import sqlite3
 
 import pytest
 
-from aesdse.store import MIGRATIONS, SCHEMA_VERSION, Row, Store, StoreError, WhereError, config_key
+from aesdse.store.database import MIGRATIONS, SCHEMA_VERSION, Row, Store, StoreError, WhereError
+from aesdse.spec.schema import config_key
 
 
 def _row(key="k1", **fields):

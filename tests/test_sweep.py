@@ -23,15 +23,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aesdse import executors, point as point_mod, provenance
+from aesdse import fingerprint
+from aesdse.fingerprint import current_checkout
+from aesdse.engine import executors, point as point_mod
 from aesdse.cli import main
 from aesdse.experiment import parse_experiment
 from aesdse.flow import tools
 from aesdse.flow.tools import tool_versions
-from aesdse.progress import Progress
+from aesdse.engine.progress import Progress
 from aesdse.report.select import select_rows
-from aesdse.store import MIGRATIONS, Row, Store
-from aesdse.sweep import clean_stale, sweep
+from aesdse.store.database import MIGRATIONS, Row, Store
+from aesdse.engine.sweep import clean_stale, sweep
 
 from conftest import marked_processes
 
@@ -484,13 +486,13 @@ verify: {random_vectors: 0}
 
 def _edit(monkeypatch, filename):
     """Simulate an edit of ``archs/<filename>`` (a comment appended), as the fingerprints see it."""
-    original = provenance.read_source
+    original = fingerprint.read_source
 
     def edited(path):
         data = original(path)
         return data + b"\n# edited\n" if path.name == filename else data
-    monkeypatch.setattr(provenance, "read_source", edited)
-    provenance.generator_fingerprint.cache_clear()
+    monkeypatch.setattr(fingerprint, "read_source", edited)
+    fingerprint.generator_fingerprint.cache_clear()
 
 
 def test_an_edit_to_one_family_reruns_only_its_points_and_reports_keep_old_rows(
@@ -499,25 +501,25 @@ def test_an_edit_to_one_family_reruns_only_its_points_and_reports_keep_old_rows(
     db, results = tmp_path / "db.sqlite", tmp_path / "results"
     with Store(db) as store:
         assert sweep(exp, store, results, echo=None).done == 3
-    provenance.generator_fingerprint.cache_clear()
+    fingerprint.generator_fingerprint.cache_clear()
     try:
         _edit(monkeypatch, "sbox_standalone.py")
         # The report before any new sweep: every row still shown; the edited family's marked.
         with Store(db, readonly=True) as store:
-            sel = select_rows(store, exp)
+            sel = select_rows(store, exp, checkout=current_checkout())
         assert len(sel.rows) == 3 and sel.missing == 0 and not sel.older
         assert {r.arch: sel.stale.get(r.key) for r in sel.rows} == \
             {"iterative": None, "sbox": ["generator changed"]}
         # The strict report finds only the untouched family's row.
         with Store(db, readonly=True) as store:
-            assert [r.arch for r in select_rows(store, exp, current_only=True).rows] == \
+            assert [r.arch for r in select_rows(store, exp, current_only=True, checkout=current_checkout()).rows] == \
                 ["iterative"]
         # A new sweep runs the two S-box points only, and keeps their old rows.
         with Store(db) as store:
             again = sweep(exp, store, results, echo=None)
             assert (again.done, again.cached) == (2, 1)
             assert len(store.rows()) == 5
-            sel = select_rows(store, exp)
+            sel = select_rows(store, exp, checkout=current_checkout())
         assert len(sel.rows) == 3 and not sel.stale
         assert sorted(sel.older.values()) == [1, 1]
         # The Markdown table says so, and `aesdse db` lists and prunes the old rows.
@@ -533,7 +535,7 @@ def test_an_edit_to_one_family_reruns_only_its_points_and_reports_keep_old_rows(
         with Store(db) as store:
             assert len(store.rows()) == 3
     finally:
-        provenance.generator_fingerprint.cache_clear()
+        fingerprint.generator_fingerprint.cache_clear()
 
 
 def test_a_primitive_edit_reruns_every_family_that_uses_it(tmp_path, fake_tools, monkeypatch):
@@ -544,7 +546,7 @@ def test_a_primitive_edit_reruns_every_family_that_uses_it(tmp_path, fake_tools,
             _edit(monkeypatch, "sbox.py")   # archs/prims/sbox.py: every family imports it
             assert sweep(exp, store, tmp_path / "results", echo=None).done == 3
         finally:
-            provenance.generator_fingerprint.cache_clear()
+            fingerprint.generator_fingerprint.cache_clear()
 
 
 def test_a_tool_named_by_environment_is_identified_by_its_version(tmp_path, fake_tools,
@@ -562,7 +564,7 @@ def test_a_tool_named_by_environment_is_identified_by_its_version(tmp_path, fake
             tools._identify.cache_clear()
         assert again.done == 1 and again.stage_hits["synth"] == 0
         assert len(fake_tools("yosys")) == 2
-        sel = select_rows(store, experiment(), current_tools=tool_versions())
+        sel = select_rows(store, experiment(), checkout=current_checkout())
     assert sel.older == {first.config_key: 1}
 
 

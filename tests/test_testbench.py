@@ -1,5 +1,5 @@
 # amaranth: UnusedElaboratable=no
-"""aesdse.testbench: stream helpers keep the rules of amaranth.lib.stream and count edges."""
+"""aesdse.verify.testbench: stream helpers keep the rules of amaranth.lib.stream and count edges."""
 
 import random
 
@@ -8,7 +8,7 @@ from amaranth.hdl import ClockDomain, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from aesdse.testbench import (EdgeClock, StreamTimeout, random_ready, run_testbenches,
+from aesdse.verify.testbench import (EdgeClock, StreamTimeout, random_ready, run_testbenches,
                               stream_get, stream_put)
 
 

@@ -1,4 +1,4 @@
-"""The host side of CCM (SP 800-38C) in :mod:`aesdse.vectors`: the formatter and the pure-Python
+"""The host side of CCM (SP 800-38C) in :mod:`aesdse.verify.vectors`: the formatter and the pure-Python
 CBC-MAC + CTR over its blocks against ``cryptography``'s AESCCM, RFC 3610 packet vectors, every
 CAVP CCM entry of ``cryptography-vectors``, and the CAVP ECB/CBC files the hardware tests
 sample."""
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from aesdse.vectors import (CCM_NONCE_BYTES, CCM_TAG_BYTES, RFC3610, cavp_ccm, cavp_modes,
+from aesdse.verify.vectors import (CCM_NONCE_BYTES, CCM_TAG_BYTES, RFC3610, cavp_ccm, cavp_modes,
                             ccm_blocks, ccm_format, oracle_ccm, oracle_mode)
 
 CCM_FILES = [f"ciphers/AES/CCM/{kind}{bits}.rsp"

@@ -4,7 +4,8 @@
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.verify import VerifyOptions, verify_component
+from aesdse.verify.verify import verify_component
+from aesdse.spec.schema import VerifyOptions
 from archs.interface import AESSignature
 from archs.iterative import Iterative
 
@@ -76,9 +77,9 @@ def test_encrypt_only_core_is_not_sent_decryptions():
 def test_wide_transfers_gather_blocks_under_one_key_and_fill_short_ones():
     import random
 
-    from aesdse import reference
-    from aesdse.verify import _Block, _wide_transfers
-    from aesdse.vectors import BlockVector
+    from aesdse.verify import reference
+    from aesdse.verify.verify import _Block, _wide_transfers
+    from aesdse.verify.vectors import BlockVector
 
     def block(key, data):
         vec = BlockVector(key, 128, data, reference.encrypt_int(key, data, 128), f"k{key}")

@@ -4,12 +4,12 @@ nextpnr-himbaechel-gatemate).
 
 ECP5 runs out of context (``--out-of-context``): no I/O buffers and no global clock insertion, so
 a core is measured alone. The other nextpnr variants have no such mode: their netlist is the
-core inside the measurement harness (:mod:`archs.harness`), its pins placed freely
+core inside the measurement harness (:mod:`aesdse.flow.harness`), its pins placed freely
 (``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``, GateMate's ``--vopt
 allow-unconstrained``), and the harness is measured alone by a run of its own; on MachXO2 the
-clock input goes on a primary clock pin of the package (:data:`aesdse.devices.CLOCK_PINS`, an
+clock input goes on a primary clock pin of the package (:data:`aesdse.flow.devices.CLOCK_PINS`, an
 LPF file), on Nexus and Gowin every port on a known pin (a PDC or CST file,
-:data:`aesdse.devices.PORT_PINS`). ``--freq`` is always passed (without it nextpnr targets
+:data:`aesdse.flow.devices.PORT_PINS`). ``--freq`` is always passed (without it nextpnr targets
 12 MHz), and failing timing does not fail the run (``--timing-allow-fail``): the achieved Fmax
 is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
@@ -19,9 +19,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..devices import (CLOCK_PINS, DEVICES, GOWIN_DIES, PORT_PINS, family_info,
+from .devices import (CLOCK_PINS, DEVICES, GOWIN_DIES, PORT_PINS, family_info, family_of,
                        nextpnr_device)
-from ..experiment import Target
+from ..spec.schema import Target
 from .tools import find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
@@ -148,8 +148,8 @@ def constraints(target: Target, ports: dict) -> tuple[list, dict]:
     """``(nextpnr arguments, {file name: text})`` of the target's pin constraints for a top
     module with ``ports`` (name -> width).
 
-    MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.devices.CLOCK_PINS`), every other pin
-    placed freely. Nexus and Gowin: every port bit on a pin of :data:`aesdse.devices.PORT_PINS`,
+    MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.flow.devices.CLOCK_PINS`), every other pin
+    placed freely. Nexus and Gowin: every port bit on a pin of :data:`aesdse.flow.devices.PORT_PINS`,
     ``clk`` on the first (nextpnr-nexus and nextpnr-himbaechel-gowin refuse unconstrained I/O),
     in a PDC or CST file.
 
@@ -191,7 +191,7 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
     timing paths found in design", nextpnr-himbaechel-gowin 0.11, although its placer reported
     one for the same netlist). ``extra_args`` (:func:`flow_args`) replace the same options of
     the target's own arguments."""
-    nextpnr = find_tool(family_info(target.family).pnr_tool)
+    nextpnr = find_tool(family_info(family_of(target.device)).pnr_tool)
     extra = []
     if DEVICES[target.device].family in _CONSTRAINED:
         try:

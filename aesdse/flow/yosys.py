@@ -1,11 +1,11 @@
 """Synthesis stage: RTLIL -> device netlist with the family's Yosys script (``synth_ecp5``,
-``synth_ice40``: :attr:`aesdse.devices.DeviceFamily.synth_command`)."""
+``synth_ice40``: :attr:`aesdse.flow.devices.DeviceFamily.synth_command`)."""
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..devices import family_info
+from .devices import family_info
 from .tools import ToolRun, find_tool, run_tool
 
 __all__ = ["ABC_AREA_SCRIPT", "SynthOptions", "Synthesis", "synthesize", "write_verilog"]
@@ -23,7 +23,7 @@ ABC_AREA_SCRIPT = ("+strash;&get,-n;&dch,-f;&if,-K,4,-a;&put;mfs2;"
 @dataclass(frozen=True)
 class SynthOptions:
     """Options of ``synth_ecp5`` (and of the other families' scripts, which take only some of
-    them: :attr:`aesdse.devices.DeviceFamily.synth_options`; the rest are ignored there).
+    them: :attr:`aesdse.flow.devices.DeviceFamily.synth_options`; the rest are ignored there).
 
     Attributes
     ----------

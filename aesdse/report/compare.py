@@ -4,7 +4,7 @@ reproduces, with ratios, notes, the area convention and the papers' own consiste
 Matching
 --------
 A published row names the aesdse configuration it corresponds to (``config``: ``arch`` plus
-family parameters, :mod:`aesdse.published`). A measured configuration matches it when the
+family parameters, :mod:`aesdse.report.published`). A measured configuration matches it when the
 architecture is the same and every parameter the published row names has the same value in the
 measured row; parameters the published row leaves out may take any value. A parameter the
 measured family does not have (e.g. ``part: key_schedule`` for a key schedule measured alone)
@@ -14,7 +14,7 @@ design printed in two tables of one paper is shown once ("also in ...").
 Area
 ----
 Areas of different device families are compared in slice-equivalents only
-(:func:`aesdse.devices.area`): the measured ECP5 area is ``max(ceil(LUT4/2), ceil(FF/2))`` plus
+(:func:`aesdse.flow.devices.area`): the measured ECP5 area is ``max(ceil(LUT4/2), ceil(FF/2))`` plus
 block RAM at a stated rate per Kbit (default 4, the rate of 001 Sec. 4, so 72 per 18 Kbit DP16KD;
 ``rate`` / ``aesdse report --bram-slices-per-kbit`` changes it), the published area is the
 tool's slice count plus the paper's block RAM at the same rate. The footnote of every table states
@@ -26,7 +26,7 @@ ASIC
 ----
 A measured ``asic`` row (aesdse's gate-equivalent estimate, :mod:`aesdse.flow.asic`) is compared
 only with published ASIC rows (``device_family: asic``), in gate equivalents
-(:attr:`aesdse.published.PublishedRow.gate_equivalents`: 003's "86.2K gates" is 86,200 GE), and
+(:attr:`aesdse.report.published.PublishedRow.gate_equivalents`: 003's "86.2K gates" is 86,200 GE), and
 the cell says ``GE``; FPGA rows are never compared with it. The estimate has no place and route,
 no real library and no clock, and the published counts come from the papers' own processes, so
 GE ratios are indicative too.
@@ -39,9 +39,9 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from ..devices import SLICE_CONVENTIONS, part_of, row_area
-from ..published import consistency_check
-from ..store import Row
+from ..flow.devices import SLICE_CONVENTIONS, part_of, row_area
+from .published import consistency_check
+from ..store.database import Row
 from .table import FORMATS, Entry, aggregate, label, number, varying_params
 
 __all__ = ["Match", "Comparison", "compare", "render_compare", "matches_config",
@@ -180,7 +180,7 @@ class Comparison:
     missing : list of (paper, table, row)
         Published rows of the papers shown that have numbers but no measured counterpart.
     flags : list of str
-        :func:`aesdse.published.consistency_check` flags of the papers shown, with arithmetic.
+        :func:`aesdse.report.published.consistency_check` flags of the papers shown, with arithmetic.
     papers : list
         The papers shown.
     flag_rows : dict
@@ -188,7 +188,7 @@ class Comparison:
     failures : list of Row
         Failed measured points.
     rate : float or None
-        Slice-equivalents per block RAM Kbit (None: the default of :mod:`aesdse.devices`).
+        Slice-equivalents per block RAM Kbit (None: the default of :mod:`aesdse.flow.devices`).
     """
     matches: list = field(default_factory=list)
     unmatched: list = field(default_factory=list)
@@ -225,7 +225,7 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
     Parameters
     ----------
     rows : list of Row
-    papers : list of aesdse.published.Paper
+    papers : list of aesdse.report.published.Paper
     fmax : str
         Seed aggregation (see :func:`aesdse.report.table.aggregate`).
     all_papers : bool
@@ -233,7 +233,7 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
         (``aesdse reproduce`` shows its one paper even before anything is measured).
     rate : float, optional
         Slice-equivalents per block RAM Kbit (default
-        :data:`aesdse.devices.SLICES_PER_BRAM_KBIT`).
+        :data:`aesdse.flow.devices.SLICES_PER_BRAM_KBIT`).
     """
     entries, failures = aggregate(rows, fmax)
     result = Comparison(failures=failures, rate=rate)
@@ -336,7 +336,7 @@ def _pair(m: Match, key, style) -> str:
 
 def area_footnote(comparison) -> list[str]:
     """The area convention, stated for every device family in the comparison."""
-    from ..devices import SLICES_PER_BRAM_KBIT
+    from ..flow.devices import SLICES_PER_BRAM_KBIT
     rate = SLICES_PER_BRAM_KBIT if comparison.rate is None else comparison.rate
 
     def bram(conv):
@@ -345,7 +345,7 @@ def area_footnote(comparison) -> list[str]:
     ecp5 = SLICE_CONVENTIONS["ecp5"]
     default = (" (001 Sec. 4: \"a 32 Kb BRAM is taken equivalent to 128 slices\")"
                if rate == SLICES_PER_BRAM_KBIT else " (set with --bram-slices-per-kbit)")
-    lines = [f"Area in slice-equivalents (aesdse.devices.area), block RAM at {rate:g} "
+    lines = [f"Area in slice-equivalents (aesdse.flow.devices.area), block RAM at {rate:g} "
              f"slice-eq. per Kbit{default}. Measured, {ecp5.description}: max(ceil(LUT4/2), "
              f"ceil(FF/2)) (perfect packing) + {bram(ecp5)}."]
     families = sorted({m.published.device_family for m in comparison.matches}
@@ -421,7 +421,7 @@ def _markdown(c: Comparison, title):
             config = " ".join(f"{k}={v}" for k, v in prow.config.items())
             out.append(f"- {paper.key} {table.id} {prow.label}: `{config}`")
     if c.flags:
-        out += ["", "Consistency flags on the published numbers (aesdse.published."
+        out += ["", "Consistency flags on the published numbers (aesdse.report.published."
                     "consistency_check):", ""]
         out += [f"{i}. {flag}" for i, flag in enumerate(c.flags, 1)]
     if c.failures:

@@ -12,7 +12,7 @@ and end cells. A row stored before the summaries existed has none: it is listed 
 import json
 
 from ..flow.critical_path import CriticalPath
-from ..store import Row
+from ..store.database import Row
 from .table import _header, _order, _param, _show, label, number, varying_params
 
 __all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "render_critical_paths"]

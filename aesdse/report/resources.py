@@ -8,7 +8,7 @@ copies it into the point's manifest, and this module prints it from the database
 published counts beside it where a published row names the same configuration.
 """
 
-from ..store import Row
+from ..store.database import Row
 from .compare import matches_config
 
 __all__ = ["RESOURCE_COLUMNS", "resources_markdown"]

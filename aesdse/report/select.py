@@ -10,14 +10,13 @@ marked *stale* with the reasons (``generator changed``, ``yosys 0.70 -> 0.71``),
 ``current_only`` keeps the strict behaviour: only rows whose key the current checkout computes.
 
 The database is opened read-only; user conditions (``where``) go through
-:meth:`aesdse.store.Store.select_keys`.
+:meth:`aesdse.store.database.Store.select_keys`.
 """
 
 from dataclasses import dataclass, field
 
-from ..flow.tools import tool_versions
-from ..provenance import stale_reasons
-from ..store import Row, Store
+from ..store.provenance import Checkout, stale_reasons
+from ..store.database import Row, Store
 
 __all__ = ["Selection", "select_rows"]
 
@@ -56,7 +55,7 @@ class Selection:
 
 def select_rows(store: Store, experiment=None, *, arch: str | None = None,
                 target: str | None = None, where: str | None = None,
-                current_only: bool = False, current_tools: dict | None = None) -> Selection:
+                current_only: bool = False, checkout: Checkout) -> Selection:
     """The rows of ``experiment`` (all rows if None) that pass the filters.
 
     Parameters
@@ -67,20 +66,21 @@ def select_rows(store: Store, experiment=None, *, arch: str | None = None,
     target : str, optional
         A device (``LFE5U-85F``: every package and speed grade) or a full target label.
     where : str, optional
-        A user's SQL condition (:meth:`aesdse.store.Store.select_keys`), on the shown rows.
+        A user's SQL condition (:meth:`aesdse.store.database.Store.select_keys`), on the shown rows.
     current_only : bool
         Only rows whose key the current checkout computes for the experiment's points (without
         an experiment: rows whose generator and tools are the current ones): no stale rows, no
         older ones.
-    current_tools : dict, optional
-        Tool identifiers of this checkout (default :func:`aesdse.flow.tools.tool_versions`).
+    checkout : Checkout
+        What the current checkout records (:func:`aesdse.fingerprint.current_checkout`): rows
+        that differ are stale.
 
     Raises
     ------
-    aesdse.store.WhereError
+    aesdse.store.database.WhereError
         For a bad ``where``.
     """
-    tools = tool_versions() if current_tools is None else current_tools
+    tools = checkout.tools
     sel = Selection(title=experiment.name if experiment is not None else None)
     if experiment is not None:
         sel.total = len(experiment.points)
@@ -92,7 +92,7 @@ def select_rows(store: Store, experiment=None, *, arch: str | None = None,
         rows = store.rows()
         if current_only:  # no experiment to compute keys from: compare each row's provenance
             rows = [r for r in rows
-                    if not stale_reasons(r.generator, r.tool_versions, r.arch, tools)]
+                    if not stale_reasons(r.generator, r.tool_versions, r.arch, checkout)]
     newest: dict = {}
     for row in rows:  # oldest first: the last row of a configuration is its newest
         if row.config_key in newest:
@@ -112,7 +112,7 @@ def select_rows(store: Store, experiment=None, *, arch: str | None = None,
     sel.rows = sorted(shown, key=lambda r: (r.created_at or "", r.key))
     if not current_only:
         for row in sel.rows:
-            reasons = stale_reasons(row.generator, row.tool_versions, row.arch, tools)
+            reasons = stale_reasons(row.generator, row.tool_versions, row.arch, checkout)
             if reasons:
                 sel.stale[row.key] = reasons
     shown_configs = {r.config_key for r in sel.rows}

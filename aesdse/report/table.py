@@ -17,17 +17,17 @@ design does not depend on the placer seed.
 
 Fmax search
 -----------
-A point swept with ``flow: fmax_search`` (:mod:`aesdse.fmax_search`) is one row whose Fmax is the
+A point swept with ``flow: fmax_search`` (:mod:`aesdse.engine.fmax_search`) is one row whose Fmax is the
 converged Fmax: the highest achieved Fmax among the routed nextpnr runs of its search (data-sheet
 caps applied as for every row). Given the point's runs (``runs=`` of :func:`render`, from
-:meth:`aesdse.store.Store.pnr_runs`), its Fmax cell shows the spread of the *contending* runs
+:meth:`aesdse.store.database.Store.pnr_runs`), its Fmax cell shows the spread of the *contending* runs
 (routed runs whose target was within 10% of the converged Fmax, over seeds and targets; ``±``
 is half their min-max range in percent) and ``[bimodal]`` when those runs split into two clusters
-(:func:`aesdse.fmax_search.bimodal`); JSON has the numbers under ``fmax_search``.
+(:func:`aesdse.engine.fmax_search.bimodal`); JSON has the numbers under ``fmax_search``.
 
 Device families
 ---------------
-Each family has its own area unit (:class:`aesdse.devices.DeviceFamily`: ECP5 slices of 2 LUT4 +
+Each family has its own area unit (:class:`aesdse.flow.devices.DeviceFamily`: ECP5 slices of 2 LUT4 +
 2 FF, iCE40 logic cells of 1 LUT4 + 1 FF, asic gate equivalents with NAND2 = 1 GE). An ``asic``
 row has no LUT4, no Fmax and no throughput (an estimate without place and route); a table with
 asic rows gets a ``GE`` column and a depth column (NAND2 delays), from the row's
@@ -43,9 +43,9 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
-from ..devices import FAMILIES as DEVICE_FAMILIES, part_of
-from ..fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
-from ..store import Row
+from ..flow.devices import FAMILIES as DEVICE_FAMILIES, part_of
+from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
+from ..store.database import Row
 
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "Entry",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
@@ -93,7 +93,7 @@ GROUP_BY = ("family",)
 #: ``stale`` lists why a shown row no longer matches the current checkout (empty when current),
 #: ``older_rows`` counts the rows of the same configurations that are not shown;
 #: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread;
-#: ``fmax_search`` is None, or the :func:`aesdse.fmax_search.summarize` numbers of a searched point
+#: ``fmax_search`` is None, or the :func:`aesdse.engine.fmax_search.summarize` numbers of a searched point
 #: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs); ``family`` is the
 #: device family of the target (``ecp5``, ``ice40``, ``asic``; None if unknown), ``area`` the
 #: row's area in that family's own unit and ``area_unit`` that unit's column header
@@ -773,7 +773,7 @@ def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,
     fmax : str
         How rows differing only by seed are aggregated, one of :data:`FMAX_STATS`.
     runs : dict, optional
-        Point key -> its Fmax-search runs (:meth:`aesdse.store.Store.pnr_runs`): searched
+        Point key -> its Fmax-search runs (:meth:`aesdse.store.database.Store.pnr_runs`): searched
         points then show the spread of their runs and the bimodality flag.
     provenance : dict, optional
         Row key -> (stale reasons, older rows of its configuration)

@@ -657,7 +657,7 @@ SBOX_FAMILIES = {
 }
 
 #: The families built from logic gates (not a table), so at least
-#: :data:`aesdse.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
+#: :data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
 LOGIC_SBOX_FAMILIES = ("composite", "tower", *CIRCUITS)
 
 #: S-box family name -> the ``stages`` values it accepts.

@@ -2,7 +2,7 @@
 what no input file needs, and the messages every validator shares.
 
 Both validators of hand-written files, :mod:`aesdse.experiment` (experiment files) and
-:mod:`aesdse.published` (published result tables), load YAML through :func:`load` and word their
+:mod:`aesdse.report.published` (published result tables), load YAML through :func:`load` and word their
 errors with the helpers here, so a bad value reads the same in both: ``file:line: what: value
 must be ...``.
 

@@ -1,12 +1,12 @@
 """Stage cache: each flow stage's outputs, keyed by the content of its inputs, checked on read.
 
 Three stages are cached, each in its own directory under ``results/cache/`` (the keys are made by
-:mod:`aesdse.point`, one function per stage):
+:mod:`aesdse.engine.point`, one function per stage):
 
 ``design``
     Generated RTLIL + manifest + the verification outcome, keyed by the design point's identity
     without its flow options and the generator fingerprint of its family
-    (:mod:`aesdse.provenance`). A new seed, frequency or synthesis option never re-elaborates or
+    (:mod:`aesdse.store.provenance`). A new seed, frequency or synthesis option never re-elaborates or
     re-simulates.
 ``synth``
     The Yosys netlist, cell statistics, Verilog and log, keyed by (RTLIL digest, top, target
@@ -56,7 +56,7 @@ _META = "meta.json"
 
 def stage_key(stage: str, identity: dict) -> str:
     """Hash of a stage's input ``identity`` (plain JSON data)."""
-    from . import __version__
+    from .. import __version__
     blob = json.dumps({"stage": stage, "format": CACHE_FORMAT, "aesdse": __version__,
                        **identity}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
@@ -64,7 +64,7 @@ def stage_key(stage: str, identity: dict) -> str:
 
 def owner_tag() -> str:
     """``<pid>@<host>``: ends every temporary name, so that leftovers of dead processes can be
-    told from work in progress (:func:`aesdse.sweep.clean_stale`), and names a sweep's claims."""
+    told from work in progress (:func:`aesdse.engine.sweep.clean_stale`), and names a sweep's claims."""
     return f"{os.getpid()}@{socket.gethostname()}"
 
 

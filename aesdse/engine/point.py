@@ -1,14 +1,14 @@
 """The flow of one design point, top to bottom: generate -> verify -> synthesize -> place and
-route -> metrics -> a :class:`~aesdse.store.Row`.
+route -> metrics -> a :class:`~aesdse.store.database.Row`.
 
 :func:`run_point` is a plain function of picklable inputs, so it runs the same in the sweep's
-process, in a worker process or on a remote Dask worker (:mod:`aesdse.executors`); it never
+process, in a worker process or on a remote Dask worker (:mod:`aesdse.engine.executors`); it never
 touches the database (only the sweep writes it).
 
 Stages and their cache
 ----------------------
 Every stage goes through :meth:`PointRun.stage`: take the stage's outputs from the stage cache
-(:mod:`aesdse.cache`, checked against their digests) or run it and store them. Each stage's cache
+(:mod:`aesdse.engine.cache`, checked against their digests) or run it and store them. Each stage's cache
 key is computed by one function: :func:`design_key`, :func:`synth_key`, :func:`pnr_key` (the
 Fmax search's runs use :func:`pnr_key` too, so a search and a plain run at the same target and
 seed share their result). So a new seed or target frequency runs only nextpnr, and a flow option
@@ -45,19 +45,19 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from .devices import CLOCK_PINS, PORT_PINS, family_info, fits, speed_limits
-from .experiment import DesignPoint
+from ..flow.devices import CLOCK_PINS, PORT_PINS, family_info, fits, speed_limits
+from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
-from .flow.asic import estimate as asic_estimate
-from .flow.critical_path import NetlistCells, critical_paths, netlist_cells
-from .flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
-from .flow.tools import find_tool, kill_tool_processes, tool_versions
-from .flow.yosys import SynthOptions, synthesize
-from .generate import GenerateError, build_component, generate
-from .metrics import common_resources, compute_metrics, synthesized_resources
-from .provenance import generator_fingerprint
-from .store import PnrRun, Row
-from .verify import verify_component
+from ..flow.asic import estimate as asic_estimate
+from ..flow.critical_path import NetlistCells, critical_paths, netlist_cells
+from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
+from ..flow.tools import find_tool, kill_tool_processes, tool_versions
+from ..flow.yosys import SynthOptions, synthesize
+from ..generate import GenerateError, build_component, generate
+from ..metrics import common_resources, compute_metrics, synthesized_resources
+from ..fingerprint import generator_fingerprint
+from ..store.database import PnrRun, Row
+from ..verify.verify import verify_component
 
 __all__ = ["run_point", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
@@ -78,7 +78,7 @@ REJECTED_FILE = "cache-rejected.txt"
 def design_key(point: DesignPoint) -> str:
     """The design stage (RTLIL, manifest, verification): what is built and how it is checked."""
     return stage_key("design", {
-        "arch": point.arch, "params": point.params_dict, "family": point.target.family,
+        "arch": point.arch, "params": point.params_dict, "family": point.device_family,
         "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch)})
 
 
@@ -118,8 +118,8 @@ def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
     """The synthesis stage: the netlist text, the top module, the device family, the synthesis
     options and the Yosys that runs them."""
     return stage_key("synth", {
-        "rtlil": rtlil_digest, "top": top, "family": point.target.family,
-        "command": family_info(point.target.family).synth_command,
+        "rtlil": rtlil_digest, "top": top, "family": point.device_family,
+        "command": family_info(point.device_family).synth_command,
         "options": _options_key(_synth_options(point)), "yosys": find_tool("yosys").version})
 
 
@@ -147,7 +147,7 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
         "args": nextpnr_args(target) + _pnr_flow_args(point),
         "pins": [CLOCK_PINS.get((target.device, target.package)),
                  PORT_PINS.get((target.device, target.package))],
-        "nextpnr": find_tool(family_info(target.family).pnr_tool).version})
+        "nextpnr": find_tool(family_info(point.device_family).pnr_tool).version})
 
 
 # --- the stage runner -------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
 
     # The asic target: a gate-equivalent estimate, no place and route.
     top = design["top"]
-    if point.target.family == "asic":
+    if point.device_family == "asic":
         return _asic_estimate(point, run, design, known)
 
     # Synthesize.
@@ -338,7 +338,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     if hit:
         run.hits.append("synth")
     known["synth_seconds"] = synth["seconds"]
-    family = point.target.family
+    family = point.device_family
     # Capacity again after synthesis, before place and route: LUT4, FF and block RAM.
     synthesized = synthesized_resources(family, synth["cells"])
     if synthesized:
@@ -448,7 +448,7 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
 
     def produce_synth():
         synth = synthesize("harness.il", "harness", directory, _synth_options(point),
-                           point.flow.synth_timeout_s, family=point.target.family)
+                           point.flow.synth_timeout_s, family=point.device_family)
         if not synth.ok:
             raise StageFailed("failed-flow", f"yosys (harness alone): {synth.reason}", **known)
         return {"seconds": synth.seconds, "cells": synth.cells,
@@ -464,10 +464,10 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
     (directory / "netlist.json").unlink(missing_ok=True)
     if not pnr["ok"]:
         raise StageFailed("failed-flow", f"harness alone: {pnr['reason']}", **known)
-    family = point.target.family
+    family = point.device_family
     return {"common": common_resources(family, pnr["utilization"], synth["cells"]),
             "pnr": pnr["utilization"], "synth": synth["cells"], "fmax": pnr["fmax"],
-            "definition": "core = whole design - harness alone (archs.harness, same device, "
+            "definition": "core = whole design - harness alone (aesdse.flow.harness, same device, "
                           "flow options and seed); Fmax is the whole design's"}
 
 
@@ -507,7 +507,7 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
 def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
     synth = synthesize("design.il", top, run.work, _synth_options(point),
                        point.flow.synth_timeout_s, verilog_file=f"{top}.v",
-                       family=point.target.family)
+                       family=point.device_family)
     if not synth.ok:
         raise StageFailed("failed-flow", f"yosys: {synth.reason}", synth_seconds=synth.seconds,
                           **known)
@@ -562,7 +562,7 @@ def _place_and_route(point, run, synth, synth_entry, known) -> dict:
 
 
 def _search_fmax(point, run, synth, synth_entry, pnr_jobs, known) -> dict:
-    """The Fmax search of a point (:mod:`aesdse.fmax_search`): batches of nextpnr runs in a
+    """The Fmax search of a point (:mod:`aesdse.engine.fmax_search`): batches of nextpnr runs in a
     thread pool (each run is a subprocess), each in ``pnr/<MHz>MHz-seed<n>/`` and cached like a
     plain place and route at that frequency and seed. Writes :data:`SEARCH_FILE`; returns the
     best run, with its target and seed."""
@@ -632,7 +632,7 @@ def _write_search_file(work: Path, settings, width, outcome, results) -> None:
 
 def search_runs(row: Row) -> list | None:
     """The Fmax-search runs of a row (from its artifacts' :data:`SEARCH_FILE`) as
-    :class:`~aesdse.store.PnrRun`, or None for a point without a search."""
+    :class:`~aesdse.store.database.PnrRun`, or None for a point without a search."""
     if not (row.flow or {}).get("fmax_search") or not row.artifacts:
         return None
     try:
@@ -651,7 +651,7 @@ def search_runs(row: Row) -> list | None:
 
 def _tmp_name(key: str) -> str:
     # The owner's pid and host are in the name, so a later sweep can tell a dead sweep's
-    # leftovers (removed by aesdse.sweep.clean_stale) from a running sweep's work in progress.
+    # leftovers (removed by aesdse.engine.sweep.clean_stale) from a running sweep's work in progress.
     return f".tmp-{key}-{owner_tag()}"
 
 

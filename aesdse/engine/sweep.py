@@ -1,8 +1,8 @@
 """Sweep: run the pending design points of an experiment and store a row for each.
 
-This module is the scheduler only. The flow of one point is :func:`aesdse.point.run_point`
+This module is the scheduler only. The flow of one point is :func:`aesdse.engine.point.run_point`
 (generate -> verify -> synthesize -> place and route -> metrics, with the stage cache); where
-points run is :mod:`aesdse.executors` (this process, worker processes, Dask). Only the process
+points run is :mod:`aesdse.engine.executors` (this process, worker processes, Dask). Only the process
 that called :func:`sweep` writes the database.
 
 Scheduling
@@ -13,7 +13,7 @@ Scheduling
 * Points that share a netlist (other seeds or frequencies of one design) wait for the first of
   them, so the design is elaborated, simulated and synthesized once, then taken from the cache.
 * An Fmax search fills every slot with its own nextpnr runs: it runs alone.
-* Before running a point the sweep claims it in the database (:meth:`aesdse.store.Store.claim`):
+* Before running a point the sweep claims it in the database (:meth:`aesdse.store.database.Store.claim`):
   a point claimed by another live sweep on the same database is not run twice; its row is taken
   when that sweep stores it.
 """
@@ -29,16 +29,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .cache import owner_tag
-from .experiment import DesignPoint, Experiment
-from .flow.tools import ToolNotFound, tool_versions
+from ..experiment import DesignPoint, Experiment
+from ..flow.tools import ToolNotFound, tool_versions
 from .point import REJECTED_FILE, search_runs, unpack_artifacts
 from .progress import Progress
-from .store import Row, Store
+from ..store.database import Row, Store
 
 __all__ = ["sweep", "SweepSummary", "clean_stale"]
 
 #: Seconds between renewals of this sweep's claims (other hosts see a claim older than
-#: :data:`aesdse.store.CLAIM_STALE_S` as abandoned).
+#: :data:`aesdse.store.database.CLAIM_STALE_S` as abandoned).
 CLAIM_RENEW_S = 60.0
 
 
@@ -122,7 +122,7 @@ def _timed_out_shorter(row: Row, point: DesignPoint) -> bool:
 
 def _synth_group(point: DesignPoint) -> tuple:
     """Points with equal groups share their design and netlist (differ in place and route)."""
-    return (point.arch, point.params, point.target.family, point.verify, point.flow.nowidelut,
+    return (point.arch, point.params, point.device_family, point.verify, point.flow.nowidelut,
             point.flow.abc9, point.flow.dff, point.flow.abc_area)
 
 

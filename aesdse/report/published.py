@@ -7,7 +7,7 @@ missing or garbled). This module loads and validates them into frozen dataclasse
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
 (:func:`consistency_check`), and gives each row's area in the conventions of
-:mod:`aesdse.devices` (:meth:`PublishedRow.area`).
+:mod:`aesdse.flow.devices` (:meth:`PublishedRow.area`).
 
 File format
 -----------
@@ -50,8 +50,8 @@ area.
 Area normalisation
 ------------------
 Areas from different device families are only compared in slice-equivalents, through
-:func:`aesdse.devices.area` and the explicit per-family conventions of
-:data:`aesdse.devices.SLICE_CONVENTIONS` (block RAM at a stated, overridable rate per Kbit).
+:func:`aesdse.flow.devices.area` and the explicit per-family conventions of
+:data:`aesdse.flow.devices.SLICE_CONVENTIONS` (block RAM at a stated, overridable rate per Kbit).
 """
 
 from __future__ import annotations
@@ -63,9 +63,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NoReturn, Sequence
 
-from .devices import SLICE_CONVENTIONS, area
-from .yamlcheck import LineDict, LineList, YamlError, load, show
-from .yamlcheck import allowed as allowed_values
+from ..flow.devices import SLICE_CONVENTIONS, area
+from ..spec.yamlcheck import LineDict, LineList, YamlError, load, show
+from ..spec.yamlcheck import allowed as allowed_values
 
 __all__ = [
     "PublishedDataError", "Architecture", "Column", "PublishedRow", "PublishedTable", "Paper",
@@ -232,7 +232,7 @@ class PublishedRow:
         return None
 
     def area(self, measure: str = "slice-eq", rate: float | None = None) -> float | None:
-        """The row's area in ``measure`` (:func:`aesdse.devices.area`), from its ``slices``
+        """The row's area in ``measure`` (:func:`aesdse.flow.devices.area`), from its ``slices``
         (else ``luts`` and ``ffs``), ``brams`` and printed ``bram_kbits`` columns, for its
         ``device_family``; block RAM at ``rate`` slice-equivalents per Kbit.
 
@@ -417,7 +417,7 @@ _ARCH_KEYS = {"block_bits", "cycles_per_block", "cycles_per_block_is_minimum", "
 
 class _Checker:
     """Type checks that raise :class:`PublishedDataError` with the file, the line (found from
-    the entry path, through the lines :mod:`aesdse.yamlcheck` recorded) and the entry path."""
+    the entry path, through the lines :mod:`aesdse.spec.yamlcheck` recorded) and the entry path."""
 
     def __init__(self, path: Path, data: Any = None) -> None:
         self.path = path

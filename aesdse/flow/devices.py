@@ -307,7 +307,7 @@ class DeviceFamily:
         Key of :data:`aesdse.flow.tools.TOOLS` that places and routes; None for ``asic``.
     out_of_context : bool
         nextpnr can place a core without I/O (``--out-of-context``). Without it the core is
-        wrapped in the measurement harness (:mod:`archs.harness`) and the harness measured alone.
+        wrapped in the measurement harness (:mod:`aesdse.flow.harness`) and the harness measured alone.
     extra : str or None
         The pip extra that installs the family's tools (``pip install "aesdse[ice40]"``); None
         when they are aesdse's own dependencies.
@@ -316,7 +316,7 @@ class DeviceFamily:
     title : str
         The family's name as tables print it (``"ECP5"``, ``"iCE40"``, ``"asic"``).
     area_column : tuple of (str, str)
-        The row attribute (:class:`aesdse.store.Row`, or ``area_ge``: the gate equivalents of
+        The row attribute (:class:`aesdse.store.database.Row`, or ``area_ge``: the gate equivalents of
         ``details["asic"]``) that holds the family's area in its own unit, and that column's
         header: ``("slices", "Slices")``, ``("slices", "Logic cells")``, ``("area_ge", "GE")``.
     synth_options : tuple of str
@@ -807,7 +807,7 @@ def area(measure: str, *, device_family: str | None, luts=None, ffs=None, slices
 
 
 def row_area(row, measure: str, rate: float | None = None) -> float | None:
-    """:func:`area` of a measured, stored row (:class:`aesdse.store.Row`), its device family
+    """:func:`area` of a measured, stored row (:class:`aesdse.store.database.Row`), its device family
     taken from its target."""
     if row.luts is None and row.ffs is None:
         return None

@@ -2,7 +2,7 @@
 
 Known-answer vectors are transcribed from the standards (the ``cryptography-vectors`` package does
 not carry FIPS-197 Appendix C or SP 800-38A Appendix F, see shared/NOTES.md). Random vectors are
-computed by ``cryptography`` (pyca), an implementation independent of :mod:`aesdse.reference`.
+computed by ``cryptography`` (pyca), an implementation independent of :mod:`aesdse.verify.reference`.
 """
 
 import random

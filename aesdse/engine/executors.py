@@ -1,13 +1,13 @@
 """Where the design points of a sweep run: in this process, in local worker processes, or on
 Dask workers (a LocalCluster, or a cluster behind a scheduler address).
 
-Every executor runs :func:`aesdse.point.run_point` and hands the rows back to the sweep, which
+Every executor runs :func:`aesdse.engine.point.run_point` and hands the rows back to the sweep, which
 alone writes the database. Workers report the stage each point enters (for the progress display)
 through a queue (processes) or Dask's event log (``Worker.log_event``).
 
 A remote Dask worker does not share the client's file system: it runs the point in a temporary
 directory with its own staged cache and sends the artifacts back as an archive
-(:func:`aesdse.point.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
+(:func:`aesdse.engine.point.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
 """
 
 import logging
@@ -19,7 +19,7 @@ import uuid
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from .flow.tools import kill_tool_processes, tool_versions
+from ..flow.tools import kill_tool_processes, tool_versions
 from .point import run_point, run_point_packed
 
 __all__ = ["EXECUTORS", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]

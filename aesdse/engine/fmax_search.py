@@ -55,7 +55,9 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["SearchSettings", "Trial", "Run", "SearchResult", "search", "serial", "bimodal",
+from ..spec.schema import SearchSettings
+
+__all__ = ["Trial", "Run", "SearchResult", "search", "serial", "bimodal",
            "contending", "summarize", "RESOLUTION", "GROWTH", "CEILING_MHZ",
            "CONTENDING_WINDOW", "BIMODAL_GAP"]
 
@@ -69,31 +71,6 @@ CEILING_MHZ = 1000.0
 CONTENDING_WINDOW = 0.10
 #: Gap between sorted contending values, as a fraction of their median, that marks two clusters.
 BIMODAL_GAP = 0.10
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """The ``flow: fmax_search`` options of an experiment.
-
-    Attributes
-    ----------
-    low_mhz, high_mhz : float
-        Initial bracket of targets.
-    batch : int
-        Runs per batch; 0: the number of free workers (``--jobs``), decided when the point runs.
-    patience : int
-        Batches without improvement before the search stops.
-    budget_s : float
-        Wall-time budget of the search (checked between batches).
-    seeds : int
-        Placer seeds run at each target (seeds 1..N).
-    """
-    low_mhz: float = 50.0
-    high_mhz: float = 400.0
-    batch: int = 0
-    patience: int = 2
-    budget_s: float = 1800.0
-    seeds: int = 1
 
 
 @dataclass(frozen=True)

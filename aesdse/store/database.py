@@ -9,7 +9,7 @@ Results survive code changes
 Every row also carries its *configuration key* (:func:`config_key`: architecture, parameters,
 target and flow options, seed included; nothing about code or tool versions) and its provenance
 (``generator``: the fingerprint of the sources that generated and verified it,
-:mod:`aesdse.provenance`; ``tool_versions``; ``verify``: the verification options). When the
+:mod:`aesdse.store.provenance`; ``tool_versions``; ``verify``: the verification options). When the
 code or a tool changes, a point's key changes: the sweep runs it again and the old row stays.
 Reports select rows by configuration (:meth:`Store.rows_by_config`), show the newest row of each
 and say how many older ones exist and whether the newest is stale; ``aesdse db`` lists, compares
@@ -40,8 +40,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..spec.schema import CONFIG_IGNORED_FLOW, config_key
+
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
-           "config_key", "CONFIG_IGNORED_FLOW", "CLAIM_STALE_S", "WhereError"]
+           "CLAIM_STALE_S", "WhereError"]
 
 #: Point statuses. Only ``ok`` rows carry area and speed numbers. ``does-not-fit``: the design
 #: needs more of a resource than the device has, decided before place and route (the reason
@@ -77,12 +79,12 @@ MIGRATIONS = [
     );
     CREATE INDEX points_experiment ON points (experiment);
     """,
-    # 1: which stages came from the staged cache (aesdse.cache) and the point's wall time.
+    # 1: which stages came from the staged cache (aesdse.engine.cache) and the point's wall time.
     """
     ALTER TABLE points ADD COLUMN cache_hits TEXT;   -- e.g. "design,synth", NULL if none
     ALTER TABLE points ADD COLUMN wall_seconds REAL  -- whole point, on the machine that ran it
     """,
-    # 2: every nextpnr run of an Fmax search (aesdse.fmax_search), one row per (target, seed).
+    # 2: every nextpnr run of an Fmax search (aesdse.engine.fmax_search), one row per (target, seed).
     """
     CREATE TABLE pnr_runs (
         point_key TEXT NOT NULL,         -- points.key of the searching point
@@ -113,7 +115,7 @@ MIGRATIONS += [
     # verification options), per-clock Fmax, verification details, and claims of running points.
     """
     ALTER TABLE points ADD COLUMN config_key TEXT;     -- config_key(): what was measured
-    ALTER TABLE points ADD COLUMN generator TEXT;      -- aesdse.provenance.generator_fingerprint
+    ALTER TABLE points ADD COLUMN generator TEXT;      -- aesdse.store.provenance.generator_fingerprint
     ALTER TABLE points ADD COLUMN verify TEXT;         -- JSON VerifyOptions
     ALTER TABLE points ADD COLUMN fmax_by_clock TEXT;  -- JSON clock -> MHz from nextpnr, uncapped
     ALTER TABLE points ADD COLUMN details TEXT;        -- JSON Verification.details (timing)
@@ -130,21 +132,8 @@ MIGRATIONS += [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-#: Flow options that do not change what a point measures (limits on the tools' run time).
-CONFIG_IGNORED_FLOW = ("synth_timeout_s", "pnr_timeout_s")
-
 #: Seconds after which a claim that was not renewed is taken to belong to a dead sweep.
 CLAIM_STALE_S = 600.0
-
-
-def config_key(arch: str, params: dict, target: str, flow: dict) -> str:
-    """What a row measures, as a key: architecture, parameters, target label and flow options
-    (seed and target frequency included, tool time limits excluded). Computable both from a
-    design point and from a stored row, so old rows get one too."""
-    flow = {k: v for k, v in (flow or {}).items() if k not in CONFIG_IGNORED_FLOW}
-    blob = json.dumps({"arch": arch, "params": params, "target": target, "flow": flow},
-                      sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
 class StoreError(Exception):

