@@ -50,7 +50,7 @@ def _current_only_option(f):
 
 
 def _bram_rate_option(f):
-    from .flow.devices import SLICES_PER_BRAM_KBIT
+    from .flow.families import SLICES_PER_BRAM_KBIT
     return click.option(
         "--bram-slices-per-kbit", "bram_rate", type=click.FloatRange(0, 1e6),
         default=SLICES_PER_BRAM_KBIT, show_default=True,

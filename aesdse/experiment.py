@@ -62,7 +62,7 @@ from pathlib import Path
 
 import archs
 
-from .flow.devices import DEVICES, PACKAGES, family_of
+from .flow.families import DEVICES, family_of
 from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings, Target,
                           VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
@@ -123,7 +123,7 @@ class DesignPoint:
         (:mod:`aesdse.store.provenance`), the verification options, the tool identifiers and the
         aesdse version."""
         from . import __version__
-        from .flow.devices import family_info
+        from .flow.families import family_info
         from .fingerprint import generator_fingerprint
         # Only the tools this point runs: an optional family's tool installed or updated does
         # not change the keys of the other families' points.
@@ -239,13 +239,14 @@ def _parse_targets(doc):
         check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
         device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
         part = DEVICES[device]
-        # Defaults: ECP5's (CABGA381, speed 8) for an ECP5 part that has them, else the part's
-        # first package and first speed grade (the fastest: aesdse.flow.devices lists them so). The
-        # allowed values are the part's own.
-        ecp5 = part.family == "ecp5"
-        package = _part_value(t, "package", Target.package if ecp5 else None, part.packages,
-                              device)
-        speed = _part_value(t, "speed", Target.speed if ecp5 else None, part.speeds, device)
+        # Defaults: the default target's (ECP5: CABGA381, speed 8) for a part of its family that
+        # has them, else the part's first package and first speed grade (the fastest: the
+        # family drivers list them so). The allowed values are the part's own.
+        default_family = part.family == family_of(Target.device)
+        package = _part_value(t, "package", Target.package if default_family else None,
+                              part.packages, device)
+        speed = _part_value(t, "speed", Target.speed if default_family else None, part.speeds,
+                            device)
         targets.append(Target(device, package, speed))
     return targets
 

@@ -20,7 +20,7 @@ from .flow.harness import HarnessStub, MeasurementHarness
 from archs.interface import BYTE_ORDER
 from archs.prims.sbox import TARGETS as ARCH_TARGETS
 
-from .flow.devices import FAMILIES as DEVICE_FAMILIES
+from .flow.families import FAMILIES as DEVICE_FAMILIES
 
 from .experiment import DesignPoint
 from .flow.yosys import write_verilog as yosys_write_verilog

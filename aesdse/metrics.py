@@ -2,12 +2,13 @@
 
 Inputs are only measured values: cell counts and achieved Fmax from nextpnr's report after
 routing, and cycles per block from the simulation of the verify stage. Nothing here is typed in
-per architecture; device facts come from :mod:`aesdse.flow.devices`.
+per architecture; device facts come from the family drivers (:mod:`aesdse.flow.families`).
 
 Formulas
 --------
 Resources
-    The family's own names map to the common columns (:data:`RESOURCE_NAMES`): ECP5 from
+    The family's own names map to the common columns (each driver's
+    :attr:`~aesdse.flow.families.base.FamilyDriver.resource_names`): ECP5 from
     nextpnr's report (``TRELLIS_COMB`` -> LUT4, ...) and the carry count from synthesis; iCE40
     LUT4, flip-flops and carries from synthesis (``SB_LUT4``, ``SB_DFF*``, ``SB_CARRY``: nextpnr's
     report counts packed logic cells only) and block RAM, DSP and logic cells from nextpnr;
@@ -18,7 +19,7 @@ Resources
 ``slices``
     ECP5 slice = 2 LUT4 + 2 FF (FPGA-DS-02012, "Slice"), so
     ``slices = max(ceil(LUT4 / 2), ceil(FF / 2))``: the slices needed if packing were perfect
-    (:func:`aesdse.flow.devices.slices`). iCE40: the logic cells nextpnr used (``ICESTORM_LC``, one
+    (:func:`aesdse.flow.families.slices`). iCE40: the logic cells nextpnr used (``ICESTORM_LC``, one
     LUT4 + one FF each; half an ECP5 slice). Block RAM is *not* folded in; it is reported
     separately (``brams``).
 Harness
@@ -31,7 +32,7 @@ Harness
     with clock domains besides ``sync`` states each one's frequency as a multiple of the system
     clock (``clock_multipliers``, e.g. block RAM at twice the system clock), so the system clock
     can be at most ``Fmax(domain) / multiple`` for every domain. Each clock is first capped at the
-    data-sheet limits of its speed grade (:func:`aesdse.flow.devices.cap_fmax`).
+    data-sheet limits of its speed grade (:func:`aesdse.flow.families.base.cap_fmax`).
 ``throughput_mbps``
     ``block_bits x fmax_mhz / cycles_per_block``, where ``cycles_per_block`` is the measured
     steady-state spacing of output blocks (it already counts every block in flight).
@@ -48,74 +49,10 @@ raw value in ``fmax_by_clock``.
 
 from dataclasses import dataclass
 
-from .flow.devices import SpeedLimits, cap_fmax, slices as slice_count
+from .flow.families import SpeedLimits, cap_fmax, family_info, slices as slice_count
 
-__all__ = ["Metrics", "compute_metrics", "clock_domain_of", "RESOURCE_NAMES", "common_resources",
-           "subtract_harness", "SYNTH_CAPACITY_NAMES", "synthesized_resources"]
-
-#: Common column -> (where it is counted, the family's own cell names summed), per family.
-#: ``synth``: Yosys ``stat`` after synthesis; ``pnr``: nextpnr's ``--report`` utilization. A
-#: name ending in ``*`` is a prefix.
-RESOURCE_NAMES = {
-    "ecp5": {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
-             "brams": ("pnr", ("DP16KD",)), "dsps": ("pnr", ("MULT18X18D", "ALU54B")),
-             "carries": ("synth", ("CCU2C",))},
-    "ice40": {"luts": ("synth", ("SB_LUT4",)), "ffs": ("synth", ("SB_DFF*",)),
-              "brams": ("pnr", ("ICESTORM_RAM",)), "dsps": ("pnr", ("ICESTORM_DSP",)),
-              "carries": ("synth", ("SB_CARRY",)), "slices": ("pnr", ("ICESTORM_LC",))},
-    "machxo2": {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
-                "brams": ("pnr", ("DP8KC",)), "dsps": ("pnr", ()),
-                "carries": ("synth", ("CCU2D",))},
-}
-RESOURCE_NAMES["machxo3"] = RESOURCE_NAMES["machxo2"]
-# Nexus: no carries (synthesized with -noccu2, aesdse.flow.devices.FAMILIES).
-RESOURCE_NAMES["nexus"] = {"luts": ("pnr", ("OXIDE_COMB",)), "ffs": ("pnr", ("OXIDE_FF",)),
-                           "brams": ("pnr", ("OXIDE_EBR",)), "dsps": ("pnr", ("MULT18_CORE",)),
-                           "carries": ("synth", ("CCU2",))}
-
-# Gowin (nextpnr-himbaechel-gowin): an ALU (one carry-chain bit) sits in a LUT4 position of a
-# CLS, so it counts as a LUT4 too (as ECP5's TRELLIS_COMB counts CCU2C halves). Distributed RAM
-# (RAM16SDP4, 16 x 4 bits in the LUTs of a CFU) is NOT in the LUT4 column: how many LUT4
-# positions nextpnr reserves for one was not established; its count stays in
-# details["resources"]["pnr"] (the compact 8-bit core uses 2).
-RESOURCE_NAMES["gowin"] = {"luts": ("pnr", ("LUT4", "ALU")), "ffs": ("pnr", ("DFF",)),
-                           "brams": ("pnr", ("BSRAM",)),
-                           "dsps": ("pnr", ("MULT9X9", "MULT18X18", "MULT36X36", "MULTALU*",
-                                            "MULTADDALU*", "ALU54D", "PADD*")),
-                           "carries": ("synth", ("ALU",))}
-# GateMate (nextpnr-himbaechel-gatemate): a CPE holds two 4-input LUT-trees (CPE_LT, the upper
-# and lower half; a 5-input CC_L2T5 takes both) and two flip-flops (CPE_FF): nextpnr reports
-# 40,960 of each for the 20,480 CPEs of the CCGM1A1. "luts" counts LUT-tree halves: a 4-input
-# function unit, not a full LUT4 (a LUT2 tree computes f(g(a, b), h(c, d))). Block RAM counts
-# 20 Kbit halves (RAM_HALF; nextpnr reports 64 = 32 blocks of 40 Kbit). No DSP: multipliers
-# (CC_MULT) are built from CPEs. CPEs used only for routing (CPE_BRIDGE, CPE_CPLINES) or RAM
-# I/O (CPE_RAMIO) are kept in details["resources"], not in the columns.
-RESOURCE_NAMES["gatemate"] = {"luts": ("pnr", ("CPE_LT",)), "ffs": ("pnr", ("CPE_FF",)),
-                              "brams": ("pnr", ("RAM_HALF",)), "dsps": ("pnr", ()),
-                              "carries": ("synth", ("CC_ADDF",))}
-
-#: The family's own names of LUT4, flip-flops and block RAM in Yosys's ``stat`` after synthesis:
-#: the capacity check before place and route (:func:`synthesized_resources`). A carry cell
-#: holds two LUT4 (``CCU2*``: two LUT4 with their carry logic).
-SYNTH_CAPACITY_NAMES = {
-    "ice40": {"luts": ("SB_LUT4",), "ffs": ("SB_DFF*",), "brams": ("SB_RAM40_4K",)},
-    "machxo2": {"luts": ("LUT4", "CCU2D", "CCU2D"), "ffs": ("TRELLIS_FF",),
-                "brams": ("DP8KC",)},
-}
-SYNTH_CAPACITY_NAMES["machxo3"] = SYNTH_CAPACITY_NAMES["machxo2"]
-# A WIDEFN9 (a 5-input function) is two LUT4 and a mux.
-SYNTH_CAPACITY_NAMES["nexus"] = {"luts": ("LUT4", "WIDEFN9", "WIDEFN9", "CCU2", "CCU2"),
-                                 "ffs": ("FD1P3*",), "brams": ("DP16K", "PDP16K", "SP16K")}
-# Gowin (synth_gowin -nowidelut): LUT1-LUT4 and ALU each take a LUT4 position; B-SRAM primitives.
-SYNTH_CAPACITY_NAMES["gowin"] = {"luts": ("LUT1", "LUT2", "LUT3", "LUT4", "ALU"),
-                                 "ffs": ("DFF*",),
-                                 "brams": ("SP", "SPX9", "SDP", "SDPX9", "SDPB", "SDPX9B",
-                                           "DP", "DPX9", "DPB", "DPX9B", "pROM", "pROMX9")}
-# GateMate (synth_gatemate -luttree): LUT-tree halves (an L2T5 takes both halves of a CPE, a CC_MX2
-# one), flip-flops and latches, 20 Kbit block RAM halves (a 40 Kbit block is two).
-SYNTH_CAPACITY_NAMES["gatemate"] = {
-    "luts": ("CC_LUT1", "CC_LUT2", "CC_L2T4", "CC_L2T5", "CC_L2T5", "CC_MX2"),
-    "ffs": ("CC_DFF", "CC_DLT"), "brams": ("CC_BRAM_20K", "CC_BRAM_40K", "CC_BRAM_40K")}
+__all__ = ["Metrics", "compute_metrics", "clock_domain_of", "common_resources",
+           "subtract_harness", "synthesized_resources"]
 
 
 def _count(counts: dict, names) -> int:
@@ -127,18 +64,20 @@ def _count(counts: dict, names) -> int:
 
 def common_resources(family: str, utilization: dict, synth_cells: dict) -> dict:
     """The common columns (``luts``, ``ffs``, ``brams``, ``dsps``, ``carries`` and, where the tool
-    counts them, ``slices``) from the family's own names (:data:`RESOURCE_NAMES`)."""
+    counts them, ``slices``) from the family's own names (its driver's
+    :attr:`~aesdse.flow.families.base.FamilyDriver.resource_names`)."""
     out = {}
-    for column, (source, names) in RESOURCE_NAMES[family].items():
+    for column, (source, names) in family_info(family).resource_names.items():
         out[column] = _count(utilization if source == "pnr" else synth_cells, names)
     return out
 
 
 def synthesized_resources(family: str, synth_cells: dict) -> dict | None:
-    """``{"luts", "ffs", "brams"}`` of a synthesized netlist (:data:`SYNTH_CAPACITY_NAMES`),
+    """``{"luts", "ffs", "brams"}`` of a synthesized netlist (the driver's
+    :attr:`~aesdse.flow.families.base.FamilyDriver.synth_capacity_names`),
     for the capacity check before place and route; None for a family without such names
     (ECP5 runs out of context on a part far larger than any core; asic has no capacity)."""
-    names = SYNTH_CAPACITY_NAMES.get(family)
+    names = family_info(family).synth_capacity_names
     if names is None:
         return None
     return {column: _count(synth_cells, cells) for column, cells in names.items()}
@@ -199,7 +138,7 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
     clock_multipliers : dict, optional
         Clock domains besides ``sync`` -> their frequency as a multiple of the system clock.
     family : str
-        Device family (the names of :data:`RESOURCE_NAMES`).
+        Device family (a key of :data:`aesdse.flow.families.FAMILIES`).
     synth_cells : dict, optional
         Cell type -> count after synthesis (ECP5: only ``carries`` is taken from it, and only
         when given).
@@ -216,9 +155,9 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
     if not cycles_per_block or cycles_per_block <= 0:
         raise ValueError(f"Cycles per block must be positive, not {cycles_per_block!r}")
     multipliers = {"sync": 1, **(clock_multipliers or {})}
+    # Without synthesis counts, ``carries`` stands for the carry cells of ECP5's synthesis
+    # (``CCU2C``), the only family that is measured without them.
     counts = common_resources(family, utilization, synth_cells or {"CCU2C": carries})
-    if family == "ecp5" and synth_cells is None:
-        counts["carries"] = carries
     if harness is not None:
         counts = subtract_harness(counts, harness)
     luts, ffs, brams, dsps = counts["luts"], counts["ffs"], counts["brams"], counts["dsps"]

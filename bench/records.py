@@ -13,7 +13,7 @@ and the targets: a record is whatever the database holds.
 
 The figure is :func:`aesdse.report.plot.pareto_figure` over every verified cipher of the device, in
 slice-equivalents (block RAM converted by the documented convention,
-:data:`aesdse.flow.devices.SLICES_PER_BRAM_KBIT`, overridable with ``--bram-slices-per-kbit``).
+:data:`aesdse.flow.families.SLICES_PER_BRAM_KBIT`, overridable with ``--bram-slices-per-kbit``).
 """
 
 from __future__ import annotations

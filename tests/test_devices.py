@@ -1,14 +1,15 @@
-"""aesdse.flow.devices: part tables, data-sheet limits per speed grade, slice conventions and the one
+"""aesdse.flow.families: part tables, data-sheet limits per speed grade, slice conventions and the one
 area function shared by metrics, comparison and plots."""
 
 import math
 
 import pytest
 
-from aesdse.flow.devices import (
-    DEVICES, ECP5_PARTS, ECP5_SPEED_LIMITS, SLICE_CONVENTIONS, area, bram_slice_equivalents,
-    cap_fmax, family_of, part_of, slice_equivalents, slices, speed_limits,
+from aesdse.flow.families import (
+    DEVICES, SLICE_CONVENTIONS, area, bram_slice_equivalents, cap_fmax, family_of, part_of,
+    slice_equivalents, slices, speed_limits,
 )
+from aesdse.flow.families.ecp5 import PARTS as ECP5_PARTS, SPEED_LIMITS as ECP5_SPEED_LIMITS
 from aesdse.report.published import find_paper
 
 
@@ -174,14 +175,14 @@ def test_ice40_logic_cell_is_one_lut4_and_one_ff():
 
 
 def test_families_name_their_tools_and_extras():
-    from aesdse.flow.devices import FAMILIES
+    from aesdse.flow.families import FAMILIES
     assert FAMILIES["ecp5"].tools == ("yosys", "nextpnr-ecp5") and FAMILIES["ecp5"].out_of_context
     assert FAMILIES["ice40"].extra == "ice40" and not FAMILIES["ice40"].out_of_context
     assert FAMILIES["asic"].tools == ("yosys",)
 
 
 def test_capacity():
-    from aesdse.flow.devices import fits
+    from aesdse.flow.families import fits
     assert fits("iCE40UP5K", luts=5000, ffs=2000) is None
     assert fits("iCE40UP5K", luts=6000, ffs=6000, brams=31) == (
         "does not fit iCE40UP5K: 6000 LUT4 > 5280, 6000 FF > 5280, 31 block RAM > 30")
@@ -202,7 +203,7 @@ def test_machxo2_parts_from_the_selection_guides():
 
 
 def test_machxo2_nextpnr_device_name():
-    from aesdse.flow.devices import nextpnr_device
+    from aesdse.flow.families import nextpnr_device
     assert nextpnr_device("LCMXO2-1200HC", "SG32", 4) == "LCMXO2-1200HC-4SG32C"
 
 
@@ -220,17 +221,17 @@ def test_machxo2_slice_is_two_lut4_and_two_ff():
 
 
 def test_machxo2_families_use_synth_lattice_and_the_harness():
-    from aesdse.flow.devices import FAMILIES
+    from aesdse.flow.families import FAMILIES
     for name, script in (("machxo2", "synth_lattice -family xo2"),
                          ("machxo3", "synth_lattice -family xo3")):
         family = FAMILIES[name]
         assert family.synth_command == script and family.extra == "machxo2"
         assert family.tools == ("yosys", "nextpnr-machxo2") and not family.out_of_context
-        assert family.synth_options == ()  # no -abc9; -dff far too slow in ABC9 (devices.py)
+        assert family.synth_options == ()  # no -abc9; -dff far too slow in ABC9 (machxo2.py)
 
 
 def test_machxo2_capacity():
-    from aesdse.flow.devices import fits
+    from aesdse.flow.families import fits
     assert fits("LCMXO2-1200HC", luts=1280, ffs=1280, brams=7) is None
     assert fits("LCMXO2-1200HC", luts=1281, brams=8) == (
         "does not fit LCMXO2-1200HC: 1281 LUT4 > 1280, 8 block RAM > 7")
@@ -239,7 +240,7 @@ def test_machxo2_capacity():
 # --- Nexus (issue 14) ---------------------------------------------------------------------------
 
 def test_nexus_part_and_family():
-    from aesdse.flow.devices import FAMILIES, nextpnr_device
+    from aesdse.flow.families import FAMILIES, nextpnr_device
     part = DEVICES["LIFCL-40"]
     assert (part.luts, part.ffs, part.brams, part.dsps) == (32256, 32256, 84, 56)
     assert part.packages == ("BG400",) and part.speeds == (9, 8, 7)
@@ -256,7 +257,8 @@ def test_nexus_part_and_family():
 # --- Gowin and GateMate (issue 14) --------------------------------------------------------------
 
 def test_gowin_parts_and_family():
-    from aesdse.flow.devices import FAMILIES, GOWIN_DIES, fits, nextpnr_device
+    from aesdse.flow.families import FAMILIES, fits, nextpnr_device
+    from aesdse.flow.families.gowin import DIES as GOWIN_DIES
     part = DEVICES["GW1NR-LV9"]
     # Equal to what nextpnr-himbaechel-gowin reports available (LUT4, DFF, BSRAM, MULT18X18).
     assert (part.luts, part.ffs, part.brams, part.dsps) == (8640, 6480, 26, 20)
@@ -279,7 +281,7 @@ def test_gowin_parts_and_family():
 
 
 def test_gatemate_part_and_family():
-    from aesdse.flow.devices import FAMILIES, nextpnr_device
+    from aesdse.flow.families import FAMILIES, nextpnr_device
     part = DEVICES["CCGM1A1"]
     # LUT-tree halves and flip-flops of 20,480 CPEs, 20 Kbit block RAM halves (nextpnr's counts).
     assert (part.luts, part.ffs, part.brams, part.dsps) == (40960, 40960, 64, 0)

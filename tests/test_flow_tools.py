@@ -1,7 +1,6 @@
 """aesdse.flow.tools: a missing optional tool names the aesdse extra that installs it."""
 
 import shutil
-from dataclasses import replace
 import sys
 
 import pytest
@@ -42,7 +41,7 @@ def test_missing_machxo2_tool_names_the_extra(monkeypatch, tmp_path):
 
 
 def test_every_family_tool_is_known_and_optional_ones_have_an_extra():
-    from aesdse.flow.devices import FAMILIES
+    from aesdse.flow.families import FAMILIES
     for family in FAMILIES.values():
         if family.pnr_tool:
             assert family.pnr_tool in TOOLS
@@ -62,7 +61,7 @@ def test_nextpnr_device_arguments_per_family():
 
 
 def test_machxo2_clock_goes_on_a_primary_clock_pin():
-    # nextpnr-machxo2 routes an unconstrained clock only by luck (devices.CLOCK_PINS).
+    # nextpnr-machxo2 routes an unconstrained clock only by luck (families.machxo2.CLOCK_PINS).
     from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints, top_ports
     netlist = {"modules": {"sub": {"attributes": {}, "ports": {"x": {}}},
@@ -77,7 +76,7 @@ def test_machxo2_clock_goes_on_a_primary_clock_pin():
 
 def test_nexus_every_port_bit_on_a_pin_clock_first():
     # nextpnr-nexus refuses unconstrained I/O: a PDC places every bit, clk on the PCLK pin J2.
-    from aesdse.flow.devices import NEXUS_PINS
+    from aesdse.flow.families.nexus import PINS as NEXUS_PINS
     from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints
     target = Target("LIFCL-40", "BG400", 9)
@@ -105,21 +104,21 @@ def test_missing_nexus_tool_names_the_extra(monkeypatch, tmp_path):
 
 def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
     # A changed router option, clock pin or synthesis command must not reuse a cached result.
-    from aesdse.flow import devices
+    from aesdse.flow import families
+    from aesdse.flow.families import machxo2
     from aesdse.engine import point as point_mod
     from aesdse.experiment import make_point
     from aesdse.spec.schema import Target
     p = make_point("sbox", target=Target("LCMXO2-1200HC", "TG144", 6))
     before = point_mod.pnr_key(p, "n" * 64, 50.0, 1), point_mod.synth_key(p, "r" * 64, "top")
-    monkeypatch.setitem(devices.CLOCK_PINS, ("LCMXO2-1200HC", "TG144"), "PB1")
+    monkeypatch.setitem(machxo2.CLOCK_PINS, ("LCMXO2-1200HC", "TG144"), "PB1")
     assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
     monkeypatch.undo()
     assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) == before[0]
     monkeypatch.setattr(point_mod, "nextpnr_args", lambda target: ["--router", "router2"])
     assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
-    info = devices.family_info("machxo2")
-    monkeypatch.setitem(devices.FAMILIES, "machxo2",
-                        replace(info, synth_command=info.synth_command + " -noccu2"))
+    info = families.family_info("machxo2")
+    monkeypatch.setattr(info, "synth_command", info.synth_command + " -noccu2")
     assert point_mod.synth_key(p, "r" * 64, "top") != before[1]
 
 
@@ -135,7 +134,7 @@ def test_gowin_and_gatemate_nextpnr_arguments():
 def test_gowin_every_port_bit_on_a_pin_clock_first():
     # nextpnr-himbaechel-gowin refuses unconstrained I/O: a CST places every bit, clk on the
     # Tang Nano 9K's oscillator pin 52 (GCLKT_3).
-    from aesdse.flow.devices import GOWIN_PINS
+    from aesdse.flow.families.gowin import PINS as GOWIN_PINS
     from aesdse.spec.schema import Target
     from aesdse.flow.nextpnr import constraints
     target = Target("GW1NR-LV9", "QN88P", 6)

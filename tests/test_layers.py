@@ -30,9 +30,8 @@ ALLOWED = {
     "aesdse.store": {"aesdse.store", "aesdse.spec"},
     # Reports read rows and device facts: no tool runner, no engine but the Fmax search's own
     # summary of stored runs (a pure function of the runs).
-    "aesdse.report": {"aesdse.report", "aesdse.store", "aesdse.spec", "aesdse.flow.devices",
-                      "aesdse.flow.families", "aesdse.flow.critical_path",
-                      "aesdse.engine.fmax_search"},
+    "aesdse.report": {"aesdse.report", "aesdse.store", "aesdse.spec", "aesdse.flow.families",
+                      "aesdse.flow.critical_path", "aesdse.engine.fmax_search"},
     "aesdse.experiment": {"aesdse.experiment", "aesdse.spec", "aesdse.flow", "aesdse.fingerprint",
                           "aesdse", "archs"},
     "aesdse.fingerprint": {"aesdse.fingerprint", "aesdse.flow.tools", "aesdse.store", "archs"},

@@ -3,7 +3,7 @@ of impossible inputs."""
 
 import pytest
 
-from aesdse.flow.devices import row_area, slices, speed_limits
+from aesdse.flow.families import row_area, slices, speed_limits
 from aesdse.metrics import clock_domain_of, compute_metrics
 from aesdse.store.database import Row
 

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from aesdse.flow import devices
+from aesdse.flow import families
 from aesdse.experiment import make_point
 from aesdse.spec.schema import FlowOptions, Target
 import archs
@@ -24,8 +24,8 @@ def test_flip_flops_of_an_rtlil_netlist():
 
 def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
     # A UP5K with room for 10 flip-flops only: the harnessed S-box needs 32.
-    tiny = dataclasses.replace(devices.DEVICES["iCE40UP5K"], ffs=10)
-    monkeypatch.setitem(devices.DEVICES, "iCE40UP5K", tiny)
+    tiny = dataclasses.replace(families.DEVICES["iCE40UP5K"], ffs=10)
+    monkeypatch.setitem(families.DEVICES, "iCE40UP5K", tiny)
     point = make_point("sbox", {"sbox": "lut"}, target=Target("iCE40UP5K", "sg48", None),
                        flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
@@ -62,8 +62,8 @@ def test_point_with_more_logic_sboxes_than_the_device_has_lut4_runs_no_tool(tmp_
     # 600 cannot hold it, whatever synthesis would do (the fully pipelined core's 200 S-boxes on
     # a real UP5K, 6,400 > 5,280, the same way).
     assert SBOX_LUT4_LOWER_BOUND == 32
-    small = dataclasses.replace(devices.DEVICES["iCE40UP5K"], luts=600)
-    monkeypatch.setitem(devices.DEVICES, "iCE40UP5K", small)
+    small = dataclasses.replace(families.DEVICES["iCE40UP5K"], luts=600)
+    monkeypatch.setitem(families.DEVICES, "iCE40UP5K", small)
     point = make_point("iterative", {"sbox": "composite"},
                        target=Target("iCE40UP5K", "sg48", None), flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
@@ -82,8 +82,8 @@ def test_point_too_big_after_synthesis_runs_no_place_and_route(tmp_path, monkeyp
     # A part with room for 40 LUT4 only: the flip-flops and the lower bound of one logic S-box
     # (32 LUT4) fit, so Yosys runs; the synthesized LUT4 (carry cells counted as two; GateMate
     # LUT-trees) do not, so nextpnr does not run.
-    tiny = dataclasses.replace(devices.DEVICES[target.device], luts=40)
-    monkeypatch.setitem(devices.DEVICES, target.device, tiny)
+    tiny = dataclasses.replace(families.DEVICES[target.device], luts=40)
+    monkeypatch.setitem(families.DEVICES, target.device, tiny)
     point = make_point("sbox", {"sbox": "composite"}, target=target,
                        flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")

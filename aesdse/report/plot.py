@@ -36,7 +36,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..flow.devices import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
+from ..flow.families import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
 from ..store.database import Row
 from .table import (_FLOW_IGNORED, _param, _show, aggregate, area_of_row, family_of_row,
                     varying_params)
@@ -161,7 +161,7 @@ def pareto_front(points, key=None) -> list:
 
 def area_of(row: Row, area: str, rate: float | None = None) -> float | None:
     """Area of a measured row in the measure ``area`` (a key of :data:`AREAS`), through
-    :func:`aesdse.flow.devices.row_area`; block RAM at ``rate`` slice-equivalents per Kbit."""
+    :func:`aesdse.flow.families.row_area`; block RAM at ``rate`` slice-equivalents per Kbit."""
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
     return row_area(row, area, rate)
@@ -244,7 +244,7 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     title : str, optional
     rate : float, optional
         Slice-equivalents per block RAM Kbit for ``slice-eq`` (default
-        :data:`aesdse.flow.devices.SLICES_PER_BRAM_KBIT`).
+        :data:`aesdse.flow.families.SLICES_PER_BRAM_KBIT`).
     point_labels : bool
         Label each point with its varying parameters (off for figures of many families, where
         the labels would cover the points).

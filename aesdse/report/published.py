@@ -7,7 +7,7 @@ missing or garbled). This module loads and validates them into frozen dataclasse
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
 (:func:`consistency_check`), and gives each row's area in the conventions of
-:mod:`aesdse.flow.devices` (:meth:`PublishedRow.area`).
+:mod:`aesdse.flow.families` (:meth:`PublishedRow.area`).
 
 File format
 -----------
@@ -50,8 +50,8 @@ area.
 Area normalisation
 ------------------
 Areas from different device families are only compared in slice-equivalents, through
-:func:`aesdse.flow.devices.area` and the explicit per-family conventions of
-:data:`aesdse.flow.devices.SLICE_CONVENTIONS` (block RAM at a stated, overridable rate per Kbit).
+:func:`aesdse.flow.families.area` and the explicit per-family conventions of
+:data:`aesdse.flow.families.SLICE_CONVENTIONS` (block RAM at a stated, overridable rate per Kbit).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NoReturn, Sequence
 
-from ..flow.devices import SLICE_CONVENTIONS, area
+from ..flow.families import SLICE_CONVENTIONS, area
 from ..spec.yamlcheck import LineDict, LineList, YamlError, load, show
 from ..spec.yamlcheck import allowed as allowed_values
 
@@ -232,7 +232,7 @@ class PublishedRow:
         return None
 
     def area(self, measure: str = "slice-eq", rate: float | None = None) -> float | None:
-        """The row's area in ``measure`` (:func:`aesdse.flow.devices.area`), from its ``slices``
+        """The row's area in ``measure`` (:func:`aesdse.flow.families.area`), from its ``slices``
         (else ``luts`` and ``ffs``), ``brams`` and printed ``bram_kbits`` columns, for its
         ``device_family``; block RAM at ``rate`` slice-equivalents per Kbit.
 

@@ -27,8 +27,8 @@ is half their min-max range in percent) and ``[bimodal]`` when those runs split 
 
 Device families
 ---------------
-Each family has its own area unit (:class:`aesdse.flow.devices.DeviceFamily`: ECP5 slices of 2 LUT4 +
-2 FF, iCE40 logic cells of 1 LUT4 + 1 FF, asic gate equivalents with NAND2 = 1 GE). An ``asic``
+Each family has its own area unit (:class:`aesdse.flow.families.base.FamilyDriver`: ECP5 slices
+of 2 LUT4 + 2 FF, iCE40 logic cells of 1 LUT4 + 1 FF, asic gate equivalents with NAND2 = 1 GE). An ``asic``
 row has no LUT4, no Fmax and no throughput (an estimate without place and route); a table with
 asic rows gets a ``GE`` column and a depth column (NAND2 delays), from the row's
 ``details["asic"]``, so gate equivalents are never shown in an FPGA column. ``group_by="family"``
@@ -43,8 +43,9 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
-from ..flow.devices import FAMILIES as DEVICE_FAMILIES, part_of
+from ..flow.families import FAMILIES as DEVICE_FAMILIES, family_of, part_of
 from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
+from ..spec.schema import Target
 from ..store.database import Row
 
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "Entry",
@@ -115,40 +116,6 @@ FMAX_STATS = ("median", "best", "min", "all")
 #: Flow options that are not design-space axes (they never make two designs differ).
 _FLOW_IGNORED = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
 
-_SLICE_NOTE = ("BRAM: DP16KD blocks (18 Kbit). Slices: ECP5 slice = 2 LUT4 + 2 FF (Lattice "
-               "FPGA-DS-02012), counted as max(ceil(LUT4/2), ceil(FF/2)): perfect packing, "
-               "block RAM not included.")
-
-#: Notes of the other device families (issue 14), shown when the table has their rows.
-_FAMILY_NOTES = {
-    "ice40": ("iCE40 rows: measured inside the measurement harness (archs/harness.py) with the "
-              "harness alone subtracted from every area column (core = whole - harness); Fmax "
-              "is the whole design's and not capped (no data-sheet limit cited). LUT4, FF from "
-              "synthesis; Slices = iCE40 logic cells (1 LUT4 + 1 FF, ICESTORM_LC); BRAM: "
-              "SB_RAM40_4K blocks (4 Kbit)."),
-    "machxo2": ("MachXO2/MachXO3 rows: measured inside the measurement harness "
-                "(archs/harness.py), harness alone subtracted from every area column; Fmax is the "
-                "whole design's and not capped (no data-sheet limit cited). Slices = 2 LUT4 + "
-                "2 FF (as ECP5), max(ceil(LUT4/2), ceil(FF/2)); BRAM: DP8KC blocks (9 Kbit)."),
-    "nexus": ("Nexus (CrossLink-NX) rows: measured inside the measurement harness "
-              "(archs/harness.py), every pin placed by a PDC file, harness alone subtracted from "
-              "every area column; Fmax is the whole design's and not capped (no data-sheet limit "
-              "cited). Slices = 2 LUT4 + 2 FF (as ECP5); BRAM: EBR blocks (18 Kbit)."),
-    "gowin": ("Gowin rows: measured inside the measurement harness (archs/harness.py), every "
-              "pin placed by a CST file, harness alone subtracted from every area column; Fmax "
-              "is the whole design's and not capped (no data-sheet limit cited). CLS = 2 LUT4 + "
-              "2 FF (LUT4 includes ALU carry bits, not RAM16SDP4 distributed RAM), "
-              "max(ceil(LUT4/2), ceil(FF/2)); BRAM: BSRAM blocks (18 Kbit)."),
-    "gatemate": ("GateMate rows: measured inside the measurement harness (archs/harness.py), "
-                 "harness alone subtracted from every area column; Fmax is the whole design's "
-                 "and not capped (no data-sheet limit cited). LUT4 column = 4-input LUT-trees "
-                 "(CPE_LT, not full LUT4); CPE = 2 LUT-trees + 2 FF, max(ceil(LUT/2), "
-                 "ceil(FF/2)); BRAM: 20 Kbit halves (RAM_HALF; a CC_BRAM_40K is two)."),
-    "asic": ("asic rows: an estimate without place and route: Yosys + ABC to a gate-equivalent "
-             "library (aesdse/flow/ge.lib, NAND2 = 1 GE); area in the GE column (gate "
-             "equivalents, never LUT4 or slices), logic depth in NAND2 delays (an indicative "
-             "clock, not MHz); no Fmax, so no throughput."),
-}
 _CROSS_FAMILY_NOTE = ("Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40 "
                       "logic cell, block RAMs differ in size, and asic rows are not in FPGA "
                       "units.")
@@ -522,12 +489,16 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     notes = []
     searches = ctx.searches
     families = {(part_of(e.row.target or "") or _NO_PART).family for e in entries}
-    # MachXO3 parts share the MachXO2 note (the same fabric and tool).
-    noted = {"machxo2" if f == "machxo3" else f for f in families}
-    if entries and (noted & {"ecp5", None} or not noted & set(_FAMILY_NOTES)):
-        notes.append(_SLICE_NOTE)
-    notes += [_FAMILY_NOTES[f] for f in ("ice40", "machxo2", "nexus", "gowin", "gatemate", "asic")
-              if f in noted]
+    # A family may share another's note (MachXO3 MachXO2's: the same fabric and tool). The
+    # default target's family's note (ECP5's) also stands for rows of no known family, and
+    # for a table whose families have no note of their own.
+    noted = {DEVICE_FAMILIES[f].note_family or f if f in DEVICE_FAMILIES else f
+             for f in families}
+    default = family_of(Target.device)
+    own_notes = {f for f, d in DEVICE_FAMILIES.items() if d.report_note and f != default}
+    if entries and (noted & {default, None} or not noted & own_notes):
+        notes.append(DEVICE_FAMILIES[default].report_note)
+    notes += [d.report_note for f, d in DEVICE_FAMILIES.items() if f in noted & own_notes]
     if len(noted) > 1:
         notes.append(_CROSS_FAMILY_NOTE)
     if searches:

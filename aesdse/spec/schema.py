@@ -40,7 +40,7 @@ class Target:
     device : str
         Part name, one of :data:`DEVICES`.
     package : str or None
-        Package, one of the part's (:class:`aesdse.flow.devices.Part`); None for ``asic``.
+        Package, one of the part's (:class:`aesdse.flow.families.Part`); None for ``asic``.
     speed : int or None
         Speed grade, one of the part's (ECP5: 6, 7, 8; 8 is fastest); None for a part without
         speed grades (iCE40, ``asic``).
