@@ -62,7 +62,7 @@ from pathlib import Path
 
 import archs
 
-from .flow.families import DEVICES, family_of
+from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
 from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings, Target,
                           VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
@@ -253,8 +253,8 @@ def _parse_targets(doc):
 
 _FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "placer", "router",
               "synth_timeout_s", "pnr_timeout_s", "fmax_search")
-#: The on/off flow options, each a grid column.
-_FLOW_BOOLEANS = ("nowidelut", "abc9", "dff", "abc_area")
+#: The on/off flow options, each a grid column: the synthesis options.
+_FLOW_BOOLEANS = SYNTH_OPTIONS
 #: Choices of the nextpnr flow options (nextpnr 0.11; aesdse.flow.nextpnr.PLACERS, ROUTERS).
 _FLOW_CHOICES = {"placer": ("heap", "sa", "static"), "router": ("router1", "router2")}
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")

@@ -128,3 +128,13 @@ def test_stage_key_identities_per_family(monkeypatch):
     if os.environ.get("AESDSE_WRITE_REFERENCES"):
         path.write_text(json.dumps(keys, indent=1) + "\n")
     assert json.loads(json.dumps(keys)) == json.loads(path.read_text())
+
+
+def test_synthesis_options_are_declared_once():
+    # The flow options, Yosys's options and what each driver accepts are the same names.
+    from dataclasses import fields
+    from aesdse.flow.families import FAMILIES, SYNTH_OPTIONS
+    assert tuple(f.name for f in fields(SynthOptions)) == SYNTH_OPTIONS
+    assert set(SYNTH_OPTIONS) <= {f.name for f in fields(FlowOptions)}
+    for driver in FAMILIES.values():
+        assert set(driver.synth_options) <= set(SYNTH_OPTIONS), driver.name

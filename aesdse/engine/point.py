@@ -45,7 +45,7 @@ from typing import Callable
 import archs
 
 from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
-from ..flow.families import driver_of, family_info, fits, speed_limits
+from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_limits
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from ..flow.asic import estimate as asic_estimate
@@ -110,8 +110,7 @@ def rtlil_flip_flops(rtlil_text: str) -> int:
 
 
 def _synth_options(point: DesignPoint) -> SynthOptions:
-    return SynthOptions(point.flow.nowidelut, point.flow.abc9, point.flow.dff,
-                        point.flow.abc_area)
+    return SynthOptions(**{name: getattr(point.flow, name) for name in SYNTH_OPTIONS})
 
 
 def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
