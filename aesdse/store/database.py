@@ -231,6 +231,8 @@ class Store:
     def __init__(self, path, *, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        #: Keys of rows left out of a selection because a JSON column does not parse -> reason.
+        self.unreadable: dict[str, str] = {}
         if readonly:
             if not self.path.is_file():
                 raise StoreError(f"{self.path}: no results database; run `aesdse sweep` first")
@@ -387,10 +389,22 @@ class Store:
                 clauses.append(f"{column} IN ({', '.join('?' * len(chunk))})")
                 args += chunk
             query = sql + (" WHERE " + " AND ".join(clauses) if clauses else "")
-            out += [(r["created_at"] or "", r["rowid"], self._row(r))
-                    for r in self._db.execute(query.replace("SELECT *", "SELECT rowid, *", 1),
-                                              args)]
+            for r in self._db.execute(query.replace("SELECT *", "SELECT rowid, *", 1), args):
+                row = self._readable_row(r)
+                if row is not None:
+                    out.append((r["created_at"] or "", r["rowid"], row))
         return [row for _, _, row in sorted(out, key=lambda item: item[:2])]
+
+    def _readable_row(self, r: sqlite3.Row) -> Row | None:
+        """``r`` as a :class:`Row`, or None when a JSON column of it does not parse: the row is
+        then named in :attr:`unreadable` (key -> reason) and left out, so one damaged row does
+        not stop a report."""
+        try:
+            return self._row(r)
+        except (json.JSONDecodeError, TypeError) as e:
+            bad = next((name for name in _JSON if not _parses(r[name])), "a column")
+            self.unreadable[r["key"]] = f"{bad} is not valid JSON ({_clip(str(e), 80)})"
+            return None
 
     def _row(self, r: sqlite3.Row) -> Row:
         values = {k: r[k] for k in r.keys() if k != "rowid"}
@@ -523,6 +537,14 @@ def _claim_alive(held) -> bool:
 
 
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+
+
+def _parses(text) -> bool:
+    try:
+        json.loads(text) if text is not None else None
+    except (json.JSONDecodeError, TypeError):
+        return False
+    return True
 
 
 def _read_only_authorizer(action, *args):
