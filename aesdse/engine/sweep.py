@@ -219,7 +219,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
             return
         if isinstance(result, tuple):
             result = unpack_artifacts(*result, results_dir)
-        row = replace(result, experiment=experiment.name)
+        row = result
         tag = json.dumps(row.tool_versions, sort_keys=True)
         if tag not in seen_versions:
             seen_versions.add(tag)
