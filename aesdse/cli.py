@@ -720,23 +720,44 @@ def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
 
 @db_group.command("upgrade")
 @_db_option
-def db_upgrade(db_path):
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_upgrade(db_path, as_json):
     """Upgrade an older results database to this aesdse's schema, in place (its results are
-    kept). Sweeps do this by themselves; reports open the database read-only and ask for it.
+    kept), and carry rows over a generator change that left their netlist unchanged.
+
+    A row whose generator fingerprint differs from this checkout's (the sources were edited or
+    moved) gets the current fingerprint and key when its design, generated again, is
+    byte-identical; a sweep then takes it as done. Other rows are left stale. Sweeps upgrade the
+    schema by themselves; reports open the database read-only and ask for it.
 
     \b
     Example:
       aesdse db upgrade --db results/old.sqlite
+      aesdse db upgrade --json
     """
+    from .engine.upgrade import carry_over
     from .store.database import SCHEMA_VERSION
     if not db_path.is_file():
         raise click.ClickException(f"{db_path}: no results database")
     try:
         with Store(db_path) as store:
+            moved = carry_over(store)
             count = len(store.keys())
     except StoreError as e:
         raise click.ClickException(str(e)) from None
-    click.echo(f"{db_path}: schema version {SCHEMA_VERSION}, {count} rows")
+    if as_json:
+        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "rows": count,
+                               **moved.as_dict()}, indent=2))
+        return
+    for item in moved.carried:
+        click.echo(f"carried over {item['old_key']} -> {item['key']}  {item['arch']} "
+                   f"{item['target']}")
+    for item in moved.left:
+        click.echo(f"left stale   {item['key']}  {item['arch']} {item['target']}: "
+                   f"{item['reason']}")
+    click.echo(f"{db_path}: schema version {SCHEMA_VERSION}, {count} rows; "
+               f"{len(moved.carried)} carried over to the current generator, "
+               f"{len(moved.left)} left stale, {moved.current} already current")
 
 
 @main.group("list")

@@ -228,6 +228,49 @@ def _entries(rows, fmax="median"):
     return entries
 
 
+def _draw_measured(ax, points: list, names: dict) -> None:
+    """The measured points of a Pareto figure, one style per family, their Pareto front and
+    (where ``names`` gives a family's varying parameters) a label at each point."""
+    styles = _styles(r.arch for _, _, r in points)
+    for arch, (color, marker) in styles.items():
+        mine = [(x, y) for x, y, r in points if r.arch == arch]
+        ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color, marker=marker,
+                   s=16, zorder=3, label=arch, linewidths=0)
+    front = pareto_front(points, key=lambda p: (p[0], p[1]))
+    if len(front) > 1:
+        ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#555555",
+                linestyle="--", linewidth=0.8, zorder=2, label="Pareto front")
+    elif front:
+        ax.scatter([front[0][0]], [front[0][1]], s=60, facecolors="none",
+                   edgecolors="#555555", zorder=2, label="Pareto front")
+    for x, y, r in points:
+        text = _point_label(r, names.get(r.arch, []))
+        if text:
+            ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 2),
+                        fontsize=5.5, color="#333333")
+
+
+def _draw_published(ax, pub: list, pub_keys: list) -> tuple[list, list]:
+    """The published points of a Pareto figure, one hollow marker per paper: ``(handles,
+    labels)`` of the figure's legend of papers."""
+    handles, labels = [], []
+    for i, key in enumerate(pub_keys):
+        mine = [p for p in pub if p["paper"].key == key]
+        devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
+        handles.append(ax.scatter(
+            [p["x"] for p in mine], [p["y"] for p in mine],
+            marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
+            facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
+            label="_published"))
+        labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
+        # Label published points only when they cannot crowd the figure: one paper.
+        if len(pub_keys) == 1 and len(mine) <= 12:
+            for p in mine:
+                ax.annotate(p["label"][:18], (p["x"], p["y"]), textcoords="offset points",
+                            xytext=(3, -6), fontsize=5, color="#777777")
+    return handles, labels
+
+
 def pareto_figure(rows: list[Row], area: str = "luts", published=None,
                   title: str | None = None, rate: float | None = None, *,
                   point_labels: bool = True) -> Figure:
@@ -264,38 +307,8 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     with _mpl().rc_context(STYLE):
         fig = _figure(height)
         ax = fig.add_subplot()
-        styles = _styles(r.arch for _, _, r in points)
-        for arch, (color, marker) in styles.items():
-            mine = [(x, y) for x, y, r in points if r.arch == arch]
-            ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color, marker=marker,
-                       s=16, zorder=3, label=arch, linewidths=0)
-        front = pareto_front(points, key=lambda p: (p[0], p[1]))
-        if len(front) > 1:
-            ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#555555",
-                    linestyle="--", linewidth=0.8, zorder=2, label="Pareto front")
-        elif front:
-            ax.scatter([front[0][0]], [front[0][1]], s=60, facecolors="none",
-                       edgecolors="#555555", zorder=2, label="Pareto front")
-        for x, y, r in points:
-            text = _point_label(r, names.get(r.arch, []))
-            if text:
-                ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 2),
-                            fontsize=5.5, color="#333333")
-        handles, labels = [], []
-        for i, key in enumerate(pub_keys):
-            mine = [p for p in pub if p["paper"].key == key]
-            devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
-            handles.append(ax.scatter(
-                [p["x"] for p in mine], [p["y"] for p in mine],
-                marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
-                facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
-                label="_published"))
-            labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
-            # Label published points only when they cannot crowd the figure: one paper.
-            if len(pub_keys) == 1 and len(mine) <= 12:
-                for p in mine:
-                    ax.annotate(p["label"][:18], (p["x"], p["y"]), textcoords="offset points",
-                                xytext=(3, -6), fontsize=5, color="#777777")
+        _draw_measured(ax, points, names)
+        handles, labels = _draw_published(ax, pub, pub_keys)
         ax.set_xscale("log")
         _plain_log(ax.xaxis)
         if _spans_decade([p[1] for p in points] + [p["y"] for p in pub]):

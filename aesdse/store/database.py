@@ -477,6 +477,22 @@ class Store:
                 self._db.execute(f"DELETE FROM pnr_runs WHERE point_key IN ({marks})", chunk)
         return removed
 
+    def rekey(self, old_key: str, new_key: str, generator: str) -> bool:
+        """Give row ``old_key`` the key ``new_key`` and the generator fingerprint ``generator``,
+        its Fmax-search runs following it, in one transaction (``aesdse db upgrade``: the
+        generated netlist is unchanged, only the fingerprint of its sources moved). False, and
+        nothing changed, when ``old_key`` is not stored or ``new_key`` already is."""
+        with self._transaction():
+            taken = self._db.execute("SELECT 1 FROM points WHERE key = ?", (new_key,)).fetchone()
+            if taken is not None and new_key != old_key:
+                return False
+            changed = self._db.execute("UPDATE points SET key = ?, generator = ? WHERE key = ?",
+                                       (new_key, generator, old_key)).rowcount
+            if changed:
+                self._db.execute("UPDATE pnr_runs SET point_key = ? WHERE point_key = ?",
+                                 (new_key, old_key))
+        return bool(changed)
+
     # --- claims of running points -----------------------------------------------------------
 
     def claim(self, key: str, owner: str) -> bool:
