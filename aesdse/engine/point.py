@@ -44,7 +44,7 @@ from typing import Callable
 
 import archs
 
-from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
+from .cache import CacheEntry, StageCache, file_digest, owner_tag, stage_key
 from ..flow.devices import CLOCK_PINS, PORT_PINS, family_info, fits, speed_limits
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
@@ -185,7 +185,7 @@ class PointRun:
 
     def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
               label: str | None = None, directory: Path | None = None,
-              restore: tuple | None = None) -> tuple[dict, Entry | None, bool]:
+              restore: tuple | None = None) -> tuple[dict, CacheEntry | None, bool]:
         """Take stage ``name`` from the cache, or run it and store it.
 
         Parameters
@@ -226,7 +226,7 @@ class PointRun:
                                                if (directory / f).exists()}, meta)
         return meta, entry, False
 
-    def fetch(self, entry: Entry | None, name: str, dest: Path) -> None:
+    def fetch(self, entry: CacheEntry | None, name: str, dest: Path) -> None:
         """Put file ``name`` of a stage's output at ``dest`` (unless it is there already): from
         its cache entry, or from the run directory when the cache did not store it."""
         if dest.exists():
@@ -379,7 +379,7 @@ def _design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
 
 
 def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str,
-                       known: dict) -> tuple[dict, Entry | None]:
+                       known: dict) -> tuple[dict, CacheEntry | None]:
     """Synthesize (adds ``synth_seconds`` to ``known``), then check the capacity again before
     place and route: ``(synthesis stage metadata, its cache entry)``."""
     synth, synth_entry, hit = run.stage(

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ..flow.devices import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
 from ..store.database import Row
-from .table import (_FLOW_IGNORED, _param, _show, aggregate, area_of_row, family_of_row,
+from .table import (RUN_FLOW_KEYS, param_value, show_value, aggregate, area_of_row, family_of_row,
                     varying_params)
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
@@ -210,7 +210,7 @@ def _styles(names) -> dict:
 
 
 def _point_label(row: Row, names) -> str:
-    return "/".join(_show(_param(row, n)) for n in names)
+    return "/".join(show_value(param_value(row, n)) for n in names)
 
 
 def _figure(height: float) -> Figure:
@@ -363,7 +363,7 @@ def _has(row: Row, name: str) -> bool:
 
 def _series_label(row: Row, names) -> str:
     parts = [row.arch] if "arch" in names else []
-    parts += [f"{n.removeprefix('flow.')}={_show(_param(row, n))}" for n in names
+    parts += [f"{n.removeprefix('flow.')}={show_value(param_value(row, n))}" for n in names
               if n != "arch" and _has(row, n)]
     return ", ".join(parts)
 
@@ -383,7 +383,7 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
             raise PlotError(f"Metric must be one of {', '.join(METRICS)}, not {metric!r}")
     entries = _entries(rows, "all" if x == "seed" else "median")
     known = {k for e in entries for k in e.row.params} | {"freq_mhz", "seed"} \
-        | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in _FLOW_IGNORED}
+        | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in RUN_FLOW_KEYS}
     if x not in known:
         raise PlotError(f"Parameter {x!r} is not a parameter of these points; they have: "
                         + ", ".join(sorted(known)))
@@ -393,9 +393,9 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
     series: dict = {}
     for e in entries:
         series.setdefault(_series_label(e.row, others), []).append(e.row)
-    xs_all = [_param(e.row, x) for e in entries]
+    xs_all = [param_value(e.row, x) for e in entries]
     numeric = _numeric(xs_all)
-    order = sorted({_show(v) for v in xs_all})
+    order = sorted({show_value(v) for v in xs_all})
     legend_rows = len(series) if others else 0
     legend_height = 0.12 * legend_rows + (0.05 if legend_rows else 0.0)
     height = 0.55 + 1.4 * len(ys) + legend_height
@@ -406,7 +406,7 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
         for ax, metric in zip(axes, ys):
             for name, members in sorted(series.items()):
                 color, marker = styles[name]
-                pts = sorted(((_param(r, x) if numeric else order.index(_show(_param(r, x))),
+                pts = sorted(((param_value(r, x) if numeric else order.index(show_value(param_value(r, x))),
                                getattr(r, metric)) for r in members
                               if getattr(r, metric) is not None), key=lambda p: p[0])
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker,
@@ -491,7 +491,7 @@ def family_bars(rows: list[Row]) -> list[dict]:
         area, unit = area_of_row(r)
         words = _AREA_WORDS.get(unit, (unit or "", unit or ""))
         design = (r.arch + " " if len(archs) > 1 else "") + ", ".join(
-            f"{n.removeprefix('flow.')}={_show(_param(r, n))}" for n in names if _has(r, n))
+            f"{n.removeprefix('flow.')}={show_value(param_value(r, n))}" for n in names if _has(r, n))
         info = DEVICE_FAMILIES.get(family)
         target = r.target if family != "asic" else "asic estimate"
         bars.append({
