@@ -49,10 +49,21 @@ def _current_only_option(f):
              "they differ.")(f)
 
 
+class FiniteFloatRange(click.FloatRange):
+    """A :class:`click.FloatRange` that refuses ``nan`` and infinities (``nan`` passes every
+    range comparison)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
 def _bram_rate_option(f):
     from .flow.families import SLICES_PER_BRAM_KBIT
     return click.option(
-        "--bram-slices-per-kbit", "bram_rate", type=click.FloatRange(0, 1e6),
+        "--bram-slices-per-kbit", "bram_rate", type=FiniteFloatRange(0, 1e6),
         default=SLICES_PER_BRAM_KBIT, show_default=True,
         help="Slice-equivalents per Kbit of block RAM in slice-equivalent areas (001 Sec. 4: a "
              "32 Kb BRAM = 128 slices, so 4; an 18 Kbit ECP5 DP16KD is then 72).")(f)
@@ -317,6 +328,13 @@ def _open_readonly(db_path):
         raise click.ClickException(str(e)) from None
 
 
+def _warn_unreadable(store) -> None:
+    """Name on stderr every row a selection left out because it could not be read."""
+    for key, reason in sorted(store.unreadable.items()):
+        click.echo(f"warning: row {key} of {store.path} is unreadable and left out: {reason}",
+                   err=True)
+
+
 def _select(experiment, db_path, arch, target, where, current_only=False):
     """The stored rows of EXPERIMENT (all if None) that pass the filters
     (:func:`aesdse.report.select.select_rows`); says on stderr how many points are missing."""
@@ -328,6 +346,7 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
                               current_only=current_only, checkout=current_checkout())
         except StoreError as e:
             raise click.ClickException(str(e)) from None
+        _warn_unreadable(store)
     if exp is not None and sel.missing and not (arch or target or where):
         click.echo(f"{sel.missing} of {sel.total} points of {sel.title} are not in {db_path} "
                    f"yet: run `aesdse sweep {experiment}`", err=True)
@@ -534,6 +553,11 @@ def db_group():
 
     Every sweep of a configuration whose code or tools changed adds a row and keeps the old one;
     reports show the newest. These commands show and clean up the others.
+
+    \b
+    Example:
+      aesdse db list --all
+      aesdse db prune --dry-run
     """
 
 
@@ -556,6 +580,7 @@ def _db_rows(db_path, experiment):
     with _open_readonly(db_path) as store:
         rows = store.rows_by_config({p.config_key() for p in exp.points}) if exp \
             else store.rows()
+        _warn_unreadable(store)
     groups: dict = {}
     for row in rows:
         groups.setdefault(row.config_key, []).append(row)
@@ -695,28 +720,55 @@ def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
 
 @db_group.command("upgrade")
 @_db_option
-def db_upgrade(db_path):
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_upgrade(db_path, as_json):
     """Upgrade an older results database to this aesdse's schema, in place (its results are
-    kept). Sweeps do this by themselves; reports open the database read-only and ask for it.
+    kept), and carry rows over a generator change that left their netlist unchanged.
+
+    A row whose generator fingerprint differs from this checkout's (the sources were edited or
+    moved) gets the current fingerprint and key when its design, generated again, is
+    byte-identical; a sweep then takes it as done. Other rows are left stale. Sweeps upgrade the
+    schema by themselves; reports open the database read-only and ask for it.
 
     \b
     Example:
       aesdse db upgrade --db results/old.sqlite
+      aesdse db upgrade --json
     """
+    from .engine.upgrade import carry_over
     from .store.database import SCHEMA_VERSION
     if not db_path.is_file():
         raise click.ClickException(f"{db_path}: no results database")
     try:
         with Store(db_path) as store:
+            moved = carry_over(store)
             count = len(store.keys())
     except StoreError as e:
         raise click.ClickException(str(e)) from None
-    click.echo(f"{db_path}: schema version {SCHEMA_VERSION}, {count} rows")
+    if as_json:
+        click.echo(json.dumps({"schema_version": SCHEMA_VERSION, "rows": count,
+                               **moved.as_dict()}, indent=2))
+        return
+    for item in moved.carried:
+        click.echo(f"carried over {item['old_key']} -> {item['key']}  {item['arch']} "
+                   f"{item['target']}")
+    for item in moved.left:
+        click.echo(f"left stale   {item['key']}  {item['arch']} {item['target']}: "
+                   f"{item['reason']}")
+    click.echo(f"{db_path}: schema version {SCHEMA_VERSION}, {count} rows; "
+               f"{len(moved.carried)} carried over to the current generator, "
+               f"{len(moved.left)} left stale, {moved.current} already current")
 
 
 @main.group("list")
 def list_group():
-    """List what aesdse knows."""
+    """List what aesdse knows.
+
+    \b
+    Example:
+      aesdse list archs
+      aesdse list archs --json
+    """
 
 
 @list_group.command("archs")

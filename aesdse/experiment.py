@@ -312,6 +312,9 @@ def _flow_columns(doc):
                                     low_open=True)))
     seeds = flow.get("seeds", 1)
     if isinstance(seeds, list):
+        if not seeds:
+            raise YamlError(line_of(flow, "seeds"), "seeds: empty list; give a count (seeds 1..N) "
+                                                    "or at least one seed")
         if len(seeds) > LIMITS["seeds"]:
             raise YamlError(line_of(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
                                                f"{LIMITS['seeds']} are allowed")
@@ -378,6 +381,10 @@ def _parse(doc, path) -> Experiment:
     name = doc["name"]
     if not isinstance(name, str) or not name:
         raise YamlError(line_of(doc, "name"), f"name: {show(name)} must be a non-empty string")
+    if len(name) > LIMITS["name_chars"] or not name.isprintable():
+        raise YamlError(line_of(doc, "name"),
+                        f"name: {show(name)} must be at most {LIMITS['name_chars']} printable "
+                        f"characters (no control characters or line breaks)")
     description = doc.get("description", "")
     if description is None:
         description = ""

@@ -182,18 +182,36 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     elif not Path(db_path).is_file():
         raise ReproduceError(f"{db_path}: no results database; run `aesdse reproduce "
                              f"{paper.key}` without --no-sweep, or give --db")
-    # Rows by what they measure: results made by older code or tools are shown, marked stale.
+    selection = _selection(db_path, [exp] + also)
+    result.missing = selection.missing
+    result.failed = sum(r.status != "ok" for r in selection.rows)
+    _write_outputs(result, [exp] + also, selection, out, fmax)
+    return result
+
+
+def _selection(db_path, experiments: list):
+    """The stored rows of ``experiments`` (the paper's own first), by what they measure:
+    results made by older code or tools are shown, marked stale. One
+    :class:`~aesdse.report.select.Selection` of them all."""
     with Store(db_path, readonly=True) as store:
         checkout = current_checkout()
-        selection = select_rows(store, exp, checkout=checkout)
-        others = [select_rows(store, each, checkout=checkout) for each in also]
-    rows = selection.rows + [r for other in others for r in other.rows]
-    result.missing = selection.missing + sum(other.missing for other in others)
+        selection, *others = [select_rows(store, each, checkout=checkout)
+                              for each in experiments]
+    selection.rows = selection.rows + [r for other in others for r in other.rows]
+    selection.missing += sum(other.missing for other in others)
     for other in others:
         selection.stale.update(other.stale)
         selection.older.update(other.older)
-    result.failed = sum(r.status != "ok" for r in rows)
-    names = ", ".join(e.name for e in [exp] + also)
+    return selection
+
+
+def _write_outputs(result: Reproduction, experiments: list, selection, out: Path,
+                   fmax: str) -> None:
+    """Write the comparison with the paper, the table of the rows and the figures to ``out``
+    (each file, or why a figure was not drawn, noted in ``result``)."""
+    paper, rows = result.paper, selection.rows
+    exp = experiments[0]
+    names = ", ".join(e.name for e in experiments)
     title = f"{paper.key} {paper.name}: measured ({names}) vs published"
     result.table = render_compare(compare(rows, [paper], fmax, all_papers=True), "markdown",
                                   title)
@@ -218,4 +236,3 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
             result.files.append(save(draw(), out / file))
         except PlotError as e:
             result.notes.append(f"{file}: not drawn: {e}")
-    return result

@@ -538,6 +538,49 @@ def test_an_edit_to_one_family_reruns_only_its_points_and_reports_keep_old_rows(
         fingerprint.generator_fingerprint.cache_clear()
 
 
+def test_db_upgrade_carries_over_rows_whose_netlist_is_unchanged(tmp_path, fake_tools):
+    # Moving the generator's sources changes every fingerprint (and so every key) without
+    # changing a design. Simulated here: two rows made by this code get an "old" generator and
+    # key; one of them also a different RTLIL digest (its design did change).
+    exp = experiment(freqs=(50, 60))
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    with Store(db) as store:
+        assert sweep(exp, store, results, echo=None).done == 2
+        rows = {r.freq_mhz: r for r in store.rows()}
+    same, changed = rows[50.0], rows[60.0]
+    sql = sqlite3.connect(db)
+    sql.execute("UPDATE points SET key = 'old-same', generator = 'old-gen' WHERE key = ?",
+                (same.key,))
+    sql.execute("UPDATE points SET key = 'old-changed', generator = 'old-gen', "
+                "rtlil_digest = 'f00d' WHERE key = ?", (changed.key,))
+    sql.execute("INSERT INTO pnr_runs (point_key, batch, target_mhz, seed, achieved_mhz, ok) "
+                "VALUES ('old-same', 0, 50.0, 1, 90.0, 1)")
+    sql.commit()
+    sql.close()
+
+    result = CliRunner().invoke(main, ["db", "upgrade", "--db", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [(c["old_key"], c["key"]) for c in report["carried"]] == [("old-same", same.key)]
+    assert [(r["key"], r["reason"]) for r in report["left"]] == \
+        [("old-changed", "generated netlist changed")]
+    with Store(db) as store:
+        carried = store.get(same.key)
+        assert carried is not None and carried.generator == same.generator
+        assert carried.luts == same.luts and store.get("old-same") is None
+        assert store.get("old-changed").generator == "old-gen"
+        assert list(store.pnr_runs()) == [same.key]  # the search's runs follow their row
+        # The carried row is done; the changed one runs again (its old row stays).
+        again = sweep(exp, store, results, echo=None)
+        assert (again.done, again.cached) == (1, 1)
+        assert len(store.rows()) == 3
+    text = CliRunner().invoke(main, ["db", "upgrade", "--db", str(db)])
+    assert text.exit_code == 0, text.output
+    assert "left stale   old-changed" in text.output
+    assert "0 carried over to the current generator, 1 left stale, 2 already current" in \
+        text.output
+
+
 def test_a_primitive_edit_reruns_every_family_that_uses_it(tmp_path, fake_tools, monkeypatch):
     exp = parse_experiment(TWO_FAMILIES)
     with Store(tmp_path / "db.sqlite") as store:

@@ -7,5 +7,7 @@
   metrics -> row;
 * :mod:`.cache`: the content-addressed stage cache;
 * :mod:`.fmax_search`: the search of a point's Fmax over nextpnr targets and seeds;
-* :mod:`.progress`: the progress lines of a sweep.
+* :mod:`.progress`: the progress lines of a sweep;
+* :mod:`.upgrade`: stored rows carried over a generator change that left their netlist
+  unchanged (``aesdse db upgrade``).
 """

@@ -42,7 +42,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["STAGES", "CACHE_FORMAT", "Entry", "StageCache", "stage_key", "file_digest",
+__all__ = ["STAGES", "CACHE_FORMAT", "CacheEntry", "StageCache", "stage_key", "file_digest",
            "owner_tag"]
 
 #: Cached stages, in flow order.
@@ -83,7 +83,7 @@ def _meta_digest(meta: dict, files: dict) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
+class CacheEntry:
     """A checked cache entry.
 
     Attributes
@@ -137,7 +137,7 @@ class StageCache:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def get(self, stage: str, key: str) -> Entry | None:
+    def get(self, stage: str, key: str) -> CacheEntry | None:
         """The entry, checked against its digests; None on a miss. A corrupted entry is
         removed and is a miss."""
         path = self.entry_path(stage, key)
@@ -160,14 +160,14 @@ class StageCache:
                 return self._reject(stage, key, f"{name} is missing")
             if actual != digest:
                 return self._reject(stage, key, f"{name} does not match its digest")
-        return Entry(path, meta, files)
+        return CacheEntry(path, meta, files)
 
     def _reject(self, stage, key, reason) -> None:
         self.rejected.append(f"{stage}/{key}: {reason}")
         _remove(self.entry_path(stage, key))
         return None
 
-    def put(self, stage: str, key: str, files: dict, meta: dict) -> Entry | None:
+    def put(self, stage: str, key: str, files: dict, meta: dict) -> CacheEntry | None:
         """Store an entry: ``files`` maps entry file name -> source path (copied) or str/bytes
         (written). Returns the entry, or None when the disk refused."""
         final = self.entry_path(stage, key)
@@ -203,7 +203,7 @@ class StageCache:
         return self.get(stage, key)
 
     @staticmethod
-    def copy_out(entry: Entry, name: str, dest: Path) -> None:
+    def copy_out(entry: CacheEntry, name: str, dest: Path) -> None:
         """Copy ``name`` out of ``entry`` to ``dest`` (a copy: editing it cannot change the
         cache), writable."""
         dest = Path(dest)

@@ -44,7 +44,7 @@ from typing import Callable
 
 import archs
 
-from .cache import Entry, StageCache, file_digest, owner_tag, stage_key
+from .cache import CacheEntry, StageCache, file_digest, owner_tag, stage_key
 from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_limits
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
@@ -59,7 +59,7 @@ from ..fingerprint import generator_fingerprint
 from ..store.database import PnrRun, Row
 from ..verify.verify import verify_component
 
-__all__ = ["run_point", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
+__all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
            "CRITICAL_PATHS_FILE",
            "default_worker_cache"]
@@ -185,7 +185,7 @@ class PointRun:
 
     def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
               label: str | None = None, directory: Path | None = None,
-              restore: tuple | None = None) -> tuple[dict, Entry | None, bool]:
+              restore: tuple | None = None) -> tuple[dict, CacheEntry | None, bool]:
         """Take stage ``name`` from the cache, or run it and store it.
 
         Parameters
@@ -226,7 +226,7 @@ class PointRun:
                                                if (directory / f).exists()}, meta)
         return meta, entry, False
 
-    def fetch(self, entry: Entry | None, name: str, dest: Path) -> None:
+    def fetch(self, entry: CacheEntry | None, name: str, dest: Path) -> None:
         """Put file ``name`` of a stage's output at ``dest`` (unless it is there already): from
         its cache entry, or from the run directory when the cache did not store it."""
         if dest.exists():
@@ -279,29 +279,81 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
     work.mkdir(parents=True)
     run = PointRun(work, StageCache(cache_dir or Path(results_dir) / "cache"), use_cache,
                    on_stage or (lambda name: None))
-    row = dict(key=key, experiment=experiment, arch=point.arch, params=point.params_dict,
-               target=point.target.label, flow=point.flow.as_dict(), seed=point.flow.seed,
-               freq_mhz=point.flow.freq_mhz, tool_versions=tool_versions(),
-               host=socket.gethostname(), config_key=point.config_key(),
-               generator=generator_fingerprint(point.arch), verify=asdict(point.verify))
     try:
-        row.update(status="ok", **_flow(point, run, pnr_jobs, row))
+        status, reason, measured = "ok", None, _flow(point, run, pnr_jobs)
     except StageFailed as failed:
         (work / "error.txt").write_text(failed.reason + "\n")
-        row.update(status=failed.status, reason=failed.reason, **failed.fields)
+        status, reason, measured = failed.status, failed.reason, failed.fields
     if run.cache.rejected:
         # Said by the sweep: a corrupted or edited cache entry was found, not used, replaced.
         (work / REJECTED_FILE).write_text("\n".join(run.cache.rejected) + "\n")
     final = runs / key
     _publish(work, final)
-    return Row(**row, artifacts=str(final), cache_hits=",".join(run.hits) or None,
-               wall_seconds=time.perf_counter() - start)
+    return build_row(point, key, experiment, status, measured, reason=reason,
+                     artifacts=str(final), cache_hits=",".join(run.hits) or None,
+                     wall_seconds=time.perf_counter() - start)
 
 
-def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
+def build_row(point: DesignPoint, key: str, experiment: str, status: str, measured: dict, *,
+              reason: str | None = None, artifacts: str | None = None,
+              cache_hits: str | None = None, wall_seconds: float | None = None) -> Row:
+    """The stored row of one point: the only place a :class:`~aesdse.store.database.Row` of a
+    run is assembled.
+
+    Parameters
+    ----------
+    point : DesignPoint
+        What was run: its configuration and provenance columns come from it.
+    key : str
+        The point's key.
+    experiment : str
+        Experiment name recorded with the row.
+    status : str
+        One of :data:`aesdse.store.database.STATUSES`.
+    measured : dict
+        The columns the stages filled (numbers, digests, seconds, details); an Fmax search's
+        ``freq_mhz`` and ``seed`` (its best run) replace the point's.
+    reason : str, optional
+        Why the point failed.
+    artifacts, cache_hits, wall_seconds
+        The published run directory, the stages taken from the cache, the point's wall time.
+    """
+    columns = dict(key=key, experiment=experiment, arch=point.arch, params=point.params_dict,
+                   target=point.target.label, flow=point.flow.as_dict(), seed=point.flow.seed,
+                   freq_mhz=point.flow.freq_mhz, tool_versions=tool_versions(),
+                   host=socket.gethostname(), config_key=point.config_key(),
+                   generator=generator_fingerprint(point.arch), verify=asdict(point.verify))
+    columns.update(measured)
+    return Row(**columns, status=status, reason=reason, artifacts=artifacts,
+               cache_hits=cache_hits, wall_seconds=wall_seconds)
+
+
+def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
     """The stages of a point, in order; returns the row's measured fields or raises
     :class:`StageFailed` with the fields known so far."""
-    # Generate and verify: correct before measured.
+    design, known = _design_checked(point, run)
+
+    # The asic target: a gate-equivalent estimate, no place and route.
+    top = design["top"]
+    if family_info(point.device_family).pnr_tool is None:
+        return _asic_estimate(point, run, design, known)
+
+    synth, synth_entry = _synthesis_checked(point, run, design, top, known)
+
+    # Place and route: one run, or an Fmax search of many (whose best run gives the row's
+    # target frequency and seed).
+    if point.flow.fmax_search is None:
+        pnr = _place_and_route(point, run, synth, synth_entry, known)
+    else:
+        pnr = _search_fmax(point, run, synth, synth_entry, pnr_jobs, known)
+        known.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
+    known["pnr_seconds"] = pnr["seconds"]
+    return _metrics(point, run, design, synth, synth_entry, pnr, known)
+
+
+def _design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
+    """Generate and verify (correct before measured), then check the capacity before any tool
+    runs: ``(design stage metadata, the row's fields known so far)``."""
     design, _, hit = run.stage("design", design_key(point),
                                ("design.il", "manifest.json", "verify.txt", "harness.il"),
                                lambda: _generate_and_verify(point, run), label="generate")
@@ -323,13 +375,13 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
             raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist and "
                                               f"{SBOX_LUT4_LOWER_BOUND} LUT4 per logic S-box, "
                                               f"before synthesis; no tool was run)", **known)
+    return design, known
 
-    # The asic target: a gate-equivalent estimate, no place and route.
-    top = design["top"]
-    if family_info(point.device_family).pnr_tool is None:
-        return _asic_estimate(point, run, design, known)
 
-    # Synthesize.
+def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str,
+                       known: dict) -> tuple[dict, CacheEntry | None]:
+    """Synthesize (adds ``synth_seconds`` to ``known``), then check the capacity again before
+    place and route: ``(synthesis stage metadata, its cache entry)``."""
     synth, synth_entry, hit = run.stage(
         "synth", synth_key(point, design["digest"], top),
         ("netlist.json", "stat.json", "yosys.log", f"{top}.v"),
@@ -346,25 +398,24 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int, row: dict) -> dict:
         if too_big:
             raise StageFailed("does-not-fit", f"{too_big} (after synthesis; nextpnr was not "
                                               f"run)", **known)
+    return synth, synth_entry
 
-    # Place and route: one run, or an Fmax search of many.
-    if point.flow.fmax_search is None:
-        pnr = _place_and_route(point, run, synth, synth_entry, known)
-    else:
-        pnr = _search_fmax(point, run, synth, synth_entry, pnr_jobs, known)
-        row.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
-    known["pnr_seconds"] = pnr["seconds"]
 
+def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
+             pnr: dict, known: dict) -> dict:
+    """The measurement harness alone (where the design sits in one), then the metrics, from
+    nextpnr's report and the simulation's cycle counts only: the row's measured fields."""
     # The measurement harness alone, on the same device, to subtract (every family without an
     # out-of-context mode: iCE40, MachXO2/3, Nexus, Gowin, GateMate).
+    family = point.device_family
     harness = None
     resources = {"family": family, "pnr": pnr["utilization"], "synth": synth["cells"]}
     if design.get("harness_digest"):
         harness = _measure_harness(point, run, design, known)
         resources["harness"] = harness
 
-    # Metrics, from nextpnr's report and the simulation's cycle counts only.
     run.on_stage("metrics")
+    verified = design["verification"]
     fam = archs.family(point.arch)
     try:
         m = compute_metrics(pnr["utilization"], pnr["fmax"], verified["cycles_per_block"],

@@ -207,7 +207,8 @@ class Progress:
 
 
 def label_of(row) -> str:
-    """Readable name of a stored point: architecture, parameters, and the flow values that
-    tell apart points of one design (frequency, seed)."""
+    """Readable name of a stored point: architecture, parameters, its target (a sweep over
+    several devices prints one line per device) and the flow values that tell apart points of
+    one design (frequency, seed)."""
     return (row.arch + "".join(f" {k}={v}" for k, v in sorted(row.params.items()))
-            + f" @{row.freq_mhz:g}MHz seed={row.seed}")
+            + f" on {row.target} @{row.freq_mhz:g}MHz seed={row.seed}")

@@ -1,9 +1,12 @@
 """Sweep: run the pending design points of an experiment and store a row for each.
 
-This module is the scheduler only. The flow of one point is :func:`aesdse.engine.point.run_point`
-(generate -> verify -> synthesize -> place and route -> metrics, with the stage cache); where
-points run is :mod:`aesdse.engine.executors` (this process, worker processes, Dask). Only the process
-that called :func:`sweep` writes the database.
+This module decides which points run and records their rows: :func:`plan_sweep` (stored, to
+run), :class:`SweepScheduler` (feeds the executor: claims, shared netlists, Fmax searches
+alone) and :class:`SweepRecorder` (stored rows, summary, progress). The flow of one point is
+:func:`aesdse.engine.point.run_point` (generate -> verify -> synthesize -> place and route ->
+metrics, with the stage cache); where points run is :mod:`aesdse.engine.executors` (this
+process, worker processes, Dask). Only the process that called :func:`sweep` writes the
+database.
 
 Scheduling
 ----------
@@ -35,7 +38,8 @@ from .point import REJECTED_FILE, search_runs, unpack_artifacts
 from .progress import Progress
 from ..store.database import Row, Store
 
-__all__ = ["sweep", "SweepSummary", "clean_stale"]
+__all__ = ["sweep", "SweepSummary", "SweepPlan", "plan_sweep", "SweepRecorder", "SweepScheduler",
+           "clean_stale"]
 
 #: Seconds between renewals of this sweep's claims (other hosts see a claim older than
 #: :data:`aesdse.store.database.CLAIM_STALE_S` as abandoned).
@@ -126,8 +130,232 @@ def _synth_group(point: DesignPoint) -> tuple:
             point.flow.abc9, point.flow.dff, point.flow.abc_area)
 
 
-def _stored_rows(store: Store, keys) -> dict:
-    return {r.key: r for r in store.rows(keys)}
+@dataclass(frozen=True)
+class SweepPlan:
+    """Which points of an experiment a sweep runs (:func:`plan_sweep`).
+
+    Attributes
+    ----------
+    keys : list of str
+        Keys of every point, in experiment order.
+    cached : list of Row
+        Stored rows of the points not run again.
+    pending : list of (DesignPoint, str)
+        Points to run (with the sweep's time limits) and their keys, in experiment order.
+    redo : set of str
+        Pending keys that are run although stored (``force``, or a stored timeout that the longer
+        time limit may get past): a row another sweep stores meanwhile is not taken for them.
+    labels : dict
+        Key -> what the progress lines call the pending point.
+    """
+    keys: list
+    cached: list
+    pending: list
+    redo: set
+    labels: dict
+
+
+def plan_sweep(experiment: Experiment, store: Store, versions: dict, *, force: bool = False,
+               synth_timeout_s: float | None = None,
+               pnr_timeout_s: float | None = None) -> SweepPlan:
+    """Split the points of ``experiment`` into those stored (skipped) and those to run."""
+    changes = {}
+    if synth_timeout_s is not None:
+        changes["synth_timeout_s"] = float(synth_timeout_s)
+    if pnr_timeout_s is not None:
+        changes["pnr_timeout_s"] = float(pnr_timeout_s)
+    keyed = [(point, point.key(versions)) for point in experiment.points]
+    stored = {r.key: r for r in store.rows({k for _, k in keyed})} if not force else {}
+    cached, pending = [], []
+    for point, key in keyed:
+        if changes:  # the time limits are not part of the key
+            point = replace(point, flow=replace(point.flow, **changes))
+        row = stored.get(key)
+        if row is not None and not _timed_out_shorter(row, point):
+            cached.append(row)
+        else:
+            pending.append((point, key))
+    labels = {key: f"{p.label} fmax_search" if p.flow.fmax_search else
+              f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}" for p, key in pending}
+    return SweepPlan(keys=[k for _, k in keyed], cached=cached, pending=pending,
+                     redo={key for _, key in pending if key in stored or force}, labels=labels)
+
+
+class SweepRecorder:
+    """Turns what the executor hands back into stored rows, the summary and progress lines.
+
+    Only this object writes rows (:meth:`record`); it also accounts for rows another sweep on the
+    database stored (:meth:`take_stored`).
+
+    Parameters
+    ----------
+    store : Store
+    summary : SweepSummary
+        Filled as results come.
+    progress : Progress
+    owner : str
+        This sweep's claim owner (:func:`aesdse.engine.cache.owner_tag`).
+    labels : dict
+        Key -> the point's name in messages.
+    versions : dict
+        The client's tool identifiers (a worker that ran others is warned about).
+    results_dir : str
+        Where a remote point's artifacts are unpacked.
+    """
+
+    def __init__(self, store: Store, summary: SweepSummary, progress: Progress, *, owner: str,
+                 labels: dict, versions: dict, results_dir: str):
+        self.store, self.summary, self.progress = store, summary, progress
+        self.owner, self.labels, self.versions = owner, labels, versions
+        self.results_dir = results_dir
+        self.seen_versions = {json.dumps(versions, sort_keys=True)}
+
+    def warn(self, text: str) -> None:
+        self.summary.warnings.append(text)
+        self.progress.warn(text)
+
+    def check_versions(self, who: str, verb: str, versions: dict) -> None:
+        """Warn once per set of tool versions that differ from the client's."""
+        tag = json.dumps(versions, sort_keys=True)
+        if tag not in self.seen_versions:
+            self.seen_versions.add(tag)
+            self.warn(f"{who} {verb} other tool versions than this client "
+                      f"({versions} vs {self.versions}): their numbers are not comparable")
+
+    def record(self, key: str, result) -> None:
+        """Store the row of a finished point (a :class:`Row`, or a remote ``(Row, archive)``);
+        an exception is an error of the point (not stored, retried by the next sweep), but a
+        missing tool stops the sweep."""
+        if isinstance(result, ToolNotFound):
+            raise result
+        if isinstance(result, BaseException):
+            text = "".join(traceback.format_exception_only(type(result), result)).strip()
+            self.summary.errors.append(f"{self.labels[key]}: {text}")
+            self.progress.running.pop(key, None)
+            self.store.release(self.owner, [key])
+            self.warn(f"{self.labels[key]} could not run (not stored, retried next time): {text}")
+            return
+        row = unpack_artifacts(*result, self.results_dir) if isinstance(result, tuple) else result
+        self.check_versions(row.host, "ran", row.tool_versions)
+        self.store.put(row, search_runs(row), owner=self.owner)
+        rejected = Path(row.artifacts or ".") / REJECTED_FILE
+        if row.artifacts and rejected.is_file():
+            self.warn(f"{self.labels[key]}: corrupted stage cache entries were not used and were "
+                      f"replaced: {'; '.join(rejected.read_text().split(chr(10))[:3]).strip('; ')}")
+        self.summary.done += 1
+        for name in (row.cache_hits or "").split(","):
+            if name:
+                self.summary.stage_hits[name] = self.summary.stage_hits.get(name, 0) + 1
+        if row.status != "ok":
+            self.summary.failed.append(row)
+        self.progress.point_done(row, row.wall_seconds)
+
+    def take_stored(self, row: Row) -> None:
+        """Count a row that another sweep on the database stored as this sweep's cached row."""
+        self.summary.cached += 1
+        if row.status != "ok":
+            self.summary.failed.append(row)
+        self.progress.stored_meanwhile(row)
+
+
+class SweepScheduler:
+    """Feeds the executor the pending points of a :class:`SweepPlan`, one ready point at a time.
+
+    * Submits lazily, a little ahead of the free slots, looking at the database first: another
+      sweep on it may have finished the point (its row is taken) or be running it (claimed:
+      the point waits until that sweep stores it or dies).
+    * Points that share a netlist wait for the first of them (the design is elaborated,
+      simulated and synthesized once, then taken from the cache); other designs fill the free
+      slots meanwhile.
+    * An Fmax search fills every slot with its own nextpnr runs (a thread pool in the worker
+      running it): it starts when nothing else runs, and nothing starts beside it.
+    """
+
+    def __init__(self, executor, store: Store, recorder: SweepRecorder, plan: SweepPlan, *,
+                 experiment: str, versions: dict, use_cache: bool, search_width: int):
+        self.ex, self.store, self.recorder, self.plan = executor, store, recorder, plan
+        self.experiment, self.versions = experiment, versions
+        self.use_cache, self.search_width = use_cache, search_width
+        self.queue = deque(plan.pending)
+        self.elsewhere: dict = {}  # key -> point: claimed by another live sweep
+        self.leaders: dict = {}  # synthesis group -> key of the point now producing its netlist
+        self.settled: set = set()  # groups whose first point has finished
+        self.exclusive: str | None = None  # key of the Fmax search now running
+
+    def run(self) -> None:
+        """Run every pending point; returns when each is stored (here or by another sweep)."""
+        owner = self.recorder.owner
+        renewed = time.monotonic()
+        while self.queue or self.ex.in_flight or self.elsewhere:
+            self._submit_ready()
+            for key, result in self.ex.poll(0.25 if self.ex.in_flight else 0.0):
+                self._finished(key)
+                self.recorder.record(key, result)
+            if self.elsewhere:
+                self._look_elsewhere()
+            if time.monotonic() - renewed > CLAIM_RENEW_S:
+                self.store.renew_claims(owner)
+                renewed = time.monotonic()
+
+    def _submit_ready(self) -> None:
+        ex = self.ex
+        while (self.queue and self.exclusive is None
+               and ex.in_flight < ex.slots + (1 if ex.slots > 1 else 0)):
+            chosen = next((item for item in self.queue
+                           if _synth_group(item[0]) not in self.leaders), None)
+            if chosen is None:
+                break
+            searching = chosen[0].flow.fmax_search is not None
+            if searching and ex.in_flight:
+                break  # wait for the running points to finish
+            self.queue.remove(chosen)
+            point, key = chosen
+            if self._stored_meanwhile(key):
+                continue
+            if not self.store.claim(key, self.recorder.owner):
+                self.elsewhere[key] = point
+                continue
+            if self.use_cache and _synth_group(point) not in self.settled:
+                self.leaders[_synth_group(point)] = key
+            if searching:
+                self.exclusive = key
+                ex.submit(key, point, self.experiment, self.versions,
+                          pnr_jobs=self.search_width)
+            else:
+                ex.submit(key, point, self.experiment, self.versions)
+
+    def _finished(self, key: str) -> None:
+        """Point ``key`` came back: its netlist is in the cache, its slots are free."""
+        if key == self.exclusive:
+            self.exclusive = None
+        for group, leader in list(self.leaders.items()):
+            if leader == key:
+                del self.leaders[group]
+                self.settled.add(group)
+
+    def _look_elsewhere(self) -> None:
+        """Points another sweep runs: its row, or its claim gone (that sweep died): then the
+        point is ours to run."""
+        others = self.store.claimed_by_others(self.elsewhere, self.recorder.owner)
+        for key in [k for k in self.elsewhere if k not in others]:
+            point = self.elsewhere.pop(key)
+            if not self._stored_meanwhile(key):
+                self.queue.append((point, key))
+        if self.elsewhere and not self.ex.in_flight and not self.queue:
+            self.recorder.progress.stage(next(iter(self.elsewhere)), "another sweep",
+                                         f"waiting for {len(self.elsewhere)} points run by "
+                                         f"{sorted(set(others.values()))[0]}")
+            time.sleep(0.5)
+
+    def _stored_meanwhile(self, key: str) -> bool:
+        """Another sweep on this database stored the point: take its row."""
+        if key in self.plan.redo:
+            return False
+        row = self.store.get(key)
+        if row is None:
+            return False
+        self.recorder.take_stored(row)
+        return True
 
 
 def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = False,
@@ -161,168 +389,37 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
     start = time.perf_counter()
     results_dir = str(results_dir)
     versions = tool_versions()
-    keyed = [(point, point.key(versions)) for point in experiment.points]
-    summary = SweepSummary(total=len(keyed), keys=[k for _, k in keyed])
-
-    def effective(point: DesignPoint) -> DesignPoint:
-        changes = {}
-        if synth_timeout_s is not None:
-            changes["synth_timeout_s"] = float(synth_timeout_s)
-        if pnr_timeout_s is not None:
-            changes["pnr_timeout_s"] = float(pnr_timeout_s)
-        return replace(point, flow=replace(point.flow, **changes)) if changes else point
-
-    stored = _stored_rows(store, {k for _, k in keyed}) if not force else {}
-    cached_rows, pending = [], []
-    for point, key in keyed:
-        point = effective(point)
-        row = stored.get(key)
-        if row is not None and not _timed_out_shorter(row, point):
-            cached_rows.append(row)
-        else:
-            pending.append((point, key))
-    summary.cached = len(cached_rows)
-    summary.failed += [r for r in cached_rows if r.status != "ok"]
-    if not pending:
+    plan = plan_sweep(experiment, store, versions, force=force, synth_timeout_s=synth_timeout_s,
+                      pnr_timeout_s=pnr_timeout_s)
+    summary = SweepSummary(total=len(plan.keys), keys=list(plan.keys), cached=len(plan.cached),
+                           failed=[r for r in plan.cached if r.status != "ok"])
+    if not plan.pending:
         # Nothing to run: no executor, no worker, no elaboration.
-        if echo is not None and cached_rows:
-            echo(f"all {len(cached_rows)} points already in the database")
+        if echo is not None and plan.cached:
+            echo(f"all {len(plan.cached)} points already in the database")
         summary.seconds = time.perf_counter() - start
         return summary
 
     clean_stale(results_dir)
     owner = owner_tag()
-    redo = {key for _, key in pending if key in stored or force}
-    labels = {key: f"{p.label} fmax_search" if p.flow.fmax_search else
-              f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}" for p, key in pending}
-    local_jobs = jobs  # an Fmax search runs this many nextpnr at once, even as the only point
-    seen_versions = {json.dumps(versions, sort_keys=True)}
-    if executor == "local" and len(pending) == 1:
+    search_jobs = jobs  # an Fmax search runs this many nextpnr at once, even as the only point
+    if executor == "local" and len(plan.pending) == 1:
         jobs = 1  # one point: no worker process to start
     ex = make_executor(executor, jobs=jobs, scheduler=scheduler, use_cache=use_cache,
                        results_dir=results_dir)
-    progress = Progress(len(keyed), echo, live=live, slots=ex.slots)
-
-    def warn(text):
-        summary.warnings.append(text)
-        progress.warn(text)
-
-    def record(key, result):
-        if isinstance(result, ToolNotFound):
-            raise result
-        if isinstance(result, BaseException):
-            text = "".join(traceback.format_exception_only(type(result), result)).strip()
-            summary.errors.append(f"{labels[key]}: {text}")
-            progress.running.pop(key, None)
-            store.release(owner, [key])
-            warn(f"{labels[key]} could not run (not stored, retried next time): {text}")
-            return
-        if isinstance(result, tuple):
-            result = unpack_artifacts(*result, results_dir)
-        row = replace(result, experiment=experiment.name)
-        tag = json.dumps(row.tool_versions, sort_keys=True)
-        if tag not in seen_versions:
-            seen_versions.add(tag)
-            warn(f"{row.host} ran other tool versions than this client "
-                 f"({row.tool_versions} vs {versions}): their numbers are not comparable")
-        store.put(row, search_runs(row), owner=owner)
-        rejected = Path(row.artifacts or ".") / REJECTED_FILE
-        if row.artifacts and rejected.is_file():
-            warn(f"{labels[key]}: corrupted stage cache entries were not used and were "
-                 f"replaced: {'; '.join(rejected.read_text().split(chr(10))[:3]).strip('; ')}")
-        summary.done += 1
-        for name in (row.cache_hits or "").split(","):
-            if name:
-                summary.stage_hits[name] = summary.stage_hits.get(name, 0) + 1
-        if row.status != "ok":
-            summary.failed.append(row)
-        progress.point_done(row, row.wall_seconds)
-
-    def stored_meanwhile(key) -> bool:
-        """Another sweep on this database stored the point: take its row."""
-        if key in redo:
-            return False
-        row = store.get(key)
-        if row is None:
-            return False
-        summary.cached += 1
-        if row.status != "ok":
-            summary.failed.append(row)
-        progress.stored_meanwhile(row)
-        return True
-
+    progress = Progress(len(plan.keys), echo, live=live, slots=ex.slots)
+    recorder = SweepRecorder(store, summary, progress, owner=owner, labels=plan.labels,
+                             versions=versions, results_dir=results_dir)
     try:
         with ex, progress:
             for host, worker_versions in ex.worker_versions().items():
-                tag = json.dumps(worker_versions, sort_keys=True)
-                if tag not in seen_versions:
-                    seen_versions.add(tag)
-                    warn(f"worker {host} has other tool versions than this client "
-                         f"({worker_versions} vs {versions}): their numbers are not comparable")
-            ex.on_stage = lambda key, stage: progress.stage(key, labels.get(key, key), stage)
-            progress.cached_points(cached_rows)
-            queue = deque(pending)
-            elsewhere = {}  # key -> (point, owner): claimed by another live sweep
-            leaders = {}  # synthesis group -> key of the point now producing its netlist
-            settled = set()  # groups whose first point has finished
-            # An Fmax search fills every slot with its own nextpnr runs (a thread pool in the
-            # worker running it): it starts when nothing else runs, and nothing starts beside it.
-            search_width = local_jobs if executor == "local" else ex.search_width
-            exclusive = None  # key of the Fmax search now running
-            renewed = time.monotonic()
-            while queue or ex.in_flight or elsewhere:
-                # Submit lazily, a little ahead of the free slots, looking at the database
-                # first: another sweep on it may have finished or be running the point. Points
-                # that share a netlist wait for the first of them (the design is elaborated,
-                # simulated and synthesized once, then taken from the cache); other designs
-                # fill the free slots meanwhile.
-                while (queue and exclusive is None
-                       and ex.in_flight < ex.slots + (1 if ex.slots > 1 else 0)):
-                    chosen = next((item for item in queue
-                                   if _synth_group(item[0]) not in leaders), None)
-                    if chosen is None:
-                        break
-                    searching = chosen[0].flow.fmax_search is not None
-                    if searching and ex.in_flight:
-                        break  # wait for the running points to finish
-                    queue.remove(chosen)
-                    point, key = chosen
-                    if stored_meanwhile(key):
-                        continue
-                    if not store.claim(key, owner):
-                        elsewhere[key] = point
-                        continue
-                    if use_cache and _synth_group(point) not in settled:
-                        leaders[_synth_group(point)] = key
-                    if searching:
-                        exclusive = key
-                        ex.submit(key, point, experiment.name, versions, pnr_jobs=search_width)
-                    else:
-                        ex.submit(key, point, experiment.name, versions)
-                for key, result in ex.poll(0.25 if ex.in_flight else 0.0):
-                    if key == exclusive:
-                        exclusive = None
-                    for group, leader in list(leaders.items()):
-                        if leader == key:
-                            del leaders[group]
-                            settled.add(group)
-                    record(key, result)
-                if elsewhere:
-                    # Points another sweep runs: its row, or its claim gone (that sweep died):
-                    # then the point is ours to run.
-                    others = store.claimed_by_others(elsewhere, owner)
-                    for key in [k for k in elsewhere if k not in others]:
-                        point = elsewhere.pop(key)
-                        if not stored_meanwhile(key):
-                            queue.append((point, key))
-                    if elsewhere and not ex.in_flight and not queue:
-                        progress.stage(next(iter(elsewhere)), "another sweep",
-                                       f"waiting for {len(elsewhere)} points run by "
-                                       f"{sorted(set(others.values()))[0]}")
-                        time.sleep(0.5)
-                if time.monotonic() - renewed > CLAIM_RENEW_S:
-                    store.renew_claims(owner)
-                    renewed = time.monotonic()
+                recorder.check_versions(f"worker {host}", "has", worker_versions)
+            ex.on_stage = lambda key, stage: progress.stage(key, plan.labels.get(key, key), stage)
+            progress.cached_points(plan.cached)
+            SweepScheduler(ex, store, recorder, plan, experiment=experiment.name,
+                           versions=versions, use_cache=use_cache,
+                           search_width=search_jobs if executor == "local"
+                           else ex.search_width).run()
     finally:
         store.release(owner)
     summary.seconds = time.perf_counter() - start

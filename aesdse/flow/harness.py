@@ -1,7 +1,7 @@
 """The measurement harness: a core with hundreds of ports on a device's few pins.
 
 nextpnr-ice40 (and other nextpnr variants) has no out-of-context mode: every port of the top
-module becomes a pin, and an AES core has about 400 of them (shared/NOTES.md). The harness wraps
+module becomes a pin, and an AES core has about 400 of them (docs/toolchain.md). The harness wraps
 the core so that it fits the pins while every signal of the core stays alive (nothing of the core
 can be optimized away), and its own cost is measured alone on the same device (with
 :class:`HarnessStub` in place of the core) so that the report can subtract it.

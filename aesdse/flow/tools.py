@@ -12,7 +12,7 @@ include it:
   identified by the SHA-256 of its executable.
 
 YoWASP tools run in a sandbox that sees only the current directory: every tool is run with its
-working directory set to the run's directory and given relative paths (shared/NOTES.md).
+working directory set to the run's directory and given relative paths (docs/toolchain.md).
 
 Tools never outlive the sweep: each runs in its own session (so a timeout kills its whole process
 tree) and, on Linux, with a parent-death signal (``PR_SET_PDEATHSIG``), so that even a ``kill -9``

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from ..flow.families import SLICE_CONVENTIONS, part_of, row_area
 from .published import consistency_check
 from ..store.database import Row
-from .table import FORMATS, Entry, aggregate, label, number, varying_params
+from .table import FORMATS, TableLine, aggregate, label, number, varying_params
 
 __all__ = ["Match", "Comparison", "compare", "render_compare", "matches_config",
            "measured_area", "published_area"]
@@ -116,14 +116,14 @@ class Match:
 
     Attributes
     ----------
-    entry : Entry
+    entry : TableLine
         The measured configuration (seeds aggregated).
     paper, table, published
         The paper, table and row it reproduces.
     also : tuple of str
         Other tables of the paper that print the same design.
     """
-    entry: Entry
+    entry: TableLine
     paper: object
     table: object
     published: object
@@ -175,7 +175,7 @@ class Comparison:
     Attributes
     ----------
     matches : list of Match
-    unmatched : list of Entry
+    unmatched : list of TableLine
         Measured configurations no published row names.
     missing : list of (paper, table, row)
         Published rows of the papers shown that have numbers but no measured counterpart.
@@ -385,7 +385,7 @@ def _area_header(c: Comparison) -> str:
     return "Area (slice-eq.; GE for asic)"
 
 
-def _measured_label(e: Entry, names) -> str:
+def _measured_label(e: TableLine, names) -> str:
     return label(e.row, names)
 
 
@@ -476,21 +476,21 @@ def _json(c: Comparison):
 
 
 def _latex(c: Comparison, title):
-    from .table import _latex_escape
+    from .table import latex_escape
     out = [r"\begin{table}", r"\centering"]
     if title:
-        out.append(r"\caption{" + _latex_escape(title) + "}")
+        out.append(r"\caption{" + latex_escape(title) + "}")
     out += [r"\begin{tabular}{ll" + "r" * len(_PAIRS) + "}", r"\toprule",
-            " & ".join([_measured_header(c), "Published", _latex_escape(_area_header(c))]
-                       + [_latex_escape(h) for _, h, _ in _PAIRS[1:]])
+            " & ".join([_measured_header(c), "Published", latex_escape(_area_header(c))]
+                       + [latex_escape(h) for _, h, _ in _PAIRS[1:]])
             + r" \\", r"\midrule"]
     for m in c.matches:
         cells = [label(m.entry.row), f"{m.paper.key} {m.table.id}: {m.published.label}"] \
             + [_pair(m, k, s) for k, _, s in _PAIRS]
-        out.append(" & ".join(_latex_escape(x).replace(",", "{,}") for x in cells) + r" \\")
+        out.append(" & ".join(latex_escape(x).replace(",", "{,}") for x in cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\par\smallskip\footnotesize"]
     notes = area_footnote(c) + [f"[{i}] {f}" for i, f in enumerate(c.flags, 1)]
-    out += [_latex_escape(n) + r"\\" for n in notes[:-1]] + [_latex_escape(notes[-1])]
+    out += [latex_escape(n) + r"\\" for n in notes[:-1]] + [latex_escape(notes[-1])]
     out.append(r"\end{table}")
     return "\n".join(out) + "\n"
 

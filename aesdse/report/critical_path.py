@@ -13,7 +13,8 @@ import json
 
 from ..flow.critical_path import CriticalPath
 from ..store.database import Row
-from .table import _header, _order, _param, _show, label, number, varying_params
+from .table import (column_header, label, number, param_value, row_order, show_value,
+                    varying_params)
 
 __all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "render_critical_paths"]
 
@@ -95,7 +96,7 @@ def _cells_of_path(row: Row, path: CriticalPath) -> list[str]:
 def _markdown(rows: list[Row], title: str | None) -> str:
     leading = varying_params(rows) or ["arch"]
     out = [f"## {title}: critical paths", ""] if title else []
-    table = ["| " + " | ".join([_header(n) for n in leading] + [h for h, _ in _COLUMNS]) + " |",
+    table = ["| " + " | ".join([column_header(n) for n in leading] + [h for h, _ in _COLUMNS]) + " |",
              "|" + "|".join(["---"] * len(leading) + [a for _, a in _COLUMNS]) + "|"]
     missing = []
     for row in rows:
@@ -103,7 +104,7 @@ def _markdown(rows: list[Row], title: str | None) -> str:
         if not paths:
             missing.append(row)
             continue
-        lead = [_show(_param(row, n)) for n in leading]
+        lead = [show_value(param_value(row, n)) for n in leading]
         for path in paths:
             table.append("| " + " | ".join(lead + _cells_of_path(row, path)) + " |")
     if len(table) > 2:
@@ -149,7 +150,7 @@ def render_critical_paths(rows: list[Row], fmt: str = "markdown",
     if fmt not in CRITICAL_PATH_FORMATS:
         raise ValueError(f"The critical-path report is printed as "
                          f"{' or '.join(CRITICAL_PATH_FORMATS)}, not {fmt!r}")
-    rows = sorted(rows, key=_order)
+    rows = sorted(rows, key=row_order)
     if fmt == "json":
         return _json(rows)
     if not rows:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ..flow.families import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
 from ..store.database import Row
-from .table import (_FLOW_IGNORED, _param, _show, aggregate, area_of_row, family_of_row,
+from .table import (RUN_FLOW_KEYS, param_value, show_value, aggregate, area_of_row, family_of_row,
                     varying_params)
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
@@ -210,7 +210,7 @@ def _styles(names) -> dict:
 
 
 def _point_label(row: Row, names) -> str:
-    return "/".join(_show(_param(row, n)) for n in names)
+    return "/".join(show_value(param_value(row, n)) for n in names)
 
 
 def _figure(height: float) -> Figure:
@@ -226,6 +226,49 @@ def _entries(rows, fmax="median"):
     if not entries:
         raise PlotError("No verified design points to plot")
     return entries
+
+
+def _draw_measured(ax, points: list, names: dict) -> None:
+    """The measured points of a Pareto figure, one style per family, their Pareto front and
+    (where ``names`` gives a family's varying parameters) a label at each point."""
+    styles = _styles(r.arch for _, _, r in points)
+    for arch, (color, marker) in styles.items():
+        mine = [(x, y) for x, y, r in points if r.arch == arch]
+        ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color, marker=marker,
+                   s=16, zorder=3, label=arch, linewidths=0)
+    front = pareto_front(points, key=lambda p: (p[0], p[1]))
+    if len(front) > 1:
+        ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#555555",
+                linestyle="--", linewidth=0.8, zorder=2, label="Pareto front")
+    elif front:
+        ax.scatter([front[0][0]], [front[0][1]], s=60, facecolors="none",
+                   edgecolors="#555555", zorder=2, label="Pareto front")
+    for x, y, r in points:
+        text = _point_label(r, names.get(r.arch, []))
+        if text:
+            ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 2),
+                        fontsize=5.5, color="#333333")
+
+
+def _draw_published(ax, pub: list, pub_keys: list) -> tuple[list, list]:
+    """The published points of a Pareto figure, one hollow marker per paper: ``(handles,
+    labels)`` of the figure's legend of papers."""
+    handles, labels = [], []
+    for i, key in enumerate(pub_keys):
+        mine = [p for p in pub if p["paper"].key == key]
+        devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
+        handles.append(ax.scatter(
+            [p["x"] for p in mine], [p["y"] for p in mine],
+            marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
+            facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
+            label="_published"))
+        labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
+        # Label published points only when they cannot crowd the figure: one paper.
+        if len(pub_keys) == 1 and len(mine) <= 12:
+            for p in mine:
+                ax.annotate(p["label"][:18], (p["x"], p["y"]), textcoords="offset points",
+                            xytext=(3, -6), fontsize=5, color="#777777")
+    return handles, labels
 
 
 def pareto_figure(rows: list[Row], area: str = "luts", published=None,
@@ -264,38 +307,8 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     with _mpl().rc_context(STYLE):
         fig = _figure(height)
         ax = fig.add_subplot()
-        styles = _styles(r.arch for _, _, r in points)
-        for arch, (color, marker) in styles.items():
-            mine = [(x, y) for x, y, r in points if r.arch == arch]
-            ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color, marker=marker,
-                       s=16, zorder=3, label=arch, linewidths=0)
-        front = pareto_front(points, key=lambda p: (p[0], p[1]))
-        if len(front) > 1:
-            ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#555555",
-                    linestyle="--", linewidth=0.8, zorder=2, label="Pareto front")
-        elif front:
-            ax.scatter([front[0][0]], [front[0][1]], s=60, facecolors="none",
-                       edgecolors="#555555", zorder=2, label="Pareto front")
-        for x, y, r in points:
-            text = _point_label(r, names.get(r.arch, []))
-            if text:
-                ax.annotate(text, (x, y), textcoords="offset points", xytext=(3, 2),
-                            fontsize=5.5, color="#333333")
-        handles, labels = [], []
-        for i, key in enumerate(pub_keys):
-            mine = [p for p in pub if p["paper"].key == key]
-            devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
-            handles.append(ax.scatter(
-                [p["x"] for p in mine], [p["y"] for p in mine],
-                marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
-                facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
-                label="_published"))
-            labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
-            # Label published points only when they cannot crowd the figure: one paper.
-            if len(pub_keys) == 1 and len(mine) <= 12:
-                for p in mine:
-                    ax.annotate(p["label"][:18], (p["x"], p["y"]), textcoords="offset points",
-                                xytext=(3, -6), fontsize=5, color="#777777")
+        _draw_measured(ax, points, names)
+        handles, labels = _draw_published(ax, pub, pub_keys)
         ax.set_xscale("log")
         _plain_log(ax.xaxis)
         if _spans_decade([p[1] for p in points] + [p["y"] for p in pub]):
@@ -350,7 +363,7 @@ def _has(row: Row, name: str) -> bool:
 
 def _series_label(row: Row, names) -> str:
     parts = [row.arch] if "arch" in names else []
-    parts += [f"{n.removeprefix('flow.')}={_show(_param(row, n))}" for n in names
+    parts += [f"{n.removeprefix('flow.')}={show_value(param_value(row, n))}" for n in names
               if n != "arch" and _has(row, n)]
     return ", ".join(parts)
 
@@ -370,7 +383,7 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
             raise PlotError(f"Metric must be one of {', '.join(METRICS)}, not {metric!r}")
     entries = _entries(rows, "all" if x == "seed" else "median")
     known = {k for e in entries for k in e.row.params} | {"freq_mhz", "seed"} \
-        | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in _FLOW_IGNORED}
+        | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in RUN_FLOW_KEYS}
     if x not in known:
         raise PlotError(f"Parameter {x!r} is not a parameter of these points; they have: "
                         + ", ".join(sorted(known)))
@@ -380,9 +393,9 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
     series: dict = {}
     for e in entries:
         series.setdefault(_series_label(e.row, others), []).append(e.row)
-    xs_all = [_param(e.row, x) for e in entries]
+    xs_all = [param_value(e.row, x) for e in entries]
     numeric = _numeric(xs_all)
-    order = sorted({_show(v) for v in xs_all})
+    order = sorted({show_value(v) for v in xs_all})
     legend_rows = len(series) if others else 0
     legend_height = 0.12 * legend_rows + (0.05 if legend_rows else 0.0)
     height = 0.55 + 1.4 * len(ys) + legend_height
@@ -393,7 +406,7 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
         for ax, metric in zip(axes, ys):
             for name, members in sorted(series.items()):
                 color, marker = styles[name]
-                pts = sorted(((_param(r, x) if numeric else order.index(_show(_param(r, x))),
+                pts = sorted(((param_value(r, x) if numeric else order.index(show_value(param_value(r, x))),
                                getattr(r, metric)) for r in members
                               if getattr(r, metric) is not None), key=lambda p: p[0])
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker,
@@ -478,7 +491,7 @@ def family_bars(rows: list[Row]) -> list[dict]:
         area, unit = area_of_row(r)
         words = _AREA_WORDS.get(unit, (unit or "", unit or ""))
         design = (r.arch + " " if len(archs) > 1 else "") + ", ".join(
-            f"{n.removeprefix('flow.')}={_show(_param(r, n))}" for n in names if _has(r, n))
+            f"{n.removeprefix('flow.')}={show_value(param_value(r, n))}" for n in names if _has(r, n))
         info = DEVICE_FAMILIES.get(family)
         target = r.target if family != "asic" else "asic estimate"
         bars.append({

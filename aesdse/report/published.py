@@ -1,8 +1,8 @@
 """Published results of the five seed papers, as data, with a consistency check and area normalisation.
 
 The numbers live in ``aesdse/experiments/published/*.yaml`` (package data; ``experiments/`` at the
-top of a checkout links there), one file per paper, transcribed by hand from the extracted text
-in ``/work/shared/seeds/`` with every number as printed (``null`` plus a note where a cell is
+top of a checkout links there), one file per paper, transcribed by hand from the paper's text
+with every number as printed (``null`` plus a note where a cell is
 missing or garbled). This module loads and validates them into frozen dataclasses
 (:class:`Paper` > :class:`PublishedTable` > :class:`PublishedRow`), finds a paper by key or name
 (:func:`find_paper`), checks a row's throughput against the architecture the paper describes
@@ -33,7 +33,7 @@ check: ``block_bits``, ``cycles_per_block``, ``cycles_per_block_is_minimum``, ``
 
 Reference papers
 ----------------
-Keys ``000``..``099`` are the seed papers (``/work/shared/seeds``), each reproduced by an
+Keys ``000``..``099`` are the seed papers aesdse's architectures follow, each reproduced by an
 experiment (:data:`aesdse.reproduce.EXPERIMENTS`). Keys ``100`` and up are reference papers:
 published results that are not seed papers but are the yardstick of a comparison, e.g. the
 smallest published 8-bit ASIC AES (``100_moradi.yaml``, Moradi et al. 2011) beside the compact

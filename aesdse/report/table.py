@@ -9,7 +9,7 @@ Seeds
 nextpnr's Fmax is a sample, not a property of the design: the placer seed alone moves it by 3-11%
 on this flow (shared/NOTES.md). Rows that differ only by seed (same architecture, parameters,
 target, target frequency and other flow options) are therefore aggregated into one
-:class:`Entry` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
+:class:`TableLine` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
 the spread across seeds is shown beside the Fmax (``117.2 (±3%)`` is half the min-max range in
 percent of the shown value). ``all`` keeps one line per seed. Throughput and throughput per area
 follow the chosen Fmax (they are ``bits x Fmax / cycles``, so they scale with it); the area of a
@@ -48,9 +48,10 @@ from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..spec.schema import Target
 from ..store.database import Row
 
-__all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "Entry",
+__all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "TableLine",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
-           "area_of_row"]
+           "area_of_row", "RUN_FLOW_KEYS", "row_order", "param_value", "column_header",
+           "show_value", "latex_escape"]
 
 #: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
@@ -114,7 +115,9 @@ FORMATS = ("markdown", "csv", "latex", "json")
 FMAX_STATS = ("median", "best", "min", "all")
 
 #: Flow options that are not design-space axes (they never make two designs differ).
-_FLOW_IGNORED = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
+#: Flow keys that differ from run to run of one design (seed, target frequency, tool time
+#: limits): never shown as varying parameters.
+RUN_FLOW_KEYS = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
 
 _CROSS_FAMILY_NOTE = ("Cross-family comparison: an ECP5 slice (2 LUT4 + 2 FF) is twice an iCE40 "
                       "logic cell, block RAMs differ in size, and asic rows are not in FPGA "
@@ -163,7 +166,7 @@ def _family_heading(family: str | None) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
+class TableLine:
     """One line of a table: a design configuration, over one or more placer seeds.
 
     Attributes
@@ -205,7 +208,7 @@ class Entry:
 
 
 def _group_key(row: Row):
-    flow = {k: v for k, v in (row.flow or {}).items() if k not in _FLOW_IGNORED}
+    flow = {k: v for k, v in (row.flow or {}).items() if k not in RUN_FLOW_KEYS}
     return (row.arch, json.dumps(row.params, sort_keys=True), row.target, row.freq_mhz,
             json.dumps(flow, sort_keys=True))
 
@@ -225,7 +228,7 @@ def _scaled(rep: Row, fmax: float) -> Row:
         else None)
 
 
-def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[Row]]:
+def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[TableLine], list[Row]]:
     """Group verified rows that differ only by placer seed; return ``(entries, failures)``.
 
     Parameters
@@ -238,7 +241,7 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[
 
     Returns
     -------
-    entries : list of Entry
+    entries : list of TableLine
         Sorted by architecture, then parameters (numbers numerically), target, target
         frequency, flow options and seed: the order of a paper's table.
     failures : list of Row
@@ -249,7 +252,7 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[
     ok = [r for r in rows if r.status == "ok"]
     failures = [r for r in rows if r.status != "ok"]
     if fmax == "all":
-        return sorted((Entry(r, (r,), fmax) for r in ok), key=lambda e: _order(e.row)), failures
+        return sorted((TableLine(r, (r,), fmax) for r in ok), key=lambda e: row_order(e.row)), failures
     groups: dict = {}
     for r in ok:
         groups.setdefault(_group_key(r), {})[r.seed] = r  # rows come oldest first
@@ -267,19 +270,20 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[Entry], list[
             rep = by_fmax[(len(by_fmax) - 1) // 2]
             values = [r.fmax_mhz for r in by_fmax if r.fmax_mhz is not None]
             row = _scaled(rep, statistics.median(values)) if values else rep
-        entries.append(Entry(row, tuple(members), fmax))
-    return sorted(entries, key=lambda e: _order(e.row)), failures
+        entries.append(TableLine(row, tuple(members), fmax))
+    return sorted(entries, key=lambda e: row_order(e.row)), failures
 
 
 def _rank(value):
     # Numbers before text, numbers by value: datapath 8 before 32, "lut" after both.
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (0, value, "")
-    return (1, 0, _show(value))
+    return (1, 0, show_value(value))
 
 
-def _order(row: Row):
-    flow = {k: v for k, v in (row.flow or {}).items() if k not in _FLOW_IGNORED}
+def row_order(row: Row):
+    """Sort key of a row in a table: architecture, parameters, target, frequency, flow, seed."""
+    flow = {k: v for k, v in (row.flow or {}).items() if k not in RUN_FLOW_KEYS}
     return (row.arch, tuple((k, _rank(v)) for k, v in sorted(row.params.items())), row.target,
             row.freq_mhz, tuple((k, _rank(v)) for k, v in sorted(flow.items())), row.seed)
 
@@ -294,7 +298,7 @@ def varying_params(rows: list[Row], *, with_seed: bool = True) -> list[str]:
     for n in sorted({k for r in rows for k in r.params}):
         if len({repr(r.params.get(n)) for r in rows}) > 1:
             names.append(n)
-    for n in sorted({k for r in rows for k in (r.flow or {}) if k not in _FLOW_IGNORED}):
+    for n in sorted({k for r in rows for k in (r.flow or {}) if k not in RUN_FLOW_KEYS}):
         if len({repr((r.flow or {}).get(n)) for r in rows}) > 1:
             names.append(f"flow.{n}")
     # A searched point's seed and frequency are those of its best run, not a design axis.
@@ -305,7 +309,9 @@ def varying_params(rows: list[Row], *, with_seed: bool = True) -> list[str]:
     return names
 
 
-def _param(row: Row, name: str):
+def param_value(row: Row, name: str):
+    """The value of column ``name`` of a row: a parameter, ``arch``/``seed``/``freq_mhz`` or
+    ``flow.OPTION``."""
     if name in ("arch", "seed", "freq_mhz"):
         return getattr(row, name)
     if name == "flow.fmax_search":
@@ -315,11 +321,13 @@ def _param(row: Row, name: str):
     return row.params.get(name, "")
 
 
-def _header(name: str) -> str:
+def column_header(name: str) -> str:
+    """The header of a parameter column."""
     return {"freq_mhz": "Target freq. (MHz)", "arch": "Arch"}.get(name, name.removeprefix("flow."))
 
 
-def _show(value) -> str:
+def show_value(value) -> str:
+    """A parameter value as a table shows it (booleans in lower case, as in YAML)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
@@ -328,7 +336,7 @@ def label(row: Row, names: list[str] | None = None) -> str:
     given), e.g. ``iterative (sbox=lut)``."""
     keys = sorted(row.params) if names is None else [
         n for n in names if n in row.params or n.startswith("flow.") or n in ("seed", "freq_mhz")]
-    params = ", ".join(f"{k.removeprefix('flow.')}={_show(_param(row, k))}" for k in keys)
+    params = ", ".join(f"{k.removeprefix('flow.')}={show_value(param_value(row, k))}" for k in keys)
     return f"{row.arch} ({params})" if params else row.arch
 
 
@@ -360,7 +368,7 @@ def _percent(p) -> str:
     return f" (±{p:.0f}%)" if p >= 1 or p == 0 else f" (±{p:.1f}%)"
 
 
-def _spread(entry: Entry, search: dict | None = None) -> str:
+def _spread(entry: TableLine, search: dict | None = None) -> str:
     if search is not None:
         if not search["contending"] or search["contending"] < 2:
             return " [bimodal]" if search["bimodal"] else ""
@@ -372,7 +380,7 @@ def _spread(entry: Entry, search: dict | None = None) -> str:
 
 
 def _searches(entries, runs) -> dict:
-    """Entry index -> :func:`summarize` of its searched points' runs (searched entries only)."""
+    """TableLine index -> :func:`summarize` of its searched points' runs (searched entries only)."""
     out = {}
     for n, e in enumerate(entries):
         if not (e.row.flow or {}).get("fmax_search"):
@@ -393,7 +401,7 @@ class _Context:
     def search(self, i):
         return self.searches.get(i)
 
-    def provenance_of(self, entry: Entry) -> tuple[list, int]:
+    def provenance_of(self, entry: TableLine) -> tuple[list, int]:
         """Stale reasons of an entry's rows and the older rows of their configurations."""
         reasons, older = [], 0
         for member in entry.members:
@@ -402,7 +410,7 @@ class _Context:
             older += count
         return reasons, older
 
-    def provenance_text(self, entry: Entry) -> str:
+    def provenance_text(self, entry: TableLine) -> str:
         reasons, older = self.provenance_of(entry)
         parts = (["stale: " + ", ".join(reasons)] if reasons else []) \
             + ([f"+{older} older"] if older else [])
@@ -454,7 +462,7 @@ def _columns(entries, family: str | None = None) -> tuple:
 
 
 def _table(entries, leading, ctx: _Context, columns=COLUMNS):
-    headers = [_header(n) for n in leading] + [h for _, h, _ in columns]
+    headers = [column_header(n) for n in leading] + [h for _, h, _ in columns]
     clocks = _multi_clock(entries)
     if clocks:
         headers.append("Clocks (MHz)")
@@ -464,7 +472,7 @@ def _table(entries, leading, ctx: _Context, columns=COLUMNS):
     body = []
     for i, e in enumerate(entries):
         r = e.row
-        cells = [_show(_param(r, n)) for n in leading]
+        cells = [show_value(param_value(r, n)) for n in leading]
         for key, _, style in columns:
             text = number(_cell(r, key), style)
             if key == "fmax_mhz" and r.fmax_mhz is not None:
@@ -581,7 +589,7 @@ def _csv(entries, failures, leading, ctx: _Context, columns=COLUMNS, cross_famil
         area, unit = area_of_row(r)
         return ([family_of_row(r) or "", unit or "", "" if area is None else area]
                 if grouped else []) \
-            + ([r.arch] + [_show(_param(r, n)) for n in extra] + [r.status]
+            + ([r.arch] + [show_value(param_value(r, n)) for n in extra] + [r.status]
                + ["" if _cell(r, k) is None else _cell(r, k) for k, _, _ in columns])
 
     tail = [str(cross_family).lower()] if grouped else []
@@ -604,12 +612,13 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_",
                   "^": r"\textasciicircum{}"}
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
     text = "".join(_LATEX_SPECIAL.get(c, c) for c in text)
     return text.replace("±", r"$\pm$")
 
 
-def _span(entry: Entry, search: dict | None) -> tuple:
+def _span(entry: TableLine, search: dict | None) -> tuple:
     if search is not None and search["contending"]:
         return search["min_mhz"], search["max_mhz"]
     return entry.fmax_range or (entry.row.fmax_mhz, entry.row.fmax_mhz)
@@ -621,15 +630,15 @@ def _latex(entries, failures, leading, title, ctx: _Context, columns=COLUMNS):
         "".join("l" for h in headers if h in _TEXT_COLUMNS)
     out = [r"\begin{table}", r"\centering"]
     if title:
-        out.append(r"\caption{" + _latex_escape(title) + "}")
+        out.append(r"\caption{" + latex_escape(title) + "}")
     out += [r"\begin{tabular}{" + spec + "}", r"\toprule",
-            " & ".join(_latex_escape(h) for h in headers) + r" \\", r"\midrule"]
-    out += [" & ".join(_latex_escape(c).replace(",", "{,}") for c in cells) + r" \\"
+            " & ".join(latex_escape(h) for h in headers) + r" \\", r"\midrule"]
+    out += [" & ".join(latex_escape(c).replace(",", "{,}") for c in cells) + r" \\"
             for cells in body]
     out += [r"\bottomrule", r"\end{tabular}"]
     notes, failed = _notes(entries, failures, leading, ctx)
-    lines = [_latex_escape(n) for n in notes]
-    lines += [_latex_escape(f"Failed: {text}: {r.status}: {_reason(r)}") for text, r in failed]
+    lines = [latex_escape(n) for n in notes]
+    lines += [latex_escape(f"Failed: {text}: {r.status}: {_reason(r)}") for text, r in failed]
     if lines:
         out += [r"\par\smallskip\footnotesize"] + [line + r"\\" for line in lines[:-1]] \
             + [lines[-1]]

@@ -28,6 +28,7 @@ LIMITS = {
     "freq_mhz": 1000.0,         # freq_mhz, fmax_search low_mhz/high_mhz
     "batch": 1000,              # fmax_search.batch
     "patience": 100,            # fmax_search.patience
+    "name_chars": 100,          # the experiment's name (printable characters only)
 }
 
 

@@ -161,6 +161,7 @@ def load(data, *, aliases: bool = False, max_depth: int = 50, max_nodes: int = 1
             column = e.start - data.rfind(b"\n", 0, e.start)
             raise YamlError(line, f"not UTF-8 text: byte 0x{data[e.start]:02x} at column "
                                   f"{column}") from None
+    _refuse_unseen_line_breaks(data)
     loader_class = type("Loader", (_Loader,), {"aliases": aliases, "max_depth": max_depth,
                                                "max_nodes": max_nodes})
     try:
@@ -180,6 +181,22 @@ def load(data, *, aliases: bool = False, max_depth: int = 50, max_nodes: int = 1
         raise YamlError(1, f"YAML error: {clip(str(e), 120)}") from None
     finally:
         loader.dispose()
+
+
+#: Characters YAML counts as line breaks but editors do not: inside a value they would shift every
+#: later error line by one against the editor's count.
+UNSEEN_LINE_BREAKS = {"\x85": "U+0085 (NEL)", "\u2028": "U+2028 (LINE SEPARATOR)",
+                      "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
+
+
+def _refuse_unseen_line_breaks(text: str) -> None:
+    found = [(text.find(char), char) for char in UNSEEN_LINE_BREAKS if char in text]
+    if found:
+        position, char = min(found)
+        line = text.count("\n", 0, position) + 1
+        raise YamlError(line, f"character {UNSEEN_LINE_BREAKS[char]} is a line break to YAML "
+                              f"but not to most editors; write it as an escape in a "
+                              f"double-quoted string (\"\\u{ord(char):04x}\")")
 
 
 def _reader_error(text, e):

@@ -231,6 +231,8 @@ class Store:
     def __init__(self, path, *, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        #: Keys of rows left out of a selection because a JSON column does not parse -> reason.
+        self.unreadable: dict[str, str] = {}
         if readonly:
             if not self.path.is_file():
                 raise StoreError(f"{self.path}: no results database; run `aesdse sweep` first")
@@ -387,10 +389,22 @@ class Store:
                 clauses.append(f"{column} IN ({', '.join('?' * len(chunk))})")
                 args += chunk
             query = sql + (" WHERE " + " AND ".join(clauses) if clauses else "")
-            out += [(r["created_at"] or "", r["rowid"], self._row(r))
-                    for r in self._db.execute(query.replace("SELECT *", "SELECT rowid, *", 1),
-                                              args)]
+            for r in self._db.execute(query.replace("SELECT *", "SELECT rowid, *", 1), args):
+                row = self._readable_row(r)
+                if row is not None:
+                    out.append((r["created_at"] or "", r["rowid"], row))
         return [row for _, _, row in sorted(out, key=lambda item: item[:2])]
+
+    def _readable_row(self, r: sqlite3.Row) -> Row | None:
+        """``r`` as a :class:`Row`, or None when a JSON column of it does not parse: the row is
+        then named in :attr:`unreadable` (key -> reason) and left out, so one damaged row does
+        not stop a report."""
+        try:
+            return self._row(r)
+        except (json.JSONDecodeError, TypeError) as e:
+            bad = next((name for name in _JSON if not _parses(r[name])), "a column")
+            self.unreadable[r["key"]] = f"{bad} is not valid JSON ({_clip(str(e), 80)})"
+            return None
 
     def _row(self, r: sqlite3.Row) -> Row:
         values = {k: r[k] for k in r.keys() if k != "rowid"}
@@ -463,6 +477,22 @@ class Store:
                 self._db.execute(f"DELETE FROM pnr_runs WHERE point_key IN ({marks})", chunk)
         return removed
 
+    def rekey(self, old_key: str, new_key: str, generator: str) -> bool:
+        """Give row ``old_key`` the key ``new_key`` and the generator fingerprint ``generator``,
+        its Fmax-search runs following it, in one transaction (``aesdse db upgrade``: the
+        generated netlist is unchanged, only the fingerprint of its sources moved). False, and
+        nothing changed, when ``old_key`` is not stored or ``new_key`` already is."""
+        with self._transaction():
+            taken = self._db.execute("SELECT 1 FROM points WHERE key = ?", (new_key,)).fetchone()
+            if taken is not None and new_key != old_key:
+                return False
+            changed = self._db.execute("UPDATE points SET key = ?, generator = ? WHERE key = ?",
+                                       (new_key, generator, old_key)).rowcount
+            if changed:
+                self._db.execute("UPDATE pnr_runs SET point_key = ? WHERE point_key = ?",
+                                 (new_key, old_key))
+        return bool(changed)
+
     # --- claims of running points -----------------------------------------------------------
 
     def claim(self, key: str, owner: str) -> bool:
@@ -523,6 +553,14 @@ def _claim_alive(held) -> bool:
 
 
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+
+
+def _parses(text) -> bool:
+    try:
+        json.loads(text) if text is not None else None
+    except (json.JSONDecodeError, TypeError):
+        return False
+    return True
 
 
 def _read_only_authorizer(action, *args):

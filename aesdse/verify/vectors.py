@@ -1,7 +1,7 @@
 """Test vectors: the standards' known answers and random vectors from the ``cryptography`` oracle.
 
 Known-answer vectors are transcribed from the standards (the ``cryptography-vectors`` package does
-not carry FIPS-197 Appendix C or SP 800-38A Appendix F, see shared/NOTES.md). Random vectors are
+not carry FIPS-197 Appendix C or SP 800-38A Appendix F, docs/toolchain.md). Random vectors are
 computed by ``cryptography`` (pyca), an implementation independent of :mod:`aesdse.verify.reference`.
 """
 
