@@ -95,7 +95,7 @@ def test_stage_keys_resources_and_report_come_from_the_driver(toyfpga, monkeypat
     from aesdse.engine import point as point_mod
     from aesdse.experiment import make_point
     from aesdse.metrics import common_resources, synthesized_resources
-    from aesdse.report.table import _family_heading
+    from aesdse.report.table import cross_family_label
     from aesdse.spec.schema import Target
     monkeypatch.setattr(point_mod, "stage_key", lambda stage, identity: identity)
     monkeypatch.setattr(point_mod, "find_tool", lambda name: SimpleNamespace(version=name))
@@ -108,8 +108,10 @@ def test_stage_keys_resources_and_report_come_from_the_driver(toyfpga, monkeypat
     assert common_resources("toyfpga", {"TOY_LUT": 7, "TOY_FF": 3}, {"TOY_CARRY": 2}) == {
         "luts": 7, "ffs": 3, "brams": 0, "dsps": 0, "carries": 2}
     assert synthesized_resources("toyfpga", {"TOY_LUT": 5}) == {"luts": 5, "ffs": 0, "brams": 0}
-    assert _family_heading("toyfpga") == ("ToyFPGA (area unit: tile = 4 LUT4 + 4 FF; TOY_RAM8K "
-                                          "8 Kbit block RAM)")
+    # Reports order it by its rank (after GateMate, before asic) and name its area column.
+    assert cross_family_label({"asic", "toyfpga", "ecp5"}).startswith(
+        "Cross-family comparison: 3 device families (ECP5, ToyFPGA, asic), each area in its own "
+        "family's unit (ECP5: Slices; ToyFPGA: Tiles; asic: GE).")
 
 
 def test_a_driver_cannot_claim_a_part_of_another_family(toyfpga, monkeypatch):
