@@ -42,7 +42,7 @@ Harness
 Fmax caps
 ---------
 nextpnr's Fmax knows nothing of the data-sheet limits of the clock network or of block RAM: with
-a DP16KD output register instantiated by hand it reported 480-630 MHz (shared/NOTES.md). A capped
+a DP16KD output register instantiated by hand it reported 480-630 MHz (docs/toolchain.md). A capped
 row says so (``fmax_capped``); the uncapped value is kept as ``fmax_raw_mhz`` and every clock's
 raw value in ``fmax_by_clock``.
 """

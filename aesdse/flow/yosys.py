@@ -21,7 +21,7 @@ class SynthOptions:
     ----------
     nowidelut : bool
         ``-nowidelut``: no PFUMX/L6MUX wide-LUT muxes. Wide muxes help table S-boxes but about
-        double the LUT4 count of GF-logic S-boxes (shared/NOTES.md), so it is a per-point choice.
+        double the LUT4 count of GF-logic S-boxes (docs/toolchain.md), so it is a per-point choice.
         ECP5 only: iCE40 has no wide-LUT muxes, and ``synth_ice40`` no such option;
         ``synth_lattice`` turns them off by default on MachXO2/MachXO3 (ignored there).
     abc9 : bool

@@ -7,7 +7,7 @@ their reason; they never appear with numbers.
 Seeds
 -----
 nextpnr's Fmax is a sample, not a property of the design: the placer seed alone moves it by 3-11%
-on this flow (shared/NOTES.md). Rows that differ only by seed (same architecture, parameters,
+on this flow (docs/toolchain.md). Rows that differ only by seed (same architecture, parameters,
 target, target frequency and other flow options) are therefore aggregated into one
 :class:`TableLine` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
 the spread across seeds is shown beside the Fmax (``117.2 (±3%)`` is half the min-max range in
