@@ -116,3 +116,20 @@ def test_the_check_sees_a_crossing(source, imported, layer):
     name = source.removesuffix(".py").replace("/", ".")
     assert _layer(name) == layer
     assert not any(imported == a or imported.startswith(a + ".") for a in ALLOWED[layer])
+
+
+def private_imports() -> list[str]:
+    """``from M import _name`` of an aesdse or archs module: a private name used elsewhere should
+    be public and documented, or live where it is used."""
+    out = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                out += [f"{path.relative_to(ROOT)}:{node.lineno} imports {alias.name}"
+                        for alias in node.names
+                        if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return out
+
+
+def test_no_private_name_is_imported_across_modules():
+    assert private_imports() == []

@@ -22,7 +22,7 @@ from . import gf
 
 __all__ = [
     "GF16_POLY", "mul16", "inv16", "gf16_mul_bits", "gf16_inv_bits",
-    "CompositeField", "COMPOSITE", "COMPOSITE_INV", "subfield_inversion",
+    "CompositeField", "COMPOSITE", "COMPOSITE_INV", "subfield_inversion", "gf256_roots",
 ]
 
 #: GF(2^4) reduction polynomial w^4 + w + 1.
@@ -75,7 +75,7 @@ def gf16_inv_bits(a) -> list:
     return gf.apply_anf(a, _INV16_ANF)
 
 
-def _gf256_roots(poly):
+def gf256_roots(poly):
     """Roots in GF(2^8) of a polynomial given as a list of GF(2^8) coefficients (low first)."""
     roots = []
     for x in range(256):
@@ -119,7 +119,7 @@ class CompositeField:
             raise ValueError(f"Root must be an integer in 0..7, not {root!r}")
         self.lam = lam
         self.root = root
-        w = _gf256_roots([1, 1, 0, 0, 1])[root // 2]           # w^4 + w + 1 = 0
+        w = gf256_roots([1, 1, 0, 0, 1])[root // 2]           # w^4 + w + 1 = 0
 
         def embed16(x):                                        # GF(2^4) element -> GF(2^8)
             acc, power = 0, 1
@@ -129,7 +129,7 @@ class CompositeField:
                 power = gf.mul(power, w)
             return acc
 
-        y = _gf256_roots([embed16(lam), 1, 1])[root % 2]       # Y^2 + Y + lambda = 0
+        y = gf256_roots([embed16(lam), 1, 1])[root % 2]       # Y^2 + Y + lambda = 0
         self.w, self.y = w, y
         columns = [embed16(1 << k) for k in range(4)]
         columns += [gf.mul(embed16(1 << k), y) for k in range(4)]

@@ -23,7 +23,7 @@ so it serves as the pure-int model and as the hardware.
 """
 
 from . import gf
-from .composite import _gf256_roots, subfield_inversion
+from .composite import gf256_roots, subfield_inversion
 
 __all__ = ["mul2_bits", "TowerField", "TOWER", "TOWER_INV"]
 
@@ -80,19 +80,19 @@ class TowerField:
                                                                gf.int_bits(s, 4)))), 4)[0]
 
         # Embed the three generators in GF(2^8).
-        w = _gf256_roots([1, 1, 1])[0]
+        w = gf256_roots([1, 1, 1])[0]
         w_basis = (w, gf.mul(w, w))                               # bit 0: W, bit 1: W^2
 
         def embed2(x):
             return (w_basis[0] if x & 1 else 0) ^ (w_basis[1] if x & 2 else 0)
 
-        z = _gf256_roots([embed2(n), 1, 1])[0]
+        z = gf256_roots([embed2(n), 1, 1])[0]
         z_basis = (z, gf.mul(gf.mul(z, z), gf.mul(z, z)))        # Z, Z^4
 
         def embed4(x):
             return gf.mul(embed2(x & 3), z_basis[0]) ^ gf.mul(embed2(x >> 2), z_basis[1])
 
-        y = _gf256_roots([embed4(nu), 1, 1])[0]
+        y = gf256_roots([embed4(nu), 1, 1])[0]
         y16 = y
         for _ in range(4):
             y16 = gf.mul(y16, y16)
