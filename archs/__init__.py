@@ -48,10 +48,11 @@ class Family:
     name : str
         Registry name, used in YAML and on the command line.
     build : callable
-        ``build(target=..., **params)`` returns the :class:`amaranth.lib.wiring.Component`;
-        ``target`` is the device family the netlist is for: ``"generic"`` (simulation, portable
-        Verilog) or a device family such as ``"ecp5"`` (may instantiate device primitives with
-        the same cycle behaviour as the generic build).
+        ``build(device_family=..., **params)`` returns the
+        :class:`amaranth.lib.wiring.Component`; ``device_family`` is the device family the
+        netlist is for: ``"generic"`` (simulation, portable Verilog) or a device family such as
+        ``"ecp5"`` (may instantiate device primitives with the same cycle behaviour as the
+        generic build).
     params : tuple of Param
         The parameters and their allowed values.
     kind : str
@@ -119,38 +120,41 @@ class Family:
         return {p.name: p.default for p in self.params}
 
 
-def _iterative(target="generic", **params):
+def _iterative(device_family="generic", **params):
     from .iterative import Iterative
     # Validate before constructing: a component whose constructor raises is never elaborated,
     # and Amaranth warns about it when it is collected.
     _check_iterative(**params)
-    return Iterative(target=target, **params)
+    return Iterative(device_family=device_family, **params)
 
 
-def _sbox(target="generic", **params):
+def _sbox(device_family="generic", **params):
     from .sbox_standalone import StandaloneSBox
-    StandaloneSBox.check(target=target, **params)   # raise before an Elaboratable exists
-    return StandaloneSBox(target=target, **params)
+    # Raise before an Elaboratable exists.
+    StandaloneSBox.check(device_family=device_family, **params)
+    return StandaloneSBox(device_family=device_family, **params)
 
 
-def _unrolled(target="generic", key_register_reset=True, **params):
+def _unrolled(device_family="generic", key_register_reset=True, **params):
     from .unrolled import Unrolled
-    Unrolled.check(target=target, **params)     # raise before an Elaboratable exists
-    return Unrolled(target=target, key_register_reset=key_register_reset, **params)
+    # Raise before an Elaboratable exists.
+    Unrolled.check(device_family=device_family, **params)
+    return Unrolled(device_family=device_family, key_register_reset=key_register_reset, **params)
 
 
-def _compact(target="generic", **params):
+def _compact(device_family="generic", **params):
     from .compact import Compact
-    Compact.check(target=target, **params)      # raise before an Elaboratable exists
-    return Compact(target=target, **params)
+    Compact.check(device_family=device_family, **params)  # raise before an Elaboratable exists
+    return Compact(device_family=device_family, **params)
 
 
-def _multimode(target="generic", fifo_depth=0, **params):
+def _multimode(device_family="generic", fifo_depth=0, **params):
     from .buffered import Buffered
     from .multimode import Multimode
     Buffered.check(fifo_depth)
-    Multimode.check(target=target, **params)    # raise before an Elaboratable exists
-    core = Multimode(target=target, **params)
+    # Raise before an Elaboratable exists.
+    Multimode.check(device_family=device_family, **params)
+    core = Multimode(device_family=device_family, **params)
     return Buffered(core, fifo_depth) if fifo_depth else core
 
 
@@ -203,14 +207,15 @@ def _laned(build, check=None):
         if check is not None:
             check(**params)
 
-    def build_laned(target="generic", lanes=1, parallel_lanes=1, lane_keys="shared", **params):
+    def build_laned(device_family="generic", lanes=1, parallel_lanes=1, lane_keys="shared",
+                    **params):
         from .lanes import Lanes, ParallelLanes
         check_laned(lanes, parallel_lanes, lane_keys, **params)  # raise before elaboration
         if lanes == 1 and parallel_lanes == 1:
-            return build(target=target, **params)
+            return build(device_family=device_family, **params)
         # Per lane: every lane after the first gets a key register without a reset, so that
         # Yosys does not merge the lanes' identical key pipelines into one (see LANE_KEYS).
-        cores = [build(target=target, **params,
+        cores = [build(device_family=device_family, **params,
                        **({"key_register_reset": n == 0} if lane_keys == "per_lane" else {}))
                  for n in range(max(lanes, parallel_lanes))]
         if parallel_lanes > 1:
@@ -221,10 +226,10 @@ def _laned(build, check=None):
     return build_laned, check_laned
 
 
-def _tbox(target="generic", **params):
+def _tbox(device_family="generic", **params):
     from .tbox import TBox
-    TBox.check(**params)                        # raise before an Elaboratable exists
-    return TBox(target=target, **params)
+    TBox.check(**params)  # raise before an Elaboratable exists
+    return TBox(device_family=device_family, **params)
 
 
 def _check_tbox(**params):

@@ -153,7 +153,7 @@ from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the
 from .interface import AESSignature, bytes_value, value_bytes
 from .prims.keyschedule import ROUNDS, ByteKeySchedule, KeyExpander
 from .prims.mixcolumns import MixColumn
-from .prims.sbox import TARGETS, make_sbox, sbox_latency
+from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
 __all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "schedule"]
@@ -216,7 +216,7 @@ class Compact(wiring.Component):
     mode : str
         ``"ecb"``: block encryption through the common interface. ``"ctr"``: AES-128 CTR stream
         cipher (see the module documentation for the ``iv`` field and the counter).
-    target : str
+    device_family : str
         Device family of the netlist, passed to the S-boxes.
     port_width : int
         128: the common interface. 8: byte-wide key, block and result streams (module notes,
@@ -249,7 +249,7 @@ class Compact(wiring.Component):
 
     @staticmethod
     def check(*, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False, mode="ecb",
-              target="generic", port_width=128):
+              device_family="generic", port_width=128):
         """Validate the parameters without building anything; returns the S-box latency.
 
         The family's builder and the experiment loader call this, so a bad design point raises
@@ -262,9 +262,7 @@ class Compact(wiring.Component):
         if mode not in MODES:
             raise ValueError(f"Mode must be 'ecb' or 'ctr', not {mode!r}")
         latency = sbox_latency(sbox, stages=sbox_stages)  # validates family, stages
-        if target not in TARGETS:
-            raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
-                             f"not {target!r}")
+        check_device_family(device_family)
         try:
             schedule(datapath_width, latency)
         except AssertionError:
@@ -279,17 +277,18 @@ class Compact(wiring.Component):
         return latency
 
     def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
-                 mode="ecb", target="generic", port_width=128):
+                 mode="ecb", device_family="generic", port_width=128):
         self.sbox_latency = self.check(datapath_width=datapath_width, sbox=sbox,
                                        sbox_stages=sbox_stages, shared_memory=shared_memory,
-                                       mode=mode, target=target, port_width=port_width)
+                                       mode=mode, device_family=device_family,
+                                       port_width=port_width)
         self.port_width = port_width
         self.datapath_width = datapath_width
         self.sbox = sbox
         self.sbox_stages = sbox_stages
         self.shared_memory = bool(shared_memory)
         self.mode = mode
-        self.target = target
+        self.device_family = device_family
         self._timing = schedule(datapath_width, self.sbox_latency)
         self.steps_per_round = self._timing["steps"]
         self.cycles_per_block = self._timing["cycles_per_block"]
@@ -447,7 +446,7 @@ class Compact(wiring.Component):
         kw = self.key_width
         m.submodules.key_schedule = kx = KeyExpander(kw, sbox=None, sbox_latency=self.sbox_latency)
         for n in range(kx.sbox_count):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"key_sbox{n}"] = sb
             hi = 8 * (kx.sbox_count - n)
             m.d.comb += [sb.i.eq(kx.sbox_i[hi - 8:hi]), kx.sbox_o[hi - 8:hi].eq(sb.o)]
@@ -475,7 +474,7 @@ class Compact(wiring.Component):
         """
         m.submodules.key_schedule = kx = ByteKeySchedule()
         m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
-                                                target=self.target)
+                                                device_family=self.device_family)
         m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
         ctl.kx, ctl.key_bytes, ctl.group_end = kx, [kx.round_key], Const(1, 1)
         ctl.kx_at_start = (kx.round == 0) & (kx.index == 0)
@@ -722,7 +721,7 @@ class Compact(wiring.Component):
         src_block = ctl.counter if self.mode == "ctr" else self.i.payload.data
         sub = []
         for q in range(nbytes):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{q}"] = sb
             m.d.comb += sb.i.eq(read_data[q])
             sub.append(sb.o)

@@ -38,7 +38,7 @@ class Iterative(wiring.Component):
         S-box family (see :data:`archs.prims.sbox.SBOX_FAMILIES`), used for all 20 S-boxes.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.
-    target : str
+    device_family : str
         Device family of the netlist (``"generic"`` or ``"ecp5"``), passed to the S-boxes.
 
     Members
@@ -55,9 +55,9 @@ class Iterative(wiring.Component):
         Cycles from S-box input to output.
     """
 
-    def __init__(self, *, sbox="lut", sbox_stages=0, target="generic"):
+    def __init__(self, *, sbox="lut", sbox_stages=0, device_family="generic"):
         self.sbox = sbox
-        self.target = target
+        self.device_family = device_family
         self.sbox_stages = sbox_stages
         self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)  # validates both eagerly
         super().__init__(AESSignature(key_sizes=(128,)))
@@ -110,14 +110,14 @@ class Iterative(wiring.Component):
         state_bytes = value_bytes(regs.state)
         sub_bytes = []
         for n in range(16):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += sb.i.eq(state_bytes[n])
             sub_bytes.append(sb.o)
         key_words = column_words(regs.round_key)
         sub_rot = []
         for n, b in enumerate(rot_word_bytes(value_bytes(key_words[3], 4))):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"key_sbox{n}"] = sb
             m.d.comb += sb.i.eq(b)
             sub_rot.append(sb.o)

@@ -217,7 +217,7 @@ class Multimode(wiring.Component):
     affine_retimed : bool
         False: :class:`SharedSBox` units with their affine maps (003 Fig. 8(a)); True: the
         retiming of 003 section III.B (Fig. 8(b), module documentation).
-    target : str
+    device_family : str
         Device family of the netlist.
 
     Members
@@ -247,7 +247,8 @@ class Multimode(wiring.Component):
     modes = ("ecb", "cbc", "ctr", "ccm")
 
     @staticmethod
-    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False, target="generic"):
+    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
+              device_family="generic"):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
         if sbox not in SBOXES:
             raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
@@ -259,15 +260,15 @@ class Multimode(wiring.Component):
             raise ValueError(f"Affine retimed must be False or True, not {affine_retimed!r}")
 
     def __init__(self, *, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
-                 target="generic"):
+                 device_family="generic"):
         self.check(sbox=sbox, key_bits=key_bits, streams=streams, affine_retimed=affine_retimed,
-                   target=target)
+                   device_family=device_family)
         self.affine_retimed = affine_retimed
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.streams = streams
         self.blocks_in_flight = streams
-        self.target = target
+        self.device_family = device_family
         stream_field = {"stream": 1} if streams > 1 else {}
         super().__init__(AESSignature(
             key_sizes=(128, 192, 256),
@@ -344,7 +345,7 @@ class Multimode(wiring.Component):
         prefix = "" if self.streams == 1 else f"s{n}_"
         keys = KeyExpander(
             128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
-            sbox=self.sbox, target=self.target)
+            sbox=self.sbox, device_family=self.device_family)
         m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
 
         def reg(name, shape=1):
@@ -438,7 +439,7 @@ class Multimode(wiring.Component):
         sub = []
         for n, byte in enumerate(value_bytes(state)):
             sb = SharedSBox(self.sbox, inverter_register=self.streams > 1,
-                            affine=not self.affine_retimed, target=self.target)
+                            affine=not self.affine_retimed, device_family=self.device_family)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)

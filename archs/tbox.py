@@ -146,7 +146,7 @@ class TBox(wiring.Component):
         round takes two cycles) and two independent blocks in turn. 3: also a register after
         the XOR network (three cycles a round), three blocks. 4: also registers between the
         block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
-    target : str
+    device_family : str
         Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
         registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
 
@@ -175,7 +175,7 @@ class TBox(wiring.Component):
     rounds = ROUNDS[128]
 
     @staticmethod
-    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, target="generic"):
+    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, device_family="generic"):
         """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
         if bram_pumping not in (1, 2):
             raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
@@ -189,7 +189,7 @@ class TBox(wiring.Component):
                              f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
 
     def __init__(self, *, bram_pumping=1, datapath_width=128, interleaved_blocks=1,
-                 target="generic"):
+                 device_family="generic"):
         self.check(bram_pumping=bram_pumping, datapath_width=datapath_width,
                    interleaved_blocks=interleaved_blocks)
         self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
@@ -198,7 +198,7 @@ class TBox(wiring.Component):
         self.fifo_depth = 2 * interleaved_blocks
         self.bram_pumping = bram_pumping
         self.datapath_width = datapath_width
-        self.target = target
+        self.device_family = device_family
         self.lookups = datapath_width // 8
         self.parts = 128 // datapath_width
         self.table_memories = self.lookups // (2 * bram_pumping)
@@ -225,7 +225,7 @@ class TBox(wiring.Component):
         m = Module()
         m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
                                               output_register=self.interleaved_blocks > 1,
-                                              target=self.target)
+                                              device_family=self.device_family)
         m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=bank.latency)
         m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
                                                                  depth=self.fifo_depth)

@@ -133,7 +133,7 @@ class Unrolled(wiring.Component):
         **Test-only** override of the number of rounds, for a reduced-round configuration small
         enough to push through Yosys and nextpnr in a test. Such a core is not AES; experiments
         never set it.
-    target : str
+    device_family : str
         Device family of the netlist, passed to the S-boxes.
     lean_control : bool
         Fully pipelined only: free-running entry and exit registers and registered flags in
@@ -184,7 +184,7 @@ class Unrolled(wiring.Component):
 
     @staticmethod
     def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
-              key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic",
+              key_schedule="on_the_fly", key_bits=128, rounds=None, device_family="generic",
               lean_control=False, key_lead=False, sbox_output_copies=1):
         """Validate the parameters without building anything; returns the number of rounds.
 
@@ -240,13 +240,13 @@ class Unrolled(wiring.Component):
 
     def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
                  bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic", lean_control=False, key_lead=False, sbox_output_copies=1,
+                 device_family="generic", lean_control=False, key_lead=False, sbox_output_copies=1,
                  key_register_reset=True):
         rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
                             sbox_stages=sbox_stages, bram_rounds=bram_rounds,
                             key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
-                            target=target, lean_control=lean_control, key_lead=key_lead,
-                            sbox_output_copies=sbox_output_copies)
+                            device_family=device_family, lean_control=lean_control,
+                            key_lead=key_lead, sbox_output_copies=sbox_output_copies)
         data_latency = sbox_latency(sbox, stages=sbox_stages)
         bram_latency = sbox_latency("bram") if bram_rounds else None
 
@@ -260,7 +260,7 @@ class Unrolled(wiring.Component):
         self.key_schedule = key_schedule
         self.key_bits = key_bits
         self.rounds = rounds
-        self.target = target
+        self.device_family = device_family
         self.lean_control = bool(lean_control)
         self.key_lead = bool(key_lead)
         self.sbox_output_copies = sbox_output_copies
@@ -310,7 +310,7 @@ class Unrolled(wiring.Component):
         fam, stages, _ = family
         outs = []
         for n, b in enumerate(byte_values):
-            sb = make_sbox(fam, stages=stages, target=self.target)
+            sb = make_sbox(fam, stages=stages, device_family=self.device_family)
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
@@ -791,7 +791,7 @@ class Unrolled(wiring.Component):
         family, stages, _ = self._units[0]["key_family"]
         m.submodules.expander = expander = KeyExpander(
             128, key_sizes=(self.key_bits,), sbox=family, sbox_stages=stages,
-            target=self.target)
+            device_family=self.device_family)
         round_keys = [Signal(128, name=f"rk{r}") for r in range(self.rounds + 1)]
         expanding = Signal()
         load = self.key.valid & self.key.ready
