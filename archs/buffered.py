@@ -15,6 +15,8 @@ FIFO's memory and output register), measured by the verify stage.
 from amaranth.hdl import Module, Shape
 from amaranth.lib import fifo, wiring
 
+from .params import Param
+
 __all__ = ["Buffered", "FIFO_DEPTHS"]
 
 #: FIFO depths a family may offer as its ``fifo_depth`` parameter (0: no FIFOs).
@@ -47,12 +49,16 @@ class Buffered(wiring.Component):
     FORWARDED = ("blocks_in_flight", "clock_multipliers", "measure_key_bits", "modes",
                  "resources")
 
-    @staticmethod
-    def check(depth):
+    #: The parameter of a family that may put a core in this wrapper (:mod:`archs.params`).
+    PARAM = Param("fifo_depth", FIFO_DEPTHS, 0,
+                  "blocks of the input and output FIFOs around the core (003 Fig. 10; "
+                  "archs.buffered), 0: none", omitted_at_default=True,
+                  error=f"FIFO depth must be one of {', '.join(map(str, FIFO_DEPTHS))}")
+
+    @classmethod
+    def check(cls, depth):
         """Raise ``ValueError`` for a depth the wrapper cannot build."""
-        if depth not in FIFO_DEPTHS or isinstance(depth, bool):
-            raise ValueError(f"FIFO depth must be one of {', '.join(map(str, FIFO_DEPTHS))}, "
-                             f"not {depth!r}")
+        cls.PARAM.check(depth)
 
     def __init__(self, core, depth):
         self.core = core

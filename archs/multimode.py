@@ -165,6 +165,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
+from .params import Param, bind
 from .prims import gf
 from .prims.keyschedule import ROUNDS, KeyExpander
 from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
@@ -246,23 +247,35 @@ class Multimode(wiring.Component):
 
     modes = ("ecb", "cbc", "ctr", "ccm")
 
-    @staticmethod
-    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
-              device_family="generic"):
-        """Raise ``ValueError`` for parameters the core cannot be built with."""
-        if sbox not in SBOXES:
-            raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
-        if key_bits not in ROUNDS or isinstance(key_bits, bool):
-            raise ValueError(f"Key bits must be 128, 192 or 256, not {key_bits!r}")
-        if streams not in STREAMS or isinstance(streams, bool):
-            raise ValueError(f"Streams must be 1 or 2, not {streams!r}")
-        if not isinstance(affine_retimed, bool):
-            raise ValueError(f"Affine retimed must be False or True, not {affine_retimed!r}")
+    #: The design-space parameters (:mod:`archs.params`); the registry adds ``fifo_depth``
+    #: of the :class:`archs.buffered.Buffered` wrapper after ``streams``.
+    PARAMS = (
+        Param("sbox", SBOXES, "lut",
+              "GF(2^8) inverter family of the shared enc/dec S-boxes (003 section III.B)",
+              error=f"S-box family must be one of {', '.join(SBOXES)}"),
+        Param("key_bits", tuple(ROUNDS), 128,
+              "key size of the measured stream (the core takes all three at run time; "
+              "the netlist does not depend on it)",
+              error="Key bits must be 128, 192 or 256"),
+        Param("streams", STREAMS, 1,
+              "1: one round per cycle; 2: register after the inverter (003 section III.C), "
+              "two streams interleaved, each at half rate, full utilization together",
+              omitted_at_default=True, error="Streams must be 1 or 2"),
+        Param("affine_retimed", (False, True), False,
+              "True: bare shared inverters, the affine map merged with MixColumns and the "
+              "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
+              omitted_at_default=True, error="Affine retimed must be False or True"),
+    )
 
-    def __init__(self, *, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
-                 device_family="generic"):
-        self.check(sbox=sbox, key_bits=key_bits, streams=streams, affine_retimed=affine_retimed,
-                   device_family=device_family)
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
+        """Raise ``ValueError`` for parameters the core cannot be built with."""
+        bind(cls.PARAMS, params, cls.__name__)
+
+    def __init__(self, *, device_family="generic", **params):
+        p = bind(self.PARAMS, params, type(self).__name__)
+        sbox, key_bits, streams = p.sbox, p.key_bits, p.streams
+        affine_retimed = p.affine_retimed
         self.affine_retimed = affine_retimed
         self.sbox = sbox
         self.measure_key_bits = key_bits

@@ -16,6 +16,9 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from dataclasses import replace
+
+from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims import gf
 from .prims.sbox import SharedSBox, check_device_family, make_sbox, sbox_latency
 
@@ -63,30 +66,39 @@ class StandaloneSBox(wiring.Component):
         ``sbox_stages`` (for example ``lut`` with 3 stages).
     """
 
-    def __init__(self, *, sbox="lut", sbox_stages=0, direction="encrypt", device_family="generic"):
-        self.latency = self.check(sbox=sbox, sbox_stages=sbox_stages, direction=direction,
-                                  device_family=device_family)
-        self.sbox = sbox
-        self.sbox_stages = sbox_stages
-        self.direction = direction
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        SBOX_PARAM,
+        replace(SBOX_STAGES_PARAM,
+                doc="pipeline registers inside the S-box (logic families only)"),
+        Param("direction", DIRECTIONS, "encrypt",
+              "SubBytes, InvSubBytes, or the shared enc/dec S-box (a registered decrypt "
+              "input; verified as SubBytes)",
+              error=f"Direction must be one of {', '.join(map(repr, DIRECTIONS))}"),
+    )
+
+    def __init__(self, *, device_family="generic", **params):
+        self.latency = self.check(device_family=device_family, **params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        self.sbox = p.sbox
+        self.sbox_stages = p.sbox_stages
+        self.direction = p.direction
         self.device_family = device_family
-        self.table = gf.INV_SBOX if direction == "decrypt" else gf.SBOX
+        self.table = gf.INV_SBOX if p.direction == "decrypt" else gf.SBOX
         members = {"i": In(8), "o": Out(8)}
-        if direction == "shared":
+        if p.direction == "shared":
             members["decrypt"] = In(1)
         super().__init__(members)
 
-    @staticmethod
-    def check(*, sbox="lut", sbox_stages=0, direction="encrypt", device_family="generic"):
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
         """Validate the parameters without building anything; returns the latency.
 
         A builder calls this before the constructor, so a bad design point raises before an
         Elaboratable exists (one that is never elaborated would warn when collected).
         """
-        if direction not in DIRECTIONS:
-            raise ValueError(f"Direction must be one of {', '.join(map(repr, DIRECTIONS))}, "
-                             f"not {direction!r}")
-        latency = sbox_latency(sbox, stages=sbox_stages) + 2
+        p = bind(cls.PARAMS, params, cls.__name__)
+        latency = sbox_latency(p.sbox, stages=p.sbox_stages) + 2
         check_device_family(device_family)
         return latency
 

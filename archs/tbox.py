@@ -124,6 +124,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import fifo, memory, wiring
 
 from .interface import AESSignature, column_words, value_bytes
+from .params import Param, bind
 from .prims.keyschedule import ROUNDS, KeyExpander
 from .prims.mixcolumns import inv_mix_column_value
 from .prims.tbox import TBoxBank
@@ -174,24 +175,35 @@ class TBox(wiring.Component):
 
     rounds = ROUNDS[128]
 
-    @staticmethod
-    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, device_family="generic"):
-        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
-        if bram_pumping not in (1, 2):
-            raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
-        if datapath_width not in (64, 128):
-            raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
-        if interleaved_blocks not in (1, 2, 3, 4):
-            raise ValueError(f"Interleaved blocks must be 1, 2, 3 or 4, not "
-                             f"{interleaved_blocks!r}")
-        if interleaved_blocks > 1 and (bram_pumping, datapath_width) != (1, 128):
-            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
-                             f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        Param("bram_pumping", (1, 2), 1,
+              "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)",
+              error="Block-RAM pumping must be 1 or 2"),
+        Param("datapath_width", (64, 128), 128,
+              "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round",
+              error="Datapath width must be 64 or 128"),
+        Param("interleaved_blocks", (1, 2, 3, 4), 1,
+              "independent blocks in turn through the round loop: 2 = block-RAM output "
+              "register on (two cycles a round), 3 = also a register after the XOR network "
+              "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+              omitted_at_default=True, error="Interleaved blocks must be 1, 2, 3 or 4"),
+    )
 
-    def __init__(self, *, bram_pumping=1, datapath_width=128, interleaved_blocks=1,
-                 device_family="generic"):
-        self.check(bram_pumping=bram_pumping, datapath_width=datapath_width,
-                   interleaved_blocks=interleaved_blocks)
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
+        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
+        p = bind(cls.PARAMS, params, cls.__name__)
+        if p.interleaved_blocks > 1 and (p.bram_pumping, p.datapath_width) != (1, 128):
+            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
+                             f"128, not pumping {p.bram_pumping!r} and width "
+                             f"{p.datapath_width!r}")
+
+    def __init__(self, *, device_family="generic", **params):
+        self.check(**params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        bram_pumping, datapath_width = p.bram_pumping, p.datapath_width
+        interleaved_blocks = p.interleaved_blocks
         self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
         # Room for every block in flight and the results still leaving the FIFO (two, as in
         # the single-block core, plus one per further slot).
