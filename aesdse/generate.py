@@ -144,7 +144,7 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         "byte_order": BYTE_ORDER,
         "resources": getattr(component, "resources", None),
         "logic_sboxes": logic_sbox_count(component),
-        "clock_multipliers": dict(getattr(component, "clock_multipliers", None) or {}),
+        "clock_multipliers": dict(component.signature.clock_multipliers),
     }
     if harness is not None:
         manifest["harness"] = harness

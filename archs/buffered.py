@@ -36,18 +36,16 @@ class Buffered(wiring.Component):
     Members
     -------
     key, i, o
-        The core's signature.
+        The core's signature, with its facts (:class:`archs.interface.CoreSignature`).
 
     Attributes
     ----------
     core : Component
-    blocks_in_flight, clock_multipliers, measure_key_bits, modes, resources
-        The core's (read by the verify and metrics stages), where it has them.
+    blocks_in_flight, clock_multipliers, measure_key_bits, modes, ...
+        The facts of the core's signature (:attr:`archs.interface.CoreSignature.FACTS`).
+    resources
+        The core's, where it has them.
     """
-
-    #: Attributes of the core the tool reads (:mod:`archs.interface`), passed through.
-    FORWARDED = ("blocks_in_flight", "clock_multipliers", "measure_key_bits", "modes",
-                 "resources")
 
     #: The parameter of a family that may put a core in this wrapper (:mod:`archs.params`).
     PARAM = Param("fifo_depth", FIFO_DEPTHS, 0,
@@ -63,9 +61,10 @@ class Buffered(wiring.Component):
     def __init__(self, core, depth):
         self.core = core
         self.depth = depth
-        for name in self.FORWARDED:
-            if hasattr(core, name):
-                setattr(self, name, getattr(core, name))
+        for name in core.signature.FACTS:
+            setattr(self, name, getattr(core.signature, name))
+        if hasattr(core, "resources"):
+            self.resources = core.resources
         super().__init__(core.signature)
 
     def elaborate(self, platform):

@@ -31,6 +31,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from .interface import CoreSignature
 from .params import Param
 
 __all__ = ["Lanes", "LANES", "ParallelLanes", "PARALLEL_LANES", "LANE_KEYS", "LANE_KEYS_PARAM",
@@ -113,20 +114,21 @@ class Lanes(wiring.Component):
     @staticmethod
     def check_core(core):
         """Raise ``ValueError`` for a core whose blocks cannot be split over lanes: one that
-        chains blocks itself (a ``modes`` attribute)."""
-        if getattr(core, "modes", None):
+        chains blocks itself (``modes`` in its signature)."""
+        if core.signature.modes:
             raise ValueError(f"{type(core).__name__} chains blocks itself "
-                             f"({', '.join(core.modes)}): its blocks cannot be split over lanes")
+                             f"({', '.join(core.signature.modes)}): its blocks cannot be split "
+                             f"over lanes")
 
     def __init__(self, lanes):
         self.lanes = list(lanes)
         first = self.lanes[0]
-        self.blocks_in_flight = len(self.lanes) * getattr(first, "blocks_in_flight", 1)
-        self.clock_multipliers = dict(getattr(first, "clock_multipliers", {}))
+        self.blocks_in_flight = len(self.lanes) * first.signature.blocks_in_flight
+        self.clock_multipliers = dict(first.signature.clock_multipliers)
         resources = getattr(first, "resources", None)
         self.resources = ({k: v * len(self.lanes) for k, v in resources.items()}
                           if isinstance(resources, dict) else None)
-        super().__init__(first.signature)
+        super().__init__(first.signature.replace(blocks_in_flight=self.blocks_in_flight))
 
     def elaborate(self, platform):
         m = Module()
@@ -271,17 +273,19 @@ class ParallelLanes(wiring.Component):
         first = self.lanes[0]
         count = len(self.lanes)
         self.blocks_per_transfer = count
-        self.blocks_in_flight = count * getattr(first, "blocks_in_flight", 1)
-        self.clock_multipliers = dict(getattr(first, "clock_multipliers", {}))
+        self.blocks_in_flight = count * first.signature.blocks_in_flight
+        self.clock_multipliers = dict(first.signature.clock_multipliers)
         resources = getattr(first, "resources", None)
         self.resources = ({k: v * count for k, v in resources.items()}
                           if isinstance(resources, dict) else None)
         wide = data.StructLayout({"data": 128 * count})
-        super().__init__({
+        super().__init__(CoreSignature({
             "key": first.signature.members["key"],
             "i": In(stream.Signature(wide)),
             "o": Out(stream.Signature(wide)),
-        })
+        }, key_sizes=first.signature.key_sizes, blocks_in_flight=self.blocks_in_flight,
+            blocks_per_transfer=count,
+            clock_multipliers=self.clock_multipliers))
 
     def _block(self, value, n):
         """Block ``n`` of a wide value: block 0 in the top 128 bits."""

@@ -288,7 +288,8 @@ class Multimode(wiring.Component):
             block_fields={"decrypt": 1, "mode": Mode, "first": 1, "iv": 128,
                           "ccm_phase": CCMPhase, "pad_bytes": 4, **stream_field},
             result_fields={"auth_fail": 1, **stream_field},
-            key_fields=stream_field))
+            key_fields=stream_field, modes=self.modes, measure_key_bits=key_bits,
+            blocks_in_flight=streams))
 
     def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
         """Cycles between results streamed back to back: whitening plus one per round. Two

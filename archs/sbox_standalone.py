@@ -18,6 +18,7 @@ from amaranth.lib.wiring import In, Out
 
 from dataclasses import replace
 
+from .interface import CoreSignature
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims import gf
 from .prims.sbox import SharedSBox, check_device_family, make_sbox, sbox_latency
@@ -88,7 +89,7 @@ class StandaloneSBox(wiring.Component):
         members = {"i": In(8), "o": Out(8)}
         if p.direction == "shared":
             members["decrypt"] = In(1)
-        super().__init__(members)
+        super().__init__(CoreSignature(members))
 
     @classmethod
     def check(cls, *, device_family="generic", **params):

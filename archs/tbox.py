@@ -217,7 +217,9 @@ class TBox(wiring.Component):
         self.clock_multipliers = {"bram": 2} if bram_pumping == 2 else {}
         self.resources = {"table_lookups_per_cycle": self.lookups,
                           "table_memories": self.table_memories}
-        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1}))
+        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1},
+                                      blocks_in_flight=self.blocks_in_flight,
+                                      clock_multipliers=self.clock_multipliers))
 
     def _addresses(self, state, columns, decrypt, last):
         """Read addresses of the lookups that compute output ``columns`` from 128-bit ``state``:

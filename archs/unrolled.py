@@ -313,7 +313,8 @@ class Unrolled(wiring.Component):
         self.latency = 1 + self.laps * sum(self.stages_per_round) + self.lean_control
         # (and one more for its registered credit flag).
         self.fifo_depth = self.blocks_in_flight + 2 + 2 * self.lean_control
-        super().__init__(AESSignature(key_sizes=(p.key_bits,)))
+        super().__init__(AESSignature(key_sizes=(p.key_bits,),
+                                      blocks_in_flight=self.blocks_in_flight))
 
     # --- Building blocks ------------------------------------------------------------------
 
