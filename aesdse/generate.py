@@ -18,7 +18,7 @@ from amaranth.lib import wiring
 import archs
 from .flow.harness import HarnessStub, MeasurementHarness
 from archs.interface import BYTE_ORDER
-from archs.prims.sbox import TARGETS as ARCH_TARGETS
+from archs.prims.sbox import DEVICE_FAMILIES as ARCH_DEVICE_FAMILIES
 
 from .flow.families import FAMILIES as DEVICE_FAMILIES
 
@@ -67,12 +67,12 @@ def _needs_harness(target: str) -> bool:
 
 
 def build_component(point: DesignPoint, target: str = "generic") -> wiring.Component:
-    """Construct the point's component (``target`` as in :class:`archs.Family`; a device family
-    with no primitives of its own in :mod:`archs`, such as ``ice40`` or ``asic``, builds the
-    generic netlist)."""
+    """Construct the point's component for the device family ``target`` (the
+    ``device_family`` of :class:`archs.Family`; a device family with no primitives of its own in
+    :mod:`archs`, such as ``ice40`` or ``asic``, builds the generic netlist)."""
     fam = archs.family(point.arch)
     try:
-        return fam.build(target=target if target in ARCH_TARGETS else "generic",
+        return fam.build(device_family=target if target in ARCH_DEVICE_FAMILIES else "generic",
                          **point.params_dict)
     except (ValueError, TypeError) as e:
         raise GenerateError(f"{point.label}: {e}") from e
@@ -144,7 +144,7 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         "byte_order": BYTE_ORDER,
         "resources": getattr(component, "resources", None),
         "logic_sboxes": logic_sbox_count(component),
-        "clock_multipliers": dict(getattr(component, "clock_multipliers", None) or {}),
+        "clock_multipliers": dict(component.signature.clock_multipliers),
     }
     if harness is not None:
         manifest["harness"] = harness

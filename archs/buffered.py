@@ -15,6 +15,8 @@ FIFO's memory and output register), measured by the verify stage.
 from amaranth.hdl import Module, Shape
 from amaranth.lib import fifo, wiring
 
+from .params import Param
+
 __all__ = ["Buffered", "FIFO_DEPTHS"]
 
 #: FIFO depths a family may offer as its ``fifo_depth`` parameter (0: no FIFOs).
@@ -34,32 +36,35 @@ class Buffered(wiring.Component):
     Members
     -------
     key, i, o
-        The core's signature.
+        The core's signature, with its facts (:class:`archs.interface.CoreSignature`).
 
     Attributes
     ----------
     core : Component
-    blocks_in_flight, clock_multipliers, measure_key_bits, modes, resources
-        The core's (read by the verify and metrics stages), where it has them.
+    blocks_in_flight, clock_multipliers, measure_key_bits, modes, ...
+        The facts of the core's signature (:attr:`archs.interface.CoreSignature.FACTS`).
+    resources
+        The core's, where it has them.
     """
 
-    #: Attributes of the core the tool reads (:mod:`archs.interface`), passed through.
-    FORWARDED = ("blocks_in_flight", "clock_multipliers", "measure_key_bits", "modes",
-                 "resources")
+    #: The parameter of a family that may put a core in this wrapper (:mod:`archs.params`).
+    PARAM = Param("fifo_depth", FIFO_DEPTHS, 0,
+                  "blocks of the input and output FIFOs around the core (003 Fig. 10; "
+                  "archs.buffered), 0: none", omitted_at_default=True,
+                  error=f"FIFO depth must be one of {', '.join(map(str, FIFO_DEPTHS))}")
 
-    @staticmethod
-    def check(depth):
+    @classmethod
+    def check(cls, depth):
         """Raise ``ValueError`` for a depth the wrapper cannot build."""
-        if depth not in FIFO_DEPTHS or isinstance(depth, bool):
-            raise ValueError(f"FIFO depth must be one of {', '.join(map(str, FIFO_DEPTHS))}, "
-                             f"not {depth!r}")
+        cls.PARAM.check(depth)
 
     def __init__(self, core, depth):
         self.core = core
         self.depth = depth
-        for name in self.FORWARDED:
-            if hasattr(core, name):
-                setattr(self, name, getattr(core, name))
+        for name in core.signature.FACTS:
+            setattr(self, name, getattr(core.signature, name))
+        if hasattr(core, "resources"):
+            self.resources = core.resources
         super().__init__(core.signature)
 
     def elaborate(self, platform):

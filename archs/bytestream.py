@@ -61,7 +61,7 @@ class ByteStreamAdapter(wiring.Component):
     port_width = 128
 
     def __init__(self, core):
-        if getattr(core, "port_width", 128) != 8:
+        if core.signature.port_width != 8:
             raise ValueError(f"The core must have byte-wide ports (port_width 8), not {core!r}")
         self.core = core
         super().__init__(AESSignature(key_sizes=(128,)))

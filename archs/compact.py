@@ -151,9 +151,10 @@ from amaranth.lib import memory, wiring
 
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
+from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.keyschedule import ROUNDS, ByteKeySchedule, KeyExpander
 from .prims.mixcolumns import MixColumn
-from .prims.sbox import TARGETS, make_sbox, sbox_latency
+from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
 __all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "schedule"]
@@ -216,7 +217,7 @@ class Compact(wiring.Component):
     mode : str
         ``"ecb"``: block encryption through the common interface. ``"ctr"``: AES-128 CTR stream
         cipher (see the module documentation for the ``iv`` field and the counter).
-    target : str
+    device_family : str
         Device family of the netlist, passed to the S-boxes.
     port_width : int
         128: the common interface. 8: byte-wide key, block and result streams (module notes,
@@ -247,61 +248,68 @@ class Compact(wiring.Component):
         For a parameter outside its allowed values.
     """
 
-    @staticmethod
-    def check(*, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False, mode="ecb",
-              target="generic", port_width=128):
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        Param("datapath_width", WIDTHS, 32, "bits of the state processed per cycle",
+              error="Datapath width must be 8, 32 or 64"),
+        SBOX_PARAM,
+        SBOX_STAGES_PARAM,
+        Param("shared_memory", (False, True), False,
+              "one state memory updated in place (000 Fig. 16) instead of input and output",
+              error="Shared memory must be True or False"),
+        Param("mode", ("ecb",), "ecb",
+              "ecb: the common block interface; Compact(mode='ctr') is the CTR stream cipher "
+              "(same datapath, tested in tests/test_archs_compact.py)",
+              error="Mode must be 'ecb' or 'ctr'", values=MODES),
+        Param("port_width", PORT_WIDTHS, 128,
+              "bits per key, block and result transfer: 8 = byte streams (8-bit datapath, "
+              "combinational S-boxes; verified through archs.bytestream.ByteStreamAdapter)",
+              omitted_at_default=True, error="Port width must be 8 or 128"),
+    )
+
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
         """Validate the parameters without building anything; returns the S-box latency.
 
         The family's builder and the experiment loader call this, so a bad design point raises
         before an Elaboratable exists (one that is never elaborated warns when collected).
         """
-        if datapath_width not in WIDTHS or isinstance(datapath_width, bool):
-            raise ValueError(f"Datapath width must be 8, 32 or 64, not {datapath_width!r}")
-        if shared_memory not in (False, True) or not isinstance(shared_memory, (bool, int)):
-            raise ValueError(f"Shared memory must be True or False, not {shared_memory!r}")
-        if mode not in MODES:
-            raise ValueError(f"Mode must be 'ecb' or 'ctr', not {mode!r}")
-        latency = sbox_latency(sbox, stages=sbox_stages)  # validates family, stages
-        if target not in TARGETS:
-            raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
-                             f"not {target!r}")
+        p = bind(cls.PARAMS, params, cls.__name__)
+        latency = sbox_latency(p.sbox, stages=p.sbox_stages)  # validates family, stages
+        check_device_family(device_family)
         try:
-            schedule(datapath_width, latency)
+            schedule(p.datapath_width, latency)
         except AssertionError:
-            raise ValueError(f"A {datapath_width}-bit datapath has no schedule with S-boxes of "
+            raise ValueError(f"A {p.datapath_width}-bit datapath has no schedule with S-boxes of "
                              f"latency {latency}") from None
-        if port_width not in PORT_WIDTHS or isinstance(port_width, bool):
-            raise ValueError(f"Port width must be 8 or 128, not {port_width!r}")
-        if port_width == 8 and (datapath_width, mode, latency) != (8, "ecb", 0):
+        if p.port_width == 8 and (p.datapath_width, p.mode, latency) != (8, "ecb", 0):
             raise ValueError(f"Byte-wide ports need the 8-bit datapath in ECB mode with "
-                             f"combinational S-boxes, not datapath width {datapath_width}, "
-                             f"mode {mode!r} and S-box latency {latency}")
+                             f"combinational S-boxes, not datapath width {p.datapath_width}, "
+                             f"mode {p.mode!r} and S-box latency {latency}")
         return latency
 
-    def __init__(self, *, datapath_width=32, sbox="lut", sbox_stages=0, shared_memory=False,
-                 mode="ecb", target="generic", port_width=128):
-        self.sbox_latency = self.check(datapath_width=datapath_width, sbox=sbox,
-                                       sbox_stages=sbox_stages, shared_memory=shared_memory,
-                                       mode=mode, target=target, port_width=port_width)
-        self.port_width = port_width
-        self.datapath_width = datapath_width
-        self.sbox = sbox
-        self.sbox_stages = sbox_stages
-        self.shared_memory = bool(shared_memory)
-        self.mode = mode
-        self.target = target
-        self._timing = schedule(datapath_width, self.sbox_latency)
+    def __init__(self, *, device_family="generic", **params):
+        self.sbox_latency = self.check(device_family=device_family, **params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        self.port_width = p.port_width
+        self.datapath_width = p.datapath_width
+        self.sbox = p.sbox
+        self.sbox_stages = p.sbox_stages
+        self.shared_memory = p.shared_memory
+        self.mode = p.mode
+        self.device_family = device_family
+        self._timing = schedule(p.datapath_width, self.sbox_latency)
         self.steps_per_round = self._timing["steps"]
         self.cycles_per_block = self._timing["cycles_per_block"]
         # Key schedule width: byte-serial at 8 bits when the S-box is combinational (one key
         # S-box), otherwise as wide as the datapath, at least a word (see the module notes).
-        if datapath_width == 8 and self.sbox_latency:
+        if p.datapath_width == 8 and self.sbox_latency:
             self.key_width = 32
         else:
-            self.key_width = datapath_width
-        block_fields = {"iv": 1} if mode == "ctr" else None
+            self.key_width = p.datapath_width
+        block_fields = {"iv": 1} if p.mode == "ctr" else None
         super().__init__(AESSignature(key_sizes=(128,), block_fields=block_fields,
-                                      port_width=port_width))
+                                      port_width=p.port_width))
 
     @property
     def resources(self):
@@ -447,7 +455,7 @@ class Compact(wiring.Component):
         kw = self.key_width
         m.submodules.key_schedule = kx = KeyExpander(kw, sbox=None, sbox_latency=self.sbox_latency)
         for n in range(kx.sbox_count):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"key_sbox{n}"] = sb
             hi = 8 * (kx.sbox_count - n)
             m.d.comb += [sb.i.eq(kx.sbox_i[hi - 8:hi]), kx.sbox_o[hi - 8:hi].eq(sb.o)]
@@ -475,7 +483,7 @@ class Compact(wiring.Component):
         """
         m.submodules.key_schedule = kx = ByteKeySchedule()
         m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
-                                                target=self.target)
+                                                device_family=self.device_family)
         m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
         ctl.kx, ctl.key_bytes, ctl.group_end = kx, [kx.round_key], Const(1, 1)
         ctl.kx_at_start = (kx.round == 0) & (kx.index == 0)
@@ -722,7 +730,7 @@ class Compact(wiring.Component):
         src_block = ctl.counter if self.mode == "ctr" else self.i.payload.data
         sub = []
         for q in range(nbytes):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{q}"] = sb
             m.d.comb += sb.i.eq(read_data[q])
             sub.append(sb.o)

@@ -26,10 +26,11 @@ Fig. 6); it has no 128-bit multiplexer or shift register to pay for. Such a core
 ``port_width = 8``; the verify stage drives it through :class:`archs.bytestream.ByteStreamAdapter`
 (the common 128-bit interface in front of it), while the measured netlist is the core alone.
 
-Attributes the tool reads
--------------------------
-Besides its signature, a core may state facts the verify and metrics stages need, as plain
-attributes (absent means the default):
+Facts the tool reads
+--------------------
+Besides its members, a core's signature (:class:`CoreSignature`; :class:`AESSignature` for a
+cipher) states facts the verify and metrics stages need, each with a default, the way
+:class:`amaranth.lib.stream.Signature` states ``always_valid``:
 
 ``blocks_in_flight`` (default 1)
     Independent blocks the core works on at once; the cycles-per-block measurement streams enough
@@ -53,9 +54,10 @@ attributes (absent means the default):
     block protocol of :mod:`archs.multimode`).
 ``port_width`` (default 128)
     8 for a byte-stream core (see above).
-``resources`` (default None)
-    Architectural resources the core counted in itself (S-boxes, MixColumns units, ...), for
-    ``aesdse report --resources``.
+
+A core may also have a ``resources`` attribute (default None): architectural resources it
+counted in itself (S-boxes, MixColumns units, ...), for ``aesdse report --resources``; some
+cores count them from their elaborated design, so they are not a fact of the signature.
 
 Byte order
 ----------
@@ -65,18 +67,70 @@ A 128-bit value is the FIPS-197 hex string read as one big-endian number: byte 0
 128-bit signal and the byte list used inside cores.
 """
 
+import copy
+
 from amaranth.hdl import Cat, Value
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["BYTE_ORDER", "AESSignature", "value_bytes", "bytes_value", "column_words"]
+__all__ = ["BYTE_ORDER", "CoreSignature", "AESSignature", "value_bytes", "bytes_value",
+           "column_words"]
 
 #: Human-readable statement of the byte-order convention, copied into every manifest.
 BYTE_ORDER = ("big-endian: FIPS-197 hex string read as one number; state byte 0 is bits 127..120; "
               "keys left-aligned in the key port")
 
 
-class AESSignature(wiring.Signature):
+class CoreSignature(wiring.Signature):
+    """Signature of a core of :mod:`archs`: its members and the facts the tool reads about it
+    (module documentation, "Facts the tool reads").
+
+    Parameters
+    ----------
+    members : dict
+        As for :class:`amaranth.lib.wiring.Signature`.
+    key_sizes : tuple of int
+        Key sizes in bits the core takes.
+    blocks_in_flight, blocks_per_transfer : int
+        Independent blocks the core works on at once; blocks per block or result transfer.
+    clock_multipliers : dict of str to int
+        Clock domains besides ``sync`` and their multiple of its frequency.
+    measure_key_bits : int or None
+        Key size of the cycles-per-block measurement (None: the first vector's).
+    modes : tuple of str
+        Chaining modes the core applies itself.
+    port_width : int
+        Bits per key, block and result transfer (128, or 8 for a byte-stream core).
+    """
+
+    #: The names of the facts, for :meth:`replace`.
+    FACTS = ("key_sizes", "blocks_in_flight", "blocks_per_transfer", "clock_multipliers",
+             "measure_key_bits", "modes", "port_width")
+
+    def __init__(self, members, *, key_sizes=(128,), blocks_in_flight=1, blocks_per_transfer=1,
+                 clock_multipliers=None, measure_key_bits=None, modes=(), port_width=128):
+        self.key_sizes = tuple(key_sizes)
+        self.blocks_in_flight = blocks_in_flight
+        self.blocks_per_transfer = blocks_per_transfer
+        self.clock_multipliers = dict(clock_multipliers or {})
+        self.measure_key_bits = measure_key_bits
+        self.modes = tuple(modes)
+        self.port_width = port_width
+        super().__init__(members)
+
+    def replace(self, **facts):
+        """A copy with the same members and the ``facts`` changed (for a wrapper such as
+        :class:`archs.lanes.Lanes`, whose ports are its core's)."""
+        unknown = set(facts) - set(self.FACTS)
+        if unknown:
+            raise TypeError(f"Not facts of a core signature: {', '.join(sorted(unknown))}")
+        other = copy.copy(self)
+        for name, value in facts.items():
+            setattr(other, name, value)
+        return other
+
+
+class AESSignature(CoreSignature):
     """Signature of an AES core (see the module documentation for the protocol).
 
     Parameters
@@ -94,10 +148,12 @@ class AESSignature(wiring.Signature):
     port_width : int
         128 (one transfer per key, block and result) or 8 (byte streams, see the module
         documentation; AES-128 only).
+    **facts
+        The other facts of :class:`CoreSignature`.
     """
 
     def __init__(self, *, key_sizes=(128,), block_fields=None, result_fields=None,
-                 key_fields=None, port_width=128):
+                 key_fields=None, port_width=128, **facts):
         key_sizes = tuple(key_sizes)
         if not key_sizes or any(k not in (128, 192, 256) for k in key_sizes):
             raise ValueError(f"Key sizes must be a non-empty subset of (128, 192, 256), "
@@ -106,15 +162,13 @@ class AESSignature(wiring.Signature):
             raise ValueError(f"Port width must be 8 or 128, not {port_width!r}")
         if port_width == 8 and key_sizes != (128,):
             raise ValueError(f"A byte-stream core takes 128-bit keys only, not {key_sizes!r}")
-        self.key_sizes = key_sizes
-        self.port_width = port_width
         if port_width == 8:
             super().__init__({
                 "key": In(stream.Signature(data.StructLayout({"key": 8}))),
                 "i":   In(stream.Signature(data.StructLayout({"data": 8, **(block_fields or {})}))),
                 "o":   Out(stream.Signature(data.StructLayout({"data": 8,
                                                                **(result_fields or {})}))),
-            })
+            }, key_sizes=key_sizes, port_width=port_width, **facts)
             return
         key_layout = {"key": max(key_sizes)}
         if len(key_sizes) > 1:
@@ -126,7 +180,7 @@ class AESSignature(wiring.Signature):
             "i":   In(stream.Signature(data.StructLayout(block_layout))),
             "o":   Out(stream.Signature(data.StructLayout({"data": 128,
                                                            **(result_fields or {})}))),
-        })
+        }, key_sizes=key_sizes, port_width=port_width, **facts)
 
 
 def value_bytes(value: Value, count: int = 16) -> list[Value]:

@@ -20,10 +20,11 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
 from .interface import AESSignature, bytes_value, column_words, value_bytes
+from .params import SBOX_PARAM, SBOX_STAGES_PARAM, bind
 from .prims import gf
 from .prims.keyschedule import ROUNDS, next_round_key_128_value, rot_word_bytes
 from .prims.mixcolumns import mix_column_value
-from .prims.sbox import make_sbox, sbox_latency
+from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
 __all__ = ["Iterative"]
@@ -38,7 +39,7 @@ class Iterative(wiring.Component):
         S-box family (see :data:`archs.prims.sbox.SBOX_FAMILIES`), used for all 20 S-boxes.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.
-    target : str
+    device_family : str
         Device family of the netlist (``"generic"`` or ``"ecp5"``), passed to the S-boxes.
 
     Members
@@ -55,11 +56,24 @@ class Iterative(wiring.Component):
         Cycles from S-box input to output.
     """
 
-    def __init__(self, *, sbox="lut", sbox_stages=0, target="generic"):
-        self.sbox = sbox
-        self.target = target
-        self.sbox_stages = sbox_stages
-        self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)  # validates both eagerly
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (SBOX_PARAM, SBOX_STAGES_PARAM)
+
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
+        """Raise ``ValueError`` for parameters the core cannot build; returns the S-box
+        latency."""
+        p = bind(cls.PARAMS, params, cls.__name__)
+        latency = sbox_latency(p.sbox, stages=p.sbox_stages)
+        check_device_family(device_family)
+        return latency
+
+    def __init__(self, *, device_family="generic", **params):
+        self.sbox_latency = self.check(device_family=device_family, **params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        self.sbox = p.sbox
+        self.device_family = device_family
+        self.sbox_stages = p.sbox_stages
         super().__init__(AESSignature(key_sizes=(128,)))
 
     rounds = ROUNDS[128]
@@ -110,14 +124,14 @@ class Iterative(wiring.Component):
         state_bytes = value_bytes(regs.state)
         sub_bytes = []
         for n in range(16):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += sb.i.eq(state_bytes[n])
             sub_bytes.append(sb.o)
         key_words = column_words(regs.round_key)
         sub_rot = []
         for n, b in enumerate(rot_word_bytes(value_bytes(key_words[3], 4))):
-            sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+            sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"key_sbox{n}"] = sb
             m.d.comb += sb.i.eq(b)
             sub_rot.append(sb.o)

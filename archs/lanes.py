@@ -31,13 +31,43 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Lanes", "LANES", "ParallelLanes", "PARALLEL_LANES"]
+from .interface import CoreSignature
+from .params import Param
+
+__all__ = ["Lanes", "LANES", "ParallelLanes", "PARALLEL_LANES", "LANE_KEYS", "LANE_KEYS_PARAM",
+           "check_lane_keys"]
 
 #: Lane counts a family may offer as its ``lanes`` parameter.
 LANES = (1, 2, 4, 8)
 #: Lane counts a family may offer as its ``parallel_lanes`` parameter: three fully pipelined
 #: AES-128 cores (about 19,400 LUT4 each) fit an ECP5-85F (83,640 LUT4), four may not.
 PARALLEL_LANES = (1, 2, 3)
+
+#: How the lanes of a core with round keys on the fly get their key pipelines. The lanes are
+#: copies fed the same key, so their key registers, key windows and key S-boxes are identical
+#: logic on identical inputs, and Yosys merges them (opt_merge): "shared" is that, one key
+#: pipeline for all lanes (two fully pipelined lanes: about 5,000 LUT4 and 11,000 flip-flops
+#: fewer), placed between them; "per_lane" keeps one per lane (their key registers differ in
+#: their reset), which routes two such lanes at 205.8 MHz where shared placed at an estimated
+#: 101 MHz (experiments/one_chip.yaml).
+LANE_KEYS = ("shared", "per_lane")
+
+#: The ``lane_keys`` parameter of a family with lanes and round keys on the fly.
+LANE_KEYS_PARAM = Param("lane_keys", LANE_KEYS, "shared",
+                        "with lanes and round keys on the fly: one key pipeline merged by Yosys "
+                        "for all lanes (shared) or one per lane (per_lane)",
+                        omitted_at_default=True,
+                        error=f"Lane keys must be one of {', '.join(LANE_KEYS)}")
+
+
+def check_lane_keys(lane_keys, *, lanes, parallel_lanes, key_schedule):
+    """Raise ``ValueError`` unless ``lane_keys`` suits the lanes of a core whose round keys
+    are ``key_schedule`` (per-lane key pipelines need two or more lanes, keys on the fly)."""
+    LANE_KEYS_PARAM.check(lane_keys)
+    if lane_keys == "per_lane" and (max(lanes, parallel_lanes) == 1
+                                    or key_schedule != "on_the_fly"):
+        raise ValueError("Per-lane key pipelines need two or more lanes of a core with "
+                         "round keys on the fly")
 
 
 class Lanes(wiring.Component):
@@ -66,32 +96,39 @@ class Lanes(wiring.Component):
         A lane's counts times the number of lanes.
     """
 
-    @staticmethod
-    def check(lanes, *, port_width=128):
+    #: The ``lanes`` parameter of a family that offers lanes (:mod:`archs.params`).
+    PARAM = Param("lanes", LANES, 1,
+                  "copies of the core behind an in-order distributor (archs.lanes): blocks "
+                  "in turn to each, results in input order; throughput scales with area",
+                  omitted_at_default=True,
+                  error=f"Lanes must be one of {', '.join(map(str, LANES))}")
+
+    @classmethod
+    def check(cls, lanes, *, port_width=128):
         """Raise ``ValueError`` for a lane count the wrapper cannot build, or for several lanes
         of a byte-stream core (``port_width`` 8: the distributor splits 128-bit blocks)."""
-        if lanes not in LANES or isinstance(lanes, bool):
-            raise ValueError(f"Lanes must be one of {', '.join(map(str, LANES))}, not {lanes!r}")
+        cls.PARAM.check(lanes)
         if lanes > 1 and port_width != 128:
             raise ValueError(f"Lanes need cores with 128-bit ports, not port width {port_width!r}")
 
     @staticmethod
     def check_core(core):
         """Raise ``ValueError`` for a core whose blocks cannot be split over lanes: one that
-        chains blocks itself (a ``modes`` attribute)."""
-        if getattr(core, "modes", None):
+        chains blocks itself (``modes`` in its signature)."""
+        if core.signature.modes:
             raise ValueError(f"{type(core).__name__} chains blocks itself "
-                             f"({', '.join(core.modes)}): its blocks cannot be split over lanes")
+                             f"({', '.join(core.signature.modes)}): its blocks cannot be split "
+                             f"over lanes")
 
     def __init__(self, lanes):
         self.lanes = list(lanes)
         first = self.lanes[0]
-        self.blocks_in_flight = len(self.lanes) * getattr(first, "blocks_in_flight", 1)
-        self.clock_multipliers = dict(getattr(first, "clock_multipliers", {}))
+        self.blocks_in_flight = len(self.lanes) * first.signature.blocks_in_flight
+        self.clock_multipliers = dict(first.signature.clock_multipliers)
         resources = getattr(first, "resources", None)
         self.resources = ({k: v * len(self.lanes) for k, v in resources.items()}
                           if isinstance(resources, dict) else None)
-        super().__init__(first.signature)
+        super().__init__(first.signature.replace(blocks_in_flight=self.blocks_in_flight))
 
     def elaborate(self, platform):
         m = Module()
@@ -200,13 +237,19 @@ class ParallelLanes(wiring.Component):
         A lane's counts times N.
     """
 
-    @staticmethod
-    def check(parallel_lanes, *, lanes=1, port_width=128):
+    #: The ``parallel_lanes`` parameter, offered by the families whose blocks and results carry
+    #: data alone (:mod:`archs.params`).
+    PARAM = Param("parallel_lanes", PARALLEL_LANES, 1,
+                  "copies of the core side by side behind a wide port of N blocks "
+                  "per transfer (archs.lanes.ParallelLanes): N pipelines, each a "
+                  "block per cycle", omitted_at_default=True,
+                  error=f"Parallel lanes must be one of {', '.join(map(str, PARALLEL_LANES))}")
+
+    @classmethod
+    def check(cls, parallel_lanes, *, lanes=1, port_width=128):
         """Raise ``ValueError`` for a count the wrapper cannot build, for parallel lanes of a
         byte-stream core (``port_width`` 8) and for parallel lanes combined with ``lanes``."""
-        if parallel_lanes not in PARALLEL_LANES or isinstance(parallel_lanes, bool):
-            raise ValueError(f"Parallel lanes must be one of "
-                             f"{', '.join(map(str, PARALLEL_LANES))}, not {parallel_lanes!r}")
+        cls.PARAM.check(parallel_lanes)
         if parallel_lanes > 1 and port_width != 128:
             raise ValueError(f"Parallel lanes need cores with 128-bit ports, not port width "
                              f"{port_width!r}")
@@ -230,17 +273,19 @@ class ParallelLanes(wiring.Component):
         first = self.lanes[0]
         count = len(self.lanes)
         self.blocks_per_transfer = count
-        self.blocks_in_flight = count * getattr(first, "blocks_in_flight", 1)
-        self.clock_multipliers = dict(getattr(first, "clock_multipliers", {}))
+        self.blocks_in_flight = count * first.signature.blocks_in_flight
+        self.clock_multipliers = dict(first.signature.clock_multipliers)
         resources = getattr(first, "resources", None)
         self.resources = ({k: v * count for k, v in resources.items()}
                           if isinstance(resources, dict) else None)
         wide = data.StructLayout({"data": 128 * count})
-        super().__init__({
+        super().__init__(CoreSignature({
             "key": first.signature.members["key"],
             "i": In(stream.Signature(wide)),
             "o": Out(stream.Signature(wide)),
-        })
+        }, key_sizes=first.signature.key_sizes, blocks_in_flight=self.blocks_in_flight,
+            blocks_per_transfer=count,
+            clock_multipliers=self.clock_multipliers))
 
     def _block(self, value, n):
         """Block ``n`` of a wide value: block 0 in the top 128 bits."""

@@ -165,6 +165,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
+from .params import Param, bind
 from .prims import gf
 from .prims.keyschedule import ROUNDS, KeyExpander
 from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
@@ -217,7 +218,7 @@ class Multimode(wiring.Component):
     affine_retimed : bool
         False: :class:`SharedSBox` units with their affine maps (003 Fig. 8(a)); True: the
         retiming of 003 section III.B (Fig. 8(b), module documentation).
-    target : str
+    device_family : str
         Device family of the netlist.
 
     Members
@@ -246,35 +247,49 @@ class Multimode(wiring.Component):
 
     modes = ("ecb", "cbc", "ctr", "ccm")
 
-    @staticmethod
-    def check(*, sbox="lut", key_bits=128, streams=1, affine_retimed=False, target="generic"):
-        """Raise ``ValueError`` for parameters the core cannot be built with."""
-        if sbox not in SBOXES:
-            raise ValueError(f"S-box family must be one of {', '.join(SBOXES)}, not {sbox!r}")
-        if key_bits not in ROUNDS or isinstance(key_bits, bool):
-            raise ValueError(f"Key bits must be 128, 192 or 256, not {key_bits!r}")
-        if streams not in STREAMS or isinstance(streams, bool):
-            raise ValueError(f"Streams must be 1 or 2, not {streams!r}")
-        if not isinstance(affine_retimed, bool):
-            raise ValueError(f"Affine retimed must be False or True, not {affine_retimed!r}")
+    #: The design-space parameters (:mod:`archs.params`); the registry adds ``fifo_depth``
+    #: of the :class:`archs.buffered.Buffered` wrapper after ``streams``.
+    PARAMS = (
+        Param("sbox", SBOXES, "lut",
+              "GF(2^8) inverter family of the shared enc/dec S-boxes (003 section III.B)",
+              error=f"S-box family must be one of {', '.join(SBOXES)}"),
+        Param("key_bits", tuple(ROUNDS), 128,
+              "key size of the measured stream (the core takes all three at run time; "
+              "the netlist does not depend on it)",
+              error="Key bits must be 128, 192 or 256"),
+        Param("streams", STREAMS, 1,
+              "1: one round per cycle; 2: register after the inverter (003 section III.C), "
+              "two streams interleaved, each at half rate, full utilization together",
+              omitted_at_default=True, error="Streams must be 1 or 2"),
+        Param("affine_retimed", (False, True), False,
+              "True: bare shared inverters, the affine map merged with MixColumns and the "
+              "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
+              omitted_at_default=True, error="Affine retimed must be False or True"),
+    )
 
-    def __init__(self, *, sbox="lut", key_bits=128, streams=1, affine_retimed=False,
-                 target="generic"):
-        self.check(sbox=sbox, key_bits=key_bits, streams=streams, affine_retimed=affine_retimed,
-                   target=target)
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
+        """Raise ``ValueError`` for parameters the core cannot be built with."""
+        bind(cls.PARAMS, params, cls.__name__)
+
+    def __init__(self, *, device_family="generic", **params):
+        p = bind(self.PARAMS, params, type(self).__name__)
+        sbox, key_bits, streams = p.sbox, p.key_bits, p.streams
+        affine_retimed = p.affine_retimed
         self.affine_retimed = affine_retimed
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.streams = streams
         self.blocks_in_flight = streams
-        self.target = target
+        self.device_family = device_family
         stream_field = {"stream": 1} if streams > 1 else {}
         super().__init__(AESSignature(
             key_sizes=(128, 192, 256),
             block_fields={"decrypt": 1, "mode": Mode, "first": 1, "iv": 128,
                           "ccm_phase": CCMPhase, "pad_bytes": 4, **stream_field},
             result_fields={"auth_fail": 1, **stream_field},
-            key_fields=stream_field))
+            key_fields=stream_field, modes=self.modes, measure_key_bits=key_bits,
+            blocks_in_flight=streams))
 
     def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
         """Cycles between results streamed back to back: whitening plus one per round. Two
@@ -344,7 +359,7 @@ class Multimode(wiring.Component):
         prefix = "" if self.streams == 1 else f"s{n}_"
         keys = KeyExpander(
             128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
-            sbox=self.sbox, target=self.target)
+            sbox=self.sbox, device_family=self.device_family)
         m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
 
         def reg(name, shape=1):
@@ -438,7 +453,7 @@ class Multimode(wiring.Component):
         sub = []
         for n, byte in enumerate(value_bytes(state)):
             sb = SharedSBox(self.sbox, inverter_register=self.streams > 1,
-                            affine=not self.affine_retimed, target=self.target)
+                            affine=not self.affine_retimed, device_family=self.device_family)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)

@@ -16,8 +16,12 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from dataclasses import replace
+
+from .interface import CoreSignature
+from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims import gf
-from .prims.sbox import SharedSBox, _check_target, make_sbox, sbox_latency
+from .prims.sbox import SharedSBox, check_device_family, make_sbox, sbox_latency
 
 __all__ = ["DIRECTIONS", "StandaloneSBox"]
 
@@ -37,7 +41,7 @@ class StandaloneSBox(wiring.Component):
     direction : str
         ``"encrypt"`` (SubBytes), ``"decrypt"`` (InvSubBytes) or ``"shared"`` (both, chosen per
         byte by ``decrypt``).
-    target : str
+    device_family : str
         Device family of the netlist (``"generic"`` or ``"ecp5"``).
 
     Members
@@ -63,31 +67,40 @@ class StandaloneSBox(wiring.Component):
         ``sbox_stages`` (for example ``lut`` with 3 stages).
     """
 
-    def __init__(self, *, sbox="lut", sbox_stages=0, direction="encrypt", target="generic"):
-        self.latency = self.check(sbox=sbox, sbox_stages=sbox_stages, direction=direction,
-                                  target=target)
-        self.sbox = sbox
-        self.sbox_stages = sbox_stages
-        self.direction = direction
-        self.target = target
-        self.table = gf.INV_SBOX if direction == "decrypt" else gf.SBOX
-        members = {"i": In(8), "o": Out(8)}
-        if direction == "shared":
-            members["decrypt"] = In(1)
-        super().__init__(members)
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        SBOX_PARAM,
+        replace(SBOX_STAGES_PARAM,
+                doc="pipeline registers inside the S-box (logic families only)"),
+        Param("direction", DIRECTIONS, "encrypt",
+              "SubBytes, InvSubBytes, or the shared enc/dec S-box (a registered decrypt "
+              "input; verified as SubBytes)",
+              error=f"Direction must be one of {', '.join(map(repr, DIRECTIONS))}"),
+    )
 
-    @staticmethod
-    def check(*, sbox="lut", sbox_stages=0, direction="encrypt", target="generic"):
+    def __init__(self, *, device_family="generic", **params):
+        self.latency = self.check(device_family=device_family, **params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        self.sbox = p.sbox
+        self.sbox_stages = p.sbox_stages
+        self.direction = p.direction
+        self.device_family = device_family
+        self.table = gf.INV_SBOX if p.direction == "decrypt" else gf.SBOX
+        members = {"i": In(8), "o": Out(8)}
+        if p.direction == "shared":
+            members["decrypt"] = In(1)
+        super().__init__(CoreSignature(members))
+
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
         """Validate the parameters without building anything; returns the latency.
 
         A builder calls this before the constructor, so a bad design point raises before an
         Elaboratable exists (one that is never elaborated would warn when collected).
         """
-        if direction not in DIRECTIONS:
-            raise ValueError(f"Direction must be one of {', '.join(map(repr, DIRECTIONS))}, "
-                             f"not {direction!r}")
-        latency = sbox_latency(sbox, stages=sbox_stages) + 2
-        _check_target(target)
+        p = bind(cls.PARAMS, params, cls.__name__)
+        latency = sbox_latency(p.sbox, stages=p.sbox_stages) + 2
+        check_device_family(device_family)
         return latency
 
     def elaborate(self, platform):
@@ -96,13 +109,14 @@ class StandaloneSBox(wiring.Component):
         # attributes, and an S-box that is never elaborated would warn (UnusedElaboratable).
         if self.direction == "shared":
             m.submodules.sbox = sbox = SharedSBox(self.sbox, stages=self.sbox_stages,
-                                                  target=self.target)
+                                                  device_family=self.device_family)
             decrypt_reg = Signal()
             m.d.sync += decrypt_reg.eq(self.decrypt)
             m.d.comb += sbox.decrypt.eq(decrypt_reg)
         else:
             m.submodules.sbox = sbox = make_sbox(self.sbox, inverse=self.direction == "decrypt",
-                                                 stages=self.sbox_stages, target=self.target)
+                                                 stages=self.sbox_stages,
+                                                 device_family=self.device_family)
         in_reg = Signal(8)
         out_reg = Signal(8)
         m.d.sync += [in_reg.eq(self.i), out_reg.eq(sbox.o)]

@@ -124,6 +124,7 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import fifo, memory, wiring
 
 from .interface import AESSignature, column_words, value_bytes
+from .params import Param, bind
 from .prims.keyschedule import ROUNDS, KeyExpander
 from .prims.mixcolumns import inv_mix_column_value
 from .prims.tbox import TBoxBank
@@ -146,7 +147,7 @@ class TBox(wiring.Component):
         round takes two cycles) and two independent blocks in turn. 3: also a register after
         the XOR network (three cycles a round), three blocks. 4: also registers between the
         block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
-    target : str
+    device_family : str
         Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
         registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
 
@@ -174,38 +175,51 @@ class TBox(wiring.Component):
 
     rounds = ROUNDS[128]
 
-    @staticmethod
-    def check(*, bram_pumping=1, datapath_width=128, interleaved_blocks=1, target="generic"):
-        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
-        if bram_pumping not in (1, 2):
-            raise ValueError(f"Block-RAM pumping must be 1 or 2, not {bram_pumping!r}")
-        if datapath_width not in (64, 128):
-            raise ValueError(f"Datapath width must be 64 or 128, not {datapath_width!r}")
-        if interleaved_blocks not in (1, 2, 3, 4):
-            raise ValueError(f"Interleaved blocks must be 1, 2, 3 or 4, not "
-                             f"{interleaved_blocks!r}")
-        if interleaved_blocks > 1 and (bram_pumping, datapath_width) != (1, 128):
-            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
-                             f"128, not pumping {bram_pumping!r} and width {datapath_width!r}")
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        Param("bram_pumping", (1, 2), 1,
+              "block-RAM reads per port per system cycle (2: block RAM on a 2x clock)",
+              error="Block-RAM pumping must be 1 or 2"),
+        Param("datapath_width", (64, 128), 128,
+              "128: 16 lookups, a round per cycle; 64: 8 lookups, two cycles per round",
+              error="Datapath width must be 64 or 128"),
+        Param("interleaved_blocks", (1, 2, 3, 4), 1,
+              "independent blocks in turn through the round loop: 2 = block-RAM output "
+              "register on (two cycles a round), 3 = also a register after the XOR network "
+              "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+              omitted_at_default=True, error="Interleaved blocks must be 1, 2, 3 or 4"),
+    )
 
-    def __init__(self, *, bram_pumping=1, datapath_width=128, interleaved_blocks=1,
-                 target="generic"):
-        self.check(bram_pumping=bram_pumping, datapath_width=datapath_width,
-                   interleaved_blocks=interleaved_blocks)
+    @classmethod
+    def check(cls, *, device_family="generic", **params):
+        """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
+        p = bind(cls.PARAMS, params, cls.__name__)
+        if p.interleaved_blocks > 1 and (p.bram_pumping, p.datapath_width) != (1, 128):
+            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
+                             f"128, not pumping {p.bram_pumping!r} and width "
+                             f"{p.datapath_width!r}")
+
+    def __init__(self, *, device_family="generic", **params):
+        self.check(**params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        bram_pumping, datapath_width = p.bram_pumping, p.datapath_width
+        interleaved_blocks = p.interleaved_blocks
         self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
         # Room for every block in flight and the results still leaving the FIFO (two, as in
         # the single-block core, plus one per further slot).
         self.fifo_depth = 2 * interleaved_blocks
         self.bram_pumping = bram_pumping
         self.datapath_width = datapath_width
-        self.target = target
+        self.device_family = device_family
         self.lookups = datapath_width // 8
         self.parts = 128 // datapath_width
         self.table_memories = self.lookups // (2 * bram_pumping)
         self.clock_multipliers = {"bram": 2} if bram_pumping == 2 else {}
         self.resources = {"table_lookups_per_cycle": self.lookups,
                           "table_memories": self.table_memories}
-        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1}))
+        super().__init__(AESSignature(key_sizes=(128,), block_fields={"decrypt": 1},
+                                      blocks_in_flight=self.blocks_in_flight,
+                                      clock_multipliers=self.clock_multipliers))
 
     def _addresses(self, state, columns, decrypt, last):
         """Read addresses of the lookups that compute output ``columns`` from 128-bit ``state``:
@@ -225,7 +239,7 @@ class TBox(wiring.Component):
         m = Module()
         m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
                                               output_register=self.interleaved_blocks > 1,
-                                              target=self.target)
+                                              device_family=self.device_family)
         m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=bank.latency)
         m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
                                                                  depth=self.fifo_depth)

@@ -64,11 +64,14 @@ from types import SimpleNamespace
 from amaranth.hdl import Cat, Const, Module, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
+from dataclasses import replace
+
 from .interface import AESSignature, bytes_value, value_bytes
+from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
                                 rot_word_bytes)
 from .prims.mixcolumns import mix_column_value
-from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
+from .prims.sbox import SBOX_FAMILIES, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
 __all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
@@ -133,7 +136,7 @@ class Unrolled(wiring.Component):
         **Test-only** override of the number of rounds, for a reduced-round configuration small
         enough to push through Yosys and nextpnr in a test. Such a core is not AES; experiments
         never set it.
-    target : str
+    device_family : str
         Device family of the netlist, passed to the S-boxes.
     lean_control : bool
         Fully pipelined only: free-running entry and exit registers and registered flags in
@@ -182,17 +185,50 @@ class Unrolled(wiring.Component):
         For a parameter outside its allowed values, with the rule in the message.
     """
 
-    @staticmethod
-    def check(*, round_units=10, schedule="split", sbox="lut", sbox_stages=0, bram_rounds=0,
-              key_schedule="on_the_fly", key_bits=128, rounds=None, target="generic",
-              lean_control=False, key_lead=False, sbox_output_copies=1):
+    #: The design-space parameters (:mod:`archs.params`).
+    PARAMS = (
+        Param("round_units", (1, 2, 3, 4, 5, 6, 7, 10, 12, 14), 10,
+              "physical round units, a divisor of the round count (rounds = units: no loop)"),
+        Param("schedule", SCHEDULES, "split",
+              "loop order: each unit its own rounds (004 design 1) or A,B,A,B (design 2)",
+              error=f"Schedule must be one of {', '.join(SCHEDULES)}"),
+        SBOX_PARAM,
+        replace(SBOX_STAGES_PARAM,
+                doc="pipeline registers inside each S-box (a round is 1 + latency stages)"),
+        Param("bram_rounds", (0, 5), 0,
+              "first N rounds and the key schedule with block-RAM S-boxes (002 section 4)"),
+        Param("key_schedule", KEY_SCHEDULES, "on_the_fly",
+              "round keys carried with every block (key agile) or expanded once per key",
+              error=f"Key schedule must be one of {', '.join(KEY_SCHEDULES)}"),
+        Param("key_bits", tuple(ROUNDS), 128, "key size of the core",
+              error="Key size must be 128, 192 or 256 bits"),
+        Param("lean_control", (False, True), False,
+              "fully pipelined only: free-running entry and exit registers, registered "
+              "credit and output-valid flags, a power-of-two output buffer without a full "
+              "flag (one cycle more latency; for a fast clock)",
+              omitted_at_default=True, error="Lean control must be false or true"),
+        Param("key_lead", (False, True), False,
+              "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
+              "S-boxes one stage shorter and the expansion step registered a stage ahead, "
+              "so the last stage has only MixColumns and AddRoundKey",
+              omitted_at_default=True, error="Key lead must be false or true"),
+        Param("sbox_output_copies", (1, 2), 1,
+              "composite/tower S-boxes with 6 stages: 2 copies of each S-box's output "
+              "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
+              "fanout on the critical net of the fully pipelined core)",
+              omitted_at_default=True, error="S-box output copies must be 1 or 2"),
+    )
+
+    @classmethod
+    def check(cls, *, rounds=None, device_family="generic", **params):
         """Validate the parameters without building anything; returns the number of rounds.
 
         The family's builder calls this before the constructor, so a bad design point raises
         before an Elaboratable exists (one that is never elaborated warns when collected).
         """
-        if key_bits not in ROUNDS:
-            raise ValueError(f"Key size must be 128, 192 or 256 bits, not {key_bits!r}")
+        p = bind(cls.PARAMS, params, cls.__name__)
+        round_units, key_bits, bram_rounds = p.round_units, p.key_bits, p.bram_rounds
+        check_device_family(device_family)
         if rounds is None:
             rounds = ROUNDS[key_bits]
         elif not isinstance(rounds, int) or not 1 <= rounds <= ROUNDS[key_bits]:
@@ -202,12 +238,6 @@ class Unrolled(wiring.Component):
             divisors = ", ".join(str(n) for n in range(1, rounds + 1) if rounds % n == 0)
             raise ValueError(f"Round units must divide the {rounds} rounds ({divisors}), "
                              f"not {round_units!r}")
-        if schedule not in SCHEDULES:
-            raise ValueError(f"Schedule must be one of {', '.join(SCHEDULES)}, "
-                             f"not {schedule!r}")
-        if key_schedule not in KEY_SCHEDULES:
-            raise ValueError(f"Key schedule must be one of {', '.join(KEY_SCHEDULES)}, "
-                             f"not {key_schedule!r}")
         if not isinstance(bram_rounds, int) or not 0 <= bram_rounds <= rounds:
             raise ValueError(f"BRAM rounds must be an integer from 0 to {rounds}, "
                              f"not {bram_rounds!r}")
@@ -217,53 +247,44 @@ class Unrolled(wiring.Component):
         if bram_rounds and "bram" not in SBOX_FAMILIES:
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
-        sbox_latency(sbox, stages=sbox_stages)  # validates both
-        if not isinstance(lean_control, bool):
-            raise ValueError(f"Lean control must be false or true, not {lean_control!r}")
-        if lean_control and round_units != rounds:
+        sbox_latency(p.sbox, stages=p.sbox_stages)  # validates the stages of the family
+        if p.lean_control and round_units != rounds:
             raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
-        if not isinstance(key_lead, bool):
-            raise ValueError(f"Key lead must be false or true, not {key_lead!r}")
-        if key_lead and (key_schedule != "on_the_fly" or round_units != rounds or bram_rounds
-                         or sbox not in ("composite", "tower") or sbox_stages < 1):
+        logic_sbox = p.sbox in ("composite", "tower")
+        if p.key_lead and (p.key_schedule != "on_the_fly" or round_units != rounds
+                           or bram_rounds or not logic_sbox or p.sbox_stages < 1):
             raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
                              f"(round units {rounds}) of composite or tower S-boxes with at "
                              f"least one stage and no BRAM rounds")
-        if sbox_output_copies not in (1, 2) or isinstance(sbox_output_copies, bool):
-            raise ValueError(f"S-box output copies must be 1 or 2, not {sbox_output_copies!r}")
-        if sbox_output_copies == 2 and (sbox not in ("composite", "tower") or sbox_stages != 6
-                                        or bram_rounds):
+        if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages != 6 or bram_rounds):
             raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
                              "stages (the last one is the output register) and no BRAM rounds")
         return rounds
 
-    def __init__(self, *, round_units=10, schedule="split", sbox="lut", sbox_stages=0,
-                 bram_rounds=0, key_schedule="on_the_fly", key_bits=128, rounds=None,
-                 target="generic", lean_control=False, key_lead=False, sbox_output_copies=1,
-                 key_register_reset=True):
-        rounds = self.check(round_units=round_units, schedule=schedule, sbox=sbox,
-                            sbox_stages=sbox_stages, bram_rounds=bram_rounds,
-                            key_schedule=key_schedule, key_bits=key_bits, rounds=rounds,
-                            target=target, lean_control=lean_control, key_lead=key_lead,
-                            sbox_output_copies=sbox_output_copies)
+    def __init__(self, *, rounds=None, device_family="generic", key_register_reset=True,
+                 **params):
+        rounds = self.check(rounds=rounds, device_family=device_family, **params)
+        p = bind(self.PARAMS, params, type(self).__name__)
+        round_units, sbox, sbox_stages = p.round_units, p.sbox, p.sbox_stages
+        bram_rounds, key_lead = p.bram_rounds, p.key_lead
         data_latency = sbox_latency(sbox, stages=sbox_stages)
         bram_latency = sbox_latency("bram") if bram_rounds else None
 
         self.round_units = round_units
         self.laps = rounds // round_units
         # With one unit, or one unit per round, both schedules are the same circuit.
-        self.schedule = "split" if self.laps == 1 or round_units == 1 else schedule
+        self.schedule = "split" if self.laps == 1 or round_units == 1 else p.schedule
         self.sbox = sbox
         self.sbox_stages = sbox_stages
         self.bram_rounds = bram_rounds
-        self.key_schedule = key_schedule
-        self.key_bits = key_bits
+        self.key_schedule = p.key_schedule
+        self.key_bits = p.key_bits
         self.rounds = rounds
-        self.target = target
-        self.lean_control = bool(lean_control)
-        self.key_lead = bool(key_lead)
-        self.sbox_output_copies = sbox_output_copies
+        self.device_family = device_family
+        self.lean_control = p.lean_control
+        self.key_lead = key_lead
+        self.sbox_output_copies = p.sbox_output_copies
         self.key_register_reset = bool(key_register_reset)
 
         # One (family, stages, latency, rounds) record per unit.
@@ -292,7 +313,8 @@ class Unrolled(wiring.Component):
         self.latency = 1 + self.laps * sum(self.stages_per_round) + self.lean_control
         # (and one more for its registered credit flag).
         self.fifo_depth = self.blocks_in_flight + 2 + 2 * self.lean_control
-        super().__init__(AESSignature(key_sizes=(key_bits,)))
+        super().__init__(AESSignature(key_sizes=(p.key_bits,),
+                                      blocks_in_flight=self.blocks_in_flight))
 
     # --- Building blocks ------------------------------------------------------------------
 
@@ -310,7 +332,7 @@ class Unrolled(wiring.Component):
         fam, stages, _ = family
         outs = []
         for n, b in enumerate(byte_values):
-            sb = make_sbox(fam, stages=stages, target=self.target)
+            sb = make_sbox(fam, stages=stages, device_family=self.device_family)
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
@@ -791,7 +813,7 @@ class Unrolled(wiring.Component):
         family, stages, _ = self._units[0]["key_family"]
         m.submodules.expander = expander = KeyExpander(
             128, key_sizes=(self.key_bits,), sbox=family, sbox_stages=stages,
-            target=self.target)
+            device_family=self.device_family)
         round_keys = [Signal(128, name=f"rk{r}") for r in range(self.rounds + 1)]
         expanding = Signal()
         load = self.key.valid & self.key.ready

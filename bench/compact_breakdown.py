@@ -28,7 +28,7 @@ from aesdse.flow.tools import find_tool, run_tool
 def breakdown(params: dict, nowidelut: bool = True) -> dict:
     """``{module path: {"LUT4": n, "RAM": n}}`` of the hierarchical synthesis, children
     included, plus the top's own share under ``"(top itself)"``."""
-    core = archs.family("compact").build(target="ecp5", **params)
+    core = archs.family("compact").build(device_family="ecp5", **params)
     text = rtlil.convert(core, name="top", emit_src=False)
     with tempfile.TemporaryDirectory(dir=".") as work:
         work = Path(work)

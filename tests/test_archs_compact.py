@@ -103,7 +103,7 @@ class TestParameters:
         ({"sbox": "nope"}, "S-box family must be one of " + ", ".join(SBOX_FAMILIES)
          + ", not 'nope'"),
         ({"sbox": "lut", "sbox_stages": 2}, "S-box family 'lut' has no pipeline stages, not 2"),
-        ({"target": "ice40"}, "Target must be one of 'generic', 'ecp5', not 'ice40'"),
+        ({"device_family": "ice40"}, "Device family must be one of 'generic', 'ecp5', not 'ice40'"),
     ])
     def test_bad_parameters(self, kwargs, message):
         with pytest.raises(ValueError) as info:

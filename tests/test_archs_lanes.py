@@ -12,6 +12,7 @@ from aesdse.fingerprint import generator_sources
 from aesdse.spec.schema import config_key
 from aesdse.verify.verify import verify_component
 from aesdse.spec.schema import VerifyOptions
+from archs.interface import AESSignature
 from archs.lanes import Lanes, ParallelLanes
 
 
@@ -47,8 +48,8 @@ def test_lanes_of_a_looped_unrolled_core_with_several_blocks_in_flight():
 
 def test_lanes_refuse_cores_that_chain_blocks_and_bad_counts():
     with pytest.raises(ValueError, match=r"chains blocks itself \(ecb, cbc\): its blocks cannot"):
-        Lanes.check_core(SimpleNamespace(modes=("ecb", "cbc")))
-    Lanes.check_core(SimpleNamespace())
+        Lanes.check_core(SimpleNamespace(signature=AESSignature(modes=("ecb", "cbc"))))
+    Lanes.check_core(SimpleNamespace(signature=AESSignature()))
     for bad in (3, 0, True, "2"):
         with pytest.raises(ValueError, match="Lanes must be one of 1, 2, 4, 8, not"):
             Lanes.check(bad)
@@ -176,12 +177,14 @@ def test_parallel_lanes_refuse_what_a_wide_port_cannot_carry():
         def stream_of(layout):
             return SimpleNamespace(payload=SimpleNamespace(shape=lambda: layout))
         return SimpleNamespace(i=stream_of(data.StructLayout({"data": 128, **block_fields})),
-                               o=stream_of(data.StructLayout({"data": 128})))
+                               o=stream_of(data.StructLayout({"data": 128})),
+                               signature=AESSignature())
     with pytest.raises(ValueError, match=r"has i fields \['data', 'decrypt'\]: a wide port "
                                          r"carries the block data alone$"):
         ParallelLanes.check_core(fake({"decrypt": 1}))
     with pytest.raises(ValueError, match=r"chains blocks itself"):
-        ParallelLanes.check_core(SimpleNamespace(modes=("ctr",), **vars(fake({}))))
+        ParallelLanes.check_core(SimpleNamespace(**{**vars(fake({})), "signature":
+                                                    AESSignature(modes=("ctr",))}))
     ParallelLanes.check_core(fake({}))
 
     # The families say so before building anything (experiment files call this per point).

@@ -112,7 +112,7 @@ def test_converts_to_rtlil():
     """The sweep's generate stage: the netlist has no combinational loop (the key expander's
     AES-192 step at width 128 once had a false one)."""
     from amaranth.back import rtlil
-    assert "module \\top" in rtlil.convert(Multimode(sbox="composite", target="ecp5"),
+    assert "module \\top" in rtlil.convert(Multimode(sbox="composite", device_family="ecp5"),
                                             name="top")
 
 

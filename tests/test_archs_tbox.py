@@ -75,7 +75,7 @@ def test_bank_reads_one_cycle_later(pumping, registered):
 def test_bank_output_register_ecp5_instantiates_dp16kd():
     """On ECP5 the output register is the DP16KD's own (Yosys never enables it): two DP16KD
     per two-port memory, x18 on both ports, and no inferred table memory."""
-    text = rtlil.convert(TBoxBank(4, output_register=True, target="ecp5"), name="top")
+    text = rtlil.convert(TBoxBank(4, output_register=True, device_family="ecp5"), name="top")
     assert text.count("cell \\DP16KD") == 4
     assert text.count('parameter \\REGMODE_A "OUTREG"') == 4
     assert text.count('parameter \\REGMODE_B "OUTREG"') == 4

@@ -53,7 +53,7 @@ def test_reduced_round_unrolled_core_places_and_routes(tmp_path):
     # same input, clock and reset; the second copy has no reset so that it is not merged).
     from archs.unrolled import Unrolled
     core = Unrolled(round_units=2, rounds=2, sbox="composite", sbox_stages=6,
-                    sbox_output_copies=2, target="ecp5")
+                    sbox_output_copies=2, device_family="ecp5")
     (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
     synth = synthesize("design.il", "top", tmp_path, SynthOptions())
     assert synth.ok, synth.reason

@@ -271,7 +271,7 @@ def test_dp16kd_initvals_x18():
 
 @pytest.mark.parametrize("inverse", [False, True])
 def test_bram_ecp5_instantiates_dp16kd(inverse):
-    text = rtlil.convert(make_sbox("bram", inverse=inverse, target="ecp5"), name="top")
+    text = rtlil.convert(make_sbox("bram", inverse=inverse, device_family="ecp5"), name="top")
     assert "cell \\DP16KD" in text
     assert 'parameter \\REGMODE_A "OUTREG"' in text
     assert "$mem" not in text and "memory " not in text
@@ -280,7 +280,7 @@ def test_bram_ecp5_instantiates_dp16kd(inverse):
 
 
 def test_shared_bram_ecp5_instantiates_dp16kd():
-    text = rtlil.convert(SharedSBox("bram", target="ecp5"), name="top")
+    text = rtlil.convert(SharedSBox("bram", device_family="ecp5"), name="top")
     assert text.count("cell \\DP16KD") == 1
 
 
@@ -297,8 +297,8 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
      r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not 7$"),
     (lambda: make_sbox("tower", stages=-1),
      r"^S-box family 'tower' takes 0\.\.6 pipeline stages, not -1$"),
-    (lambda: make_sbox("lut", target="ice40"),
-     r"^Target must be one of 'generic', 'ecp5', not 'ice40'$"),
+    (lambda: make_sbox("lut", device_family="ice40"),
+     r"^Device family must be one of 'generic', 'ecp5', not 'ice40'$"),
     (lambda: sbox_latency("composite", stages=True),
      r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not True$"),
     (lambda: sbox_latency("bram", stages="0"),

@@ -498,7 +498,7 @@ def _fake_compact(monkeypatch):
     """A ``compact`` family with the parameters 000's rows name, so an experiment of it loads
     whether or not the real family exists yet (nothing is built: no sweep runs)."""
     monkeypatch.setitem(archs.FAMILIES, "compact", archs.Family(
-        name="compact", build=lambda target="generic", **params: None, kind="cipher",
+        name="compact", build=lambda device_family="generic", **params: None, kind="cipher",
         doc="fixture stand-in", params=(
             archs.Param("datapath_width", (8, 32, 64), 8, ""),
             archs.Param("sbox", ("lut", "composite"), "lut", ""),

@@ -159,7 +159,7 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
             output_cycles.append(clock.now)
 
     run_testbenches(dut, producer, consumer,
-                    clock_multipliers=getattr(dut, "clock_multipliers", None))
+                    clock_multipliers=dut.signature.clock_multipliers)
     return outputs, accept_cycles, output_cycles
 
 
@@ -207,7 +207,7 @@ def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> lis
     SP 800-38A F.1/F.2/F.5 for every supported key size and direction, then random messages of
     1..5 blocks in random modes, key sizes and directions from the ``cryptography`` oracle.
     """
-    modes = tuple(m for m in getattr(dut, "modes", ()) if m in ("ecb", "cbc", "ctr"))
+    modes = tuple(m for m in dut.signature.modes if m in ("ecb", "cbc", "ctr"))
     if not modes or not hasattr(dut.i.payload, "mode"):
         return []
     mode_enum = dut.i.payload.mode.shape()
@@ -295,7 +295,7 @@ def _ccm_message(dut, message, decrypt, source, vec) -> list[_Block]:
 
 
 def _has_ccm(dut):
-    return "ccm" in getattr(dut, "modes", ()) and hasattr(dut.i.payload, "ccm_phase")
+    return "ccm" in dut.signature.modes and hasattr(dut.i.payload, "ccm_phase")
 
 
 def _measure_ccm(build, options, rng, vec: BlockVector, streams: int) -> float:
@@ -432,7 +432,7 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
     # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice; in a wide
     # port, `in_flight` counts transfers.
     dut = build()
-    in_flight = max(1, getattr(dut, "blocks_in_flight", 1) // per_transfer)
+    in_flight = max(1, dut.signature.blocks_in_flight // per_transfer)
     blocks = [block(rng.getrandbits(128), n)
               for n in range(max(-(-options.measure_blocks // per_transfer), 4 * in_flight))]
     outs, _, produced = _run_cipher(dut, [("key", (vec, n)) for n in range(streams)]
@@ -456,7 +456,7 @@ def _common_interface(build):
     (:class:`archs.bytestream.ByteStreamAdapter`)."""
     def build_common():
         core = build()
-        return ByteStreamAdapter(core) if getattr(core, "port_width", 128) == 8 else core
+        return ByteStreamAdapter(core) if core.signature.port_width == 8 else core
     return build_common
 
 
@@ -466,7 +466,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     first = build()
     # The core's own signature knows which key sizes this build accepts (a family may have a
     # key-size parameter); a core with a `decrypt` block field does both directions.
-    key_sizes = getattr(first.signature, "key_sizes", key_sizes)
+    key_sizes = first.signature.key_sizes
     if not hasattr(first.i.payload, "decrypt"):
         directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
     blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
@@ -475,7 +475,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     streams = 2 if hasattr(first.i.payload, "stream") else 1
     if streams > 1:
         blocks = _interleave_streams(blocks, streams, rng)
-    per_transfer = getattr(first, "blocks_per_transfer", 1)
+    per_transfer = first.signature.blocks_per_transfer
     if per_transfer > 1:
         blocks = _wide_transfers(blocks, per_transfer, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
@@ -487,7 +487,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     # whatever a user sends).
     # A core that takes several key sizes may name the one to measure with
     # (`measure_key_bits`); otherwise the first vector's key is used.
-    measure_bits = getattr(first, "measure_key_bits", None)
+    measure_bits = first.signature.measure_key_bits
     measure_key = next((b.key for b in blocks if b.key.key_bits == measure_bits),
                        blocks[0].key)
     measured = {d: _measure(build, options, rng, measure_key, d == "decrypt",

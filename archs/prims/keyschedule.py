@@ -350,7 +350,7 @@ class KeyExpander(wiring.Component):
     sbox_latency : int or None
         With ``sbox=None``: cycles from ``sbox_i`` to ``sbox_o`` of the outside S-boxes
         (default 0). Derived from the family otherwise.
-    target : str
+    device_family : str
         Device family for the internal S-boxes.
 
     Members
@@ -439,7 +439,7 @@ class KeyExpander(wiring.Component):
     """
 
     def __init__(self, width=128, *, key_sizes=(128,), directions=("forward",), sbox=None,
-                 sbox_stages=0, sbox_latency=None, target="generic"):
+                 sbox_stages=0, sbox_latency=None, device_family="generic"):
         from .sbox import sbox_latency as family_latency
 
         if width not in WIDTHS:
@@ -470,7 +470,7 @@ class KeyExpander(wiring.Component):
         self.sbox = sbox
         self.sbox_stages = sbox_stages
         self.sbox_latency = latency
-        self.target = target
+        self.device_family = device_family
         #: Groups per round key.
         self.parts = 128 // width
         #: S-box lookups per step (the width of ``sbox_i`` / ``sbox_o`` in bytes).
@@ -565,7 +565,8 @@ class KeyExpander(wiring.Component):
             sbox_i = Signal(8 * self.sbox_count)
             sbox_o = Signal(8 * self.sbox_count)
             for s in range(self.sbox_count):
-                sb = make_sbox(self.sbox, stages=self.sbox_stages, target=self.target)
+                sb = make_sbox(self.sbox, stages=self.sbox_stages,
+                               device_family=self.device_family)
                 m.submodules[f"sbox{s}"] = sb
                 hi = 8 * (self.sbox_count - s)     # slot 0 is the most significant byte
                 m.d.comb += [sb.i.eq(sbox_i[hi - 8:hi]), sbox_o[hi - 8:hi].eq(sb.o)]
@@ -937,7 +938,7 @@ class RoundKeyMemory(wiring.Component):
         Bits per memory word and per read: 8, 32, 64 or 128.
     key_sizes : tuple of int
         As for :class:`KeyExpander`.
-    sbox, sbox_stages, sbox_latency, target
+    sbox, sbox_stages, sbox_latency, device_family
         The S-boxes of the expander, as for :class:`KeyExpander`.
     read : str
         ``"sync"`` (read data one cycle after the address; block RAM) or ``"comb"``
@@ -964,13 +965,13 @@ class RoundKeyMemory(wiring.Component):
     """
 
     def __init__(self, width=128, *, key_sizes=(128,), sbox=None, sbox_stages=0,
-                 sbox_latency=None, target="generic", read="sync"):
+                 sbox_latency=None, device_family="generic", read="sync"):
         if read not in ("sync", "comb"):
             raise ValueError(f"Read must be 'sync' or 'comb', not {read!r}")
         self.read = read
         self.expander = KeyExpander(width, key_sizes=key_sizes, sbox=sbox,
                                     sbox_stages=sbox_stages, sbox_latency=sbox_latency,
-                                    target=target)
+                                    device_family=device_family)
         self.width = width
         self.key_sizes = self.expander.key_sizes
         self.parts = self.expander.parts

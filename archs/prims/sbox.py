@@ -11,9 +11,10 @@ Families
 ``lut``
     The 256 x 8 table as an asynchronous ROM; Yosys turns it into LUT logic. Latency 0.
 ``bram``
-    The table as a synchronous ROM with a registered output: latency 2. With ``target="ecp5"`` a
-    DP16KD block RAM is instantiated with its output register on (``REGMODE_A="OUTREG"``), which
-    Yosys never enables by itself (without it a block RAM read costs 4-6 ns, shared/NOTES.md).
+    The table as a synchronous ROM with a registered output: latency 2. With
+    ``device_family="ecp5"`` a DP16KD block RAM is instantiated with its output register on
+    (``REGMODE_A="OUTREG"``), which Yosys never enables by itself (without it a block RAM read
+    costs 4-6 ns, shared/NOTES.md).
     Elsewhere an inferred :class:`amaranth.lib.memory.Memory` read port plus one register gives
     the same two cycles, so the simulated generic build behaves exactly like the ECP5 one (Yosys
     0.70 maps such a small inferred ROM to LUTs on ECP5; only the ``ecp5`` build is a block RAM).
@@ -123,14 +124,15 @@ from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_invers
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
-    "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
+    "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES",
     "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
-    "SharedSBox", "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "dp16kd_initvals",
+    "field_sbox_bits",
     "circuit_sbox_bits",
 ]
 
 #: Device families a netlist can be built for.
-TARGETS = ("generic", "ecp5")
+DEVICE_FAMILIES = ("generic", "ecp5")
 
 #: Number of pipeline registers -> the cut points of the logic S-boxes that get one (see the
 #: module documentation for where each cut point is).
@@ -145,10 +147,11 @@ PIPELINE_CUTS = {
 }
 
 
-def _check_target(target):
-    if target not in TARGETS:
-        raise ValueError(f"Target must be one of {', '.join(map(repr, TARGETS))}, "
-                         f"not {target!r}")
+def check_device_family(device_family):
+    """Raise ``ValueError`` unless ``device_family`` is one of :data:`DEVICE_FAMILIES`."""
+    if device_family not in DEVICE_FAMILIES:
+        raise ValueError(f"Device family must be one of "
+                         f"{', '.join(map(repr, DEVICE_FAMILIES))}, not {device_family!r}")
 
 
 def _table(inverse):
@@ -229,14 +232,14 @@ class _Rom(wiring.Component):
     addr: In(8)
     data: Out(8)
 
-    def __init__(self, table, *, target="generic"):
+    def __init__(self, table, *, device_family="generic"):
         self.rom_table = tuple(table)
-        self.target = target
+        self.device_family = device_family
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        if self.target == "ecp5":
+        if self.device_family == "ecp5":
             # Port A reads in 2048 x 9 mode (address on ADA13..ADA3), with the output register
             # on: address registered at the first edge, data at the second. Port B is idle.
             data = Signal(9)
@@ -278,7 +281,7 @@ class BramSBox(wiring.Component):
     ----------
     inverse : bool
         Build InvSubBytes instead of SubBytes.
-    target : str
+    device_family : str
         ``"ecp5"`` instantiates a DP16KD with its output register; ``"generic"`` infers a memory.
 
     Members
@@ -294,16 +297,16 @@ class BramSBox(wiring.Component):
 
     latency = 2
 
-    def __init__(self, *, inverse=False, target="generic"):
-        _check_target(target)
+    def __init__(self, *, inverse=False, device_family="generic"):
+        check_device_family(device_family)
         self.inverse = bool(inverse)
-        self.target = target
+        self.device_family = device_family
         self.table = _table(self.inverse)
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.rom = rom = _Rom(self.table, target=self.target)
+        m.submodules.rom = rom = _Rom(self.table, device_family=self.device_family)
         m.d.comb += [rom.addr.eq(self.i), self.o.eq(rom.data)]
         return m
 
@@ -548,7 +551,7 @@ class SharedSBox(wiring.Component):
         retiming of 003 section III.B (Fig. 8(b)), where the datapath merges the affine map into
         MixColumns and the inverse affine map into InvMixColumns. Not for the published
         circuits either.
-    target : str
+    device_family : str
         Device family (``bram`` instantiates a DP16KD on ``"ecp5"``).
 
     Members
@@ -572,9 +575,9 @@ class SharedSBox(wiring.Component):
     o: Out(8)
 
     def __init__(self, family="composite", *, stages=0, inverter_register=False, affine=True,
-                 target="generic"):
+                 device_family="generic"):
         self.latency = sbox_latency(family, stages=stages)
-        _check_target(target)
+        check_device_family(device_family)
         if family in CIRCUITS and (inverter_register or not affine):
             raise ValueError(f"S-box family {family!r} has no inverter output for "
                              f"{'inverter_register' if inverter_register else 'affine=False'}")
@@ -585,7 +588,7 @@ class SharedSBox(wiring.Component):
             self.latency += self.inverter_register
         else:
             self.latency = len(self._cuts())
-        self.target = target
+        self.device_family = device_family
         self.affine = bool(affine)
         inverse = tuple(gf.inv(v) for v in range(256))
         self.table = gf.SBOX if self.affine else inverse
@@ -616,7 +619,7 @@ class SharedSBox(wiring.Component):
                 m.d.comb += port.addr.eq(Cat(*a))
                 y_value = port.data
             else:
-                m.submodules.rom = rom = _Rom(inverse, target=self.target)
+                m.submodules.rom = rom = _Rom(inverse, device_family=self.device_family)
                 m.d.comb += rom.addr.eq(Cat(*a))
                 y_value = rom.data
             if self.inverter_register:
@@ -693,24 +696,25 @@ def sbox_latency(family: str, *, stages: int = 0) -> int:
     return stages
 
 
-def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: str = "generic"):
+def make_sbox(family: str, *, inverse: bool = False, stages: int = 0,
+              device_family: str = "generic"):
     """Build one S-box of the named family.
 
-    ``target`` is the device family the netlist is for (``"generic"`` for simulation and portable
-    output, ``"ecp5"`` where a family can use a device primitive such as DP16KD).
+    ``device_family`` is the device family the netlist is for (``"generic"`` for simulation and
+    portable output, ``"ecp5"`` where a family can use a device primitive such as DP16KD).
 
     Raises
     ------
     ValueError
-        If ``family`` is unknown, the family does not support ``stages``, or ``target`` is
+        If ``family`` is unknown, the family does not support ``stages``, or ``device_family`` is
         unknown.
     """
     sbox_latency(family, stages=stages)
-    _check_target(target)
+    check_device_family(device_family)
     if family == "lut":
         return LutSBox(inverse=inverse)
     if family == "bram":
-        return BramSBox(inverse=inverse, target=target)
+        return BramSBox(inverse=inverse, device_family=device_family)
     if family == "composite":
         return CompositeSBox(inverse=inverse, stages=stages)
     if family == "tower":

@@ -118,7 +118,7 @@ class TBoxBank(wiring.Component):
         Register the read data in the block RAM (DP16KD ``REGMODE="OUTREG"``): two cycles from
         ``addr`` to ``data`` instead of one, and the block RAM's slow clock-to-output (4-6 ns
         without the register, shared/NOTES.md) leaves the next cycle's path. Pumping 1 only.
-    target : str
+    device_family : str
         ``"ecp5"`` with ``output_register``: two DP16KD per memory (1024 x 18 per port, the
         word's low and high 16 bits) instantiated with their output registers on, which Yosys
         never enables by itself. Otherwise inferred memories (plus a register for
@@ -154,7 +154,7 @@ class TBoxBank(wiring.Component):
     exactly in the first half, whatever the reset phase of the two domains.
     """
 
-    def __init__(self, lookups, *, pumping=1, output_register=False, target="generic"):
+    def __init__(self, lookups, *, pumping=1, output_register=False, device_family="generic"):
         if pumping not in (1, 2):
             raise ValueError(f"Pumping must be 1 or 2, not {pumping!r}")
         if output_register and pumping != 1:
@@ -165,7 +165,7 @@ class TBoxBank(wiring.Component):
         self.lookups = lookups
         self.pumping = pumping
         self.output_register = bool(output_register)
-        self.target = target
+        self.device_family = device_family
         self.latency = 2 if self.output_register else 1
         self.memories = lookups // (2 * pumping)
         self.clock_multipliers = {"bram": 2} if pumping == 2 else {}
@@ -217,7 +217,7 @@ class TBoxBank(wiring.Component):
         DP16KD per memory with ``REGMODE="OUTREG"`` (ports A and B: two lookups)."""
         for n in range(self.memories):
             pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
-            if self.target != "ecp5":
+            if self.device_family != "ecp5":
                 mem = memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
                 m.submodules[f"table{n}"] = mem
                 for addr, word in pair:

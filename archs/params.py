@@ -1,0 +1,108 @@
+"""Design-space parameters of the architecture families, each declared once.
+
+A family's class states its parameters as a tuple of :class:`Param` (its ``PARAMS``); the
+registry (:data:`archs.FAMILIES`) lists them, the experiment loader offers their ``choices``, and
+the class's ``check`` and constructor take their defaults and per-value rules from them through
+:func:`bind`. What depends on several parameters at once (an S-box family's pipeline stages, the
+round units that divide the round count) stays in the family's own ``check``.
+
+The parameters several families take (the S-box family and its pipeline stages) are declared
+here (``*_PARAM``); a family whose documentation of one differs replaces only the ``doc``
+(:func:`dataclasses.replace`).
+"""
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from .prims.sbox import SBOX_FAMILIES, SBOX_STAGES
+
+__all__ = ["Param", "bind", "SBOX_PARAM", "SBOX_STAGES_PARAM"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an architecture family.
+
+    Attributes
+    ----------
+    name : str
+        Keyword argument of the family's constructor.
+    choices : tuple
+        Allowed values; the first is not special, ``default`` is.
+    default : Any
+        Value used when an experiment does not set the parameter.
+    doc : str
+        One line for ``aesdse list archs``.
+    omitted_at_default : bool
+        A parameter added after results were stored: at its default a design point does not
+        record it (:meth:`archs.Family.point_params`), so the configuration keys of rows made
+        before it existed, which had the default behaviour, still match.
+    error : str or None
+        The rule for one value, in words (``"Streams must be 1 or 2"``): :meth:`check` raises
+        ``ValueError("<error>, not <value>")`` for a value outside :attr:`accepted`. None: the
+        family's ``check`` judges the value together with others (e.g. pipeline stages, which
+        depend on the S-box family).
+    values : tuple or None
+        Values the constructor accepts when they are more than the ``choices`` experiments
+        offer (the CTR mode of :class:`archs.compact.Compact`, tested on its own); None: the
+        choices.
+    """
+    name: str
+    choices: tuple
+    default: Any
+    doc: str
+    omitted_at_default: bool = False
+    error: str | None = None
+    values: tuple | None = None
+
+    @property
+    def accepted(self) -> tuple:
+        """The values the constructor accepts."""
+        return self.choices if self.values is None else self.values
+
+    def check(self, value) -> None:
+        """Raise ``ValueError`` (:attr:`error`) for a value outside :attr:`accepted`.
+
+        ``True`` is not ``1``: a value must equal an accepted one and be a bool exactly when
+        that one is."""
+        if self.error is None:
+            return
+        if not any(value == v and isinstance(value, bool) == isinstance(v, bool)
+                   for v in self.accepted):
+            raise ValueError(f"{self.error}, not {value!r}")
+
+
+def bind(params: tuple, given: dict, owner: str) -> SimpleNamespace:
+    """The values of ``params`` for the keyword arguments ``given``: each one given or its
+    default, checked by :meth:`Param.check` in declaration order.
+
+    Raises
+    ------
+    TypeError
+        For a keyword that is not a parameter, as for a constructor without it (``owner`` is
+        the class name).
+    ValueError
+        For a value its :class:`Param` does not accept.
+    """
+    names = {p.name for p in params}
+    for name in given:
+        if name not in names:
+            raise TypeError(f"{owner}() got an unexpected keyword argument {name!r}")
+    values = {}
+    for p in params:
+        values[p.name] = value = given.get(p.name, p.default)
+        p.check(value)
+    return SimpleNamespace(**values)
+
+
+#: The S-box family of a core's S-boxes (:mod:`archs.prims.sbox`).
+SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
+             "S-box implementation family (archs.prims.sbox)",
+             error=f"S-box family must be one of {', '.join(SBOX_FAMILIES)}")
+
+#: Pipeline registers inside each S-box; which counts a family takes is the S-box family's rule
+#: (:func:`archs.prims.sbox.sbox_latency`), judged by the core's ``check``.
+SBOX_STAGES_PARAM = Param("sbox_stages",
+                          tuple(sorted({n for counts in SBOX_STAGES.values() for n in counts})), 0,
+                          "pipeline registers inside each S-box (logic families only)")
