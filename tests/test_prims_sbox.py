@@ -15,7 +15,7 @@ from archs.prims.circuits import CIRCUITS, Program
 from archs.prims.composite import COMPOSITE, COMPOSITE_INV
 from archs.prims.sbox import (
     LOGIC_SBOX_FAMILIES, SBOX_FAMILIES, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
-    dp16kd_initvals, field_sbox_bits, make_sbox, sbox_latency,
+    field_sbox_bits, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
@@ -235,38 +235,6 @@ def test_shared_without_affine_is_the_inverter(family, inverter_register):
 
 
 # --- Block RAM on ECP5 ---------------------------------------------------------------------------
-
-
-def _decode_initvals(params):
-    # nextpnr-ecp5 bitstream.cc: 16 groups of 18 data bits + 2 padding bits per INITVAL, two
-    # 9-bit words per group.
-    words = [0] * 2048
-    for n in range(64):
-        value = params[f"INITVAL_{n:02X}"].value
-        for j in range(16):
-            group = (value >> (20 * j)) & 0xFFFFF
-            assert group >> 18 == 0
-            words[32 * n + 2 * j] = group & 0x1FF
-            words[32 * n + 2 * j + 1] = (group >> 9) & 0x1FF
-    return words
-
-
-def test_dp16kd_initvals():
-    words = _decode_initvals(dp16kd_initvals(gf.SBOX))
-    assert words[:256] == list(gf.SBOX)
-    assert words[256:] == [0] * (2048 - 256)
-
-
-def test_dp16kd_initvals_x18():
-    # 1024 x 18 mode: one 18-bit word in each 20-bit group (Yosys brams_map_16kd.v init_slice).
-    table = [(x * 0x9E37) & 0x3FFFF for x in range(1024)]
-    params = dp16kd_initvals(table, width=18)
-    for n in (0, 1, 0x3F):
-        value = params[f"INITVAL_{n:02X}"].value
-        assert [(value >> (20 * j)) & 0x3FFFF for j in range(16)] == table[16 * n:16 * n + 16]
-        assert all((value >> (20 * j + 18)) & 3 == 0 for j in range(16))
-    with pytest.raises(ValueError, match=r"^DP16KD initialisation width must be 9 or 18, not 36$"):
-        dp16kd_initvals(table, width=36)
 
 
 @pytest.mark.parametrize("inverse", [False, True])

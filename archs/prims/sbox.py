@@ -113,19 +113,20 @@ stages, 310 MHz with 3, 408 MHz with 6 (75 and 73 LUT4, 50 and 78 FF); ``tower``
 RAM can do (nextpnr does not enforce the data-sheet limit, shared/NOTES.md).
 """
 
-from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .circuits import CIRCUITS
 from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
+from .ecp5 import dp16kd_rom
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
     "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
     "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
-    "SharedSBox", "make_sbox", "sbox_latency", "dp16kd_initvals", "field_sbox_bits",
+    "SharedSBox", "make_sbox", "sbox_latency", "field_sbox_bits",
     "circuit_sbox_bits",
 ]
 
@@ -192,37 +193,6 @@ class LutSBox(wiring.Component):
         return m
 
 
-def dp16kd_initvals(table, width=9) -> dict:
-    """``INITVAL_00`` .. ``INITVAL_3F`` of a DP16KD holding ``table`` in 2048 x 9 mode
-    (``width=9``) or 1024 x 18 mode (``width=18``).
-
-    Each parameter is 320 bits: 16 groups of 20 bits, each two 9-bit words (or one 18-bit word)
-    and the rest padding, so parameter ``n`` holds words ``32n .. 32n + 31`` (``16n .. 16n + 15``
-    at width 18; the layout nextpnr-ecp5 reads in ``bitstream.cc`` and Yosys's
-    ``brams_map_16kd.v`` writes). Returns a dict of parameter name to 320-bit :class:`Const`.
-
-    Raises
-    ------
-    ValueError
-        If ``width`` is not 9 or 18.
-    """
-    if width not in (9, 18):
-        raise ValueError(f"DP16KD initialisation width must be 9 or 18, not {width!r}")
-    per_group = 18 // width
-    depth = {9: 2048, 18: 1024}[width]
-    words = list(table) + [0] * (depth - len(table))
-    params = {}
-    for n in range(64):
-        value = 0
-        for j in range(16):
-            group = 0
-            for k in range(per_group):
-                group |= words[16 * per_group * n + per_group * j + k] << (width * k)
-            value |= group << (20 * j)
-        params[f"INITVAL_{n:02X}"] = Const(value, 320)
-    return params
-
-
 class _Rom(wiring.Component):
     """Synchronous 256 x 8 ROM with a registered output: two cycles from ``addr`` to ``data``."""
 
@@ -237,31 +207,10 @@ class _Rom(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.target == "ecp5":
-            # Port A reads in 2048 x 9 mode (address on ADA13..ADA3), with the output register
-            # on: address registered at the first edge, data at the second. Port B is idle.
+            # Port A reads in 2048 x 9 mode with the output register on: address registered at
+            # the first edge, data at the second. Port B is idle.
             data = Signal(9)
-            ports = {f"i_ADA{k}": (self.addr[k - 3] if 3 <= k < 11 else Const(0, 1))
-                     for k in range(14)}
-            ports.update({f"i_ADB{k}": Const(0, 1) for k in range(14)})
-            ports.update({f"i_DIA{k}": Const(0, 1) for k in range(18)})
-            ports.update({f"i_DIB{k}": Const(0, 1) for k in range(18)})
-            ports.update({f"o_DOA{k}": data[k] for k in range(9)})
-            ports.update({f"i_CSA{k}": Const(0, 1) for k in range(3)})
-            ports.update({f"i_CSB{k}": Const(0, 1) for k in range(3)})
-            params = {f"p_{k}": v for k, v in dp16kd_initvals(self.rom_table).items()}
-            m.submodules.bram = Instance(
-                "DP16KD",
-                p_DATA_WIDTH_A=9, p_DATA_WIDTH_B=9,
-                p_REGMODE_A="OUTREG", p_REGMODE_B="NOREG",
-                p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
-                p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL",
-                p_CLKAMUX="CLKA", p_CLKBMUX="CLKB",
-                p_GSR="DISABLED", p_INIT_DATA="STATIC",
-                i_CLKA=ClockSignal("sync"), i_CEA=Const(1, 1), i_OCEA=Const(1, 1),
-                i_WEA=Const(0, 1), i_RSTA=Const(0, 1),
-                i_CLKB=Const(0, 1), i_CEB=Const(0, 1), i_OCEB=Const(0, 1),
-                i_WEB=Const(0, 1), i_RSTB=Const(0, 1),
-                **params, **ports)
+            m.submodules.bram = dp16kd_rom(self.rom_table, width=9, ports=[(self.addr, data)])
             m.d.comb += self.data.eq(data[:8])
         else:
             m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=self.rom_table)
