@@ -21,7 +21,8 @@ from amaranth.lib import wiring
 
 from .interface import AESSignature, bytes_value, column_words, value_bytes
 from .prims import gf
-from .prims.keyschedule import ROUNDS, next_round_key_128_value, rot_word_bytes
+from .prims.keyexpander import next_round_key_128_value, rot_word_bytes
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
 from .prims.sbox import make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows

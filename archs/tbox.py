@@ -69,7 +69,7 @@ Round keys
 ----------
 Precomputed at key load into two 11 x 128 memories with asynchronous reads (LUT RAM, so they do
 not take block RAM): the encryption keys ``w[0..10]`` and the decryption keys in use order,
-``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. A forward :class:`archs.prims.keyschedule.KeyExpander`
+``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. A forward :class:`archs.prims.keyexpander.KeyExpander`
 makes one round key per step; its SubWord S-boxes are the tables themselves (the last-round
 encryption entries hold ``S[x]`` in row 0), read through the first four lookup slots while the
 core is loading a key and has no block in flight, so the core has no S-box besides the block
@@ -124,7 +124,8 @@ from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import fifo, memory, wiring
 
 from .interface import AESSignature, column_words, value_bytes
-from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.keyexpander import KeyExpander
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import inv_mix_column_value
 from .prims.tbox import TBoxBank
 

@@ -54,19 +54,20 @@ the key may change between any two blocks, and a key transfer affects only block
 it. The window for round ``r`` is words ``w[4r .. 4r + Nk - 1]`` of FIPS-197 section 5.2, whose
 first four words are round key ``r``; one step computes four new words, with at most one SubWord,
 so 192- and 256-bit keys use the same unit. With ``key_schedule="precomputed"`` the round keys are
-expanded once, at key load, by the shared :class:`archs.prims.keyschedule.KeyExpander` into one
+expanded once, at key load, by the shared :class:`archs.prims.keyexpander.KeyExpander` into one
 register per round key (every unit reads its own, in parallel); a new key waits until no block is
 in flight.
 """
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
-from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
-                                rot_word_bytes)
+from .prims.keyexpander import (KeyExpander, key_step, key_step_sub_input, lead_key_step,
+                                window_words)
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
 from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
@@ -99,10 +100,6 @@ def _delay(m, value, cycles, name):
         m.d.sync += reg.eq(value)
         value = reg
     return value
-
-
-def _word_bytes(word):
-    return value_bytes(word, 4)
 
 
 class Unrolled(wiring.Component):
@@ -296,10 +293,6 @@ class Unrolled(wiring.Component):
 
     # --- Building blocks ------------------------------------------------------------------
 
-    @property
-    def _nk(self):
-        return self.key_bits // 32
-
     def _slot_layout(self):
         fields = {"valid": 1, "round": range(self.rounds + 2), "state": 128}
         if self.key_schedule == "on_the_fly":
@@ -347,125 +340,6 @@ class Unrolled(wiring.Component):
             out += [rows[r * len(rows) // 4][r] for r in range(4)]
         return out
 
-    def _key_sub_input(self, m, name, words, round_value, rounds):
-        """S-box input bytes of expansion steps ``rounds``, chosen by ``round_value``.
-
-        Returns the four bytes (RotWord already applied where the step has it), or ``None``
-        when none of the steps has a SubWord.
-        """
-        nk = self._nk
-        candidates = {}
-        for r in rounds:
-            plan = key_step_plan(self.key_bits, r)
-            if plan is None:
-                continue
-            p, rotate, _ = plan
-            # temp is the word before new word p: the window's last word, or a new word
-            # computed by XOR only (a step has at most one SubWord, and it is this one).
-            temp = words[nk - 1]
-            for q in range(p):
-                temp = words[q] ^ temp
-            word_bytes = _word_bytes(temp)
-            candidates.setdefault((p, rotate), (rot_word_bytes(word_bytes) if rotate
-                                                else word_bytes, []))[1].append(r)
-        if not candidates:
-            return None  # AES-192 steps without SubWord: no key S-boxes at all
-        if len(candidates) == 1:
-            return next(iter(candidates.values()))[0]
-        sel = Signal(32, name=f"{name}_in")
-        with m.Switch(round_value):
-            for value, rs in candidates.values():
-                with m.Case(*rs):
-                    m.d.comb += sel.eq(bytes_value(value))
-        return _word_bytes(sel)
-
-    def _key_step(self, m, name, words, sub_bytes, round_value, rounds):
-        """The next key window (list of ``Nk`` words) after expansion steps ``rounds``."""
-        nk = self._nk
-        plans = {}
-        for r in rounds:
-            plan = key_step_plan(self.key_bits, r)
-            key = None if plan is None else plan[:2]
-            plans.setdefault(key, []).append((r, 0 if plan is None else plan[2]))
-
-        def rcon_value(entries):
-            # The round constant of the step, a constant when the unit does one step only.
-            values = {rc for _, rc in entries}
-            if len(values) == 1:
-                return Const(values.pop(), 8)
-            rcon = Signal(8, name=f"{name}_rcon")
-            with m.Switch(round_value):
-                for r, rc in entries:
-                    with m.Case(r):
-                        m.d.comb += rcon.eq(rc)
-            return rcon
-
-        results = {}
-        for key, entries in plans.items():
-            if key == (0, True) and nk == 4:
-                # AES-128: the shared one-step helper of archs.prims.keyschedule.
-                new = next_round_key_128_value(words, sub_bytes, rcon_value(entries))
-            else:
-                temp = words[nk - 1]
-                new = []
-                for p in range(4):
-                    if key is not None and p == key[0]:
-                        temp = Cat(*reversed(sub_bytes))
-                        if key[1]:
-                            temp = temp ^ (rcon_value(entries).as_unsigned() << 24)[:32]
-                    temp = words[p] ^ temp
-                    new.append(temp)
-            results[key] = list(words[4:]) + new
-        if len(results) == 1:
-            return next(iter(results.values()))
-        out = [Signal(32, name=f"{name}_w{n}") for n in range(nk)]
-        with m.Switch(round_value):
-            for key, window in results.items():
-                with m.Case(*(r for r, _ in plans[key])):
-                    m.d.comb += [o.eq(w) for o, w in zip(out, window)]
-        return out
-
-    def _lead_key_step(self, m, name, inp, key_sub, rounds):
-        """Key lead: the next key window, registered one stage before MixColumns needs it.
-
-        The key S-boxes are one stage shorter than the datapath's (``key_family``), so their
-        result arrives while the data S-boxes still have their output stage to go, and the
-        expansion step is registered in that stage. Its XORs of window words travel
-        precomputed beside the S-boxes, so the step itself is one XOR with the S-box output per
-        bit. The last stage then has only MixColumns and AddRoundKey, with a registered round
-        key (issue 15: balancing the stages of the fully pipelined core).
-        """
-        latency = self._units[int(name[1:])]["key_family"][2]
-        words = self._window_words(inp.key)
-        nk = self._nk
-        (r,) = rounds
-        plan = key_step_plan(self.key_bits, r)
-        p0 = 4 if plan is None else plan[0]
-        # FIPS-197 5.2: new word p is w[p] ^ new word p - 1 (w[Nk - 1] before the first), except
-        # that word p0 takes SubWord(...) ^ Rcon instead of its predecessor. So word p is the
-        # XOR of window words alone before p0, and those XORs ^ SubWord(...) ^ Rcon from p0 on.
-        parts = []
-        for p in range(4):
-            first, acc = (0, words[nk - 1]) if p < p0 else (p0, None)
-            for q in range(first, p + 1):
-                acc = words[q] if acc is None else acc ^ words[q]
-            parts.append(acc)
-        pre = Signal(128 + 32 * (nk - 4), name=f"{name}_kpre")
-        m.d.comb += pre.eq(Cat(*reversed(list(words[4:]) + parts)))
-        pre = _delay(m, pre, latency, f"{name}_kpre")
-        pre_words = [pre[len(pre) - 32 * (n + 1):len(pre) - 32 * n] for n in range(nk)]
-        if plan is not None:
-            temp = Cat(*reversed(key_sub)) ^ (Const(plan[2], 8).as_unsigned() << 24)[:32]
-            pre_words = pre_words[:nk - 4] + [w ^ temp if p >= p0 else w
-                                              for p, w in enumerate(pre_words[nk - 4:])]
-        window = Signal(self.key_bits, name=f"{name}_klead")
-        m.d.sync += window.eq(Cat(*reversed(pre_words)))
-        return self._window_words(window)
-
-    def _window_words(self, value):
-        return [value[self.key_bits - 32 * (n + 1):self.key_bits - 32 * n]
-                for n in range(self._nk)]
-
     def _unit(self, m, u, inp, round_keys):
         """Round unit ``u`` on the slot ``inp``; returns its final stage (combinational slot)."""
         unit = self._units[u]
@@ -501,18 +375,21 @@ class Unrolled(wiring.Component):
         m.d.comb += [out.valid.eq(side.valid), out.round.eq(r + 1)]
         if self.key_schedule == "on_the_fly":
             # One expansion step beside the round, its S-boxes as deep as the datapath's.
-            words = self._window_words(inp.key)
-            key_in = self._key_sub_input(m, f"{name}_kin", words, inp.round, rounds)
+            words = window_words(inp.key)
+            key_in = key_step_sub_input(m, f"{name}_kin", self.key_bits, words, inp.round,
+                                        rounds)
             key_sub = None
             if key_in is not None:
                 key_sub = self._sboxes(m, f"{name}_ksbox", unit["key_family"], key_in)
                 lag = 0 if self.key_lead else latency - unit["key_family"][2]
                 key_sub = [_delay(m, b, lag, f"{name}_ksub{n}") for n, b in enumerate(key_sub)]
             if self.key_lead:
-                window = self._lead_key_step(m, name, inp, key_sub, rounds)
+                (step,) = rounds
+                window = lead_key_step(m, name, self.key_bits, words, key_sub, step,
+                                       unit["key_family"][2])
             else:
-                window = self._key_step(m, f"{name}_kstep", self._window_words(side.key),
-                                        key_sub, r, rounds)
+                window = key_step(m, f"{name}_kstep", self.key_bits, window_words(side.key),
+                                  key_sub, r, rounds)
             m.d.comb += out.key.eq(Cat(*reversed(window)))
             round_key = Cat(*reversed(window[:4]))
         elif len(rounds) == 1:
@@ -784,7 +661,7 @@ class Unrolled(wiring.Component):
     def _expander(self, m):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.
 
-        The shared :class:`archs.prims.keyschedule.KeyExpander` walks the schedule one round key
+        The shared :class:`archs.prims.keyexpander.KeyExpander` walks the schedule one round key
         per step; each round key is stored in its own register, so every unit reads its round
         key without sharing a port. Returns (round key registers, busy signal).
         """

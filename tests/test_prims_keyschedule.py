@@ -11,10 +11,9 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from archs.prims import gf
-from archs.prims.keyschedule import (
-    ROUNDS, ByteKeySchedule, KeyExpander, RoundKeyMemory, expand_key, extend_key,
-    inv_xtime_value, round_keys, unexpand_key,
-)
+from archs.prims.keyexpander import ByteKeySchedule, KeyExpander, inv_xtime_value
+from archs.prims.keyschedule import ROUNDS, expand_key, extend_key, round_keys, unexpand_key
+from archs.prims.roundkeys import RoundKeyMemory
 from archs.prims.sbox import SBOX_FAMILIES, make_sbox
 
 # FIPS-197 Appendix A (key expansion examples) and Appendix C (example vectors) cipher keys.

@@ -18,8 +18,8 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
-from .mixcolumns import inv_mix_column, mix_column
 from .ecp5 import dp16kd_rom
+from .mixcolumns import inv_mix_column, mix_column
 
 __all__ = ["column_word", "TE", "TD", "te", "td", "joint_table", "rotate_row", "ROUND_TABLE",
            "round_table_address", "TBoxBank"]
