@@ -107,18 +107,21 @@ class RoundKeyStore(wiring.Component):
             raise ValueError(f"Storage must be 'memory' or 'registers', not {storage!r}")
         if read not in ("sync", "comb"):
             raise ValueError(f"Read must be 'sync' or 'comb', not {read!r}")
+        key_sizes = tuple(key_sizes)
+        # Checked before the expander exists (which checks the rest), so a bad store leaves no
+        # unused elaboratable behind.
+        full = max((ROUNDS.get(k, 0) for k in key_sizes), default=0)
+        if rounds is not None and (len(key_sizes) > 1 or not isinstance(rounds, int)
+                                   or not 1 <= rounds <= full):
+            raise ValueError(f"Rounds must be an integer from 1 to {full} with one key size, "
+                             f"not {rounds!r}")
+        if inverse_keys and (storage != "memory" or width != 128 or key_sizes != (128,)
+                             or rounds not in (None, full)):
+            raise ValueError("Inverse keys need memory storage, width 128 and AES-128")
         self.expander = KeyExpander(width, key_sizes=key_sizes, sbox=sbox,
                                     sbox_stages=sbox_stages, sbox_latency=sbox_latency,
                                     target=target)
         self.key_sizes = self.expander.key_sizes
-        full = max(ROUNDS[k] for k in self.key_sizes)
-        if rounds is not None and (len(self.key_sizes) > 1 or not isinstance(rounds, int)
-                                   or not 1 <= rounds <= full):
-            raise ValueError(f"Rounds must be an integer from 1 to {full} with one key size, "
-                             f"not {rounds!r}")
-        if inverse_keys and (storage != "memory" or width != 128 or self.key_sizes != (128,)
-                             or rounds not in (None, full)):
-            raise ValueError("Inverse keys need memory storage, width 128 and AES-128")
         self.width = width
         self.rounds = full if rounds is None else rounds
         self.storage = storage
