@@ -53,10 +53,11 @@ and each unit performs one key-expansion step (seed 004 section III.C, seed 002'
 the key may change between any two blocks, and a key transfer affects only blocks accepted after
 it. The window for round ``r`` is words ``w[4r .. 4r + Nk - 1]`` of FIPS-197 section 5.2, whose
 first four words are round key ``r``; one step computes four new words, with at most one SubWord,
-so 192- and 256-bit keys use the same unit. With ``key_schedule="precomputed"`` the round keys are
-expanded once, at key load, by the shared :class:`archs.prims.keyexpander.KeyExpander` into one
-register per round key (every unit reads its own, in parallel); a new key waits until no block is
-in flight.
+so 192- and 256-bit keys use the same unit (the step is :func:`archs.prims.keyexpander.key_step`).
+With ``key_schedule="precomputed"`` the round keys are expanded once, at key load, by the shared
+:class:`archs.prims.keyexpander.KeyExpander` of a :class:`archs.prims.roundkeys.RoundKeyStore`
+into one register per round key (every unit reads its own, in parallel); a new key waits until no
+block is in flight.
 """
 
 from types import SimpleNamespace
@@ -65,10 +66,10 @@ from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
 from .interface import AESSignature, bytes_value, value_bytes
-from .prims.keyexpander import (KeyExpander, key_step, key_step_sub_input, lead_key_step,
-                                window_words)
+from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
+from .prims.roundkeys import RoundKeyStore
 from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
@@ -661,30 +662,14 @@ class Unrolled(wiring.Component):
     def _expander(self, m):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.
 
-        The shared :class:`archs.prims.keyexpander.KeyExpander` walks the schedule one round key
-        per step; each round key is stored in its own register, so every unit reads its round
-        key without sharing a port. Returns (round key registers, busy signal).
+        A :class:`archs.prims.roundkeys.RoundKeyStore` walks the schedule one round key per step
+        and keeps each round key in its own register, so every unit reads its round key without
+        sharing a port. Returns (round key registers, busy signal).
         """
         family, stages, _ = self._units[0]["key_family"]
-        m.submodules.expander = expander = KeyExpander(
-            128, key_sizes=(self.key_bits,), sbox=family, sbox_stages=stages,
-            target=self.target)
-        round_keys = [Signal(128, name=f"rk{r}") for r in range(self.rounds + 1)]
-        expanding = Signal()
-        load = self.key.valid & self.key.ready
-        m.d.comb += [
-            expander.key.eq(self.key.payload.key),
-            expander.load.eq(load),
-            expander.next.eq(expanding),
-        ]
-        with m.If(load):
-            m.d.sync += expanding.eq(1)
-        with m.Elif(expanding & expander.valid):
-            with m.Switch(expander.round):
-                for r in range(self.rounds + 1):
-                    with m.Case(r):
-                        m.d.sync += round_keys[r].eq(expander.round_key)
-            # A reduced-round test core stops early; a full one at the schedule's last key.
-            with m.If((expander.round == self.rounds) | expander.last):
-                m.d.sync += expanding.eq(0)
-        return round_keys, expanding
+        m.submodules.round_keys = store = RoundKeyStore(
+            128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
+            sbox=family, sbox_stages=stages, target=self.target)
+        m.d.comb += [store.key.eq(self.key.payload.key),
+                     store.load.eq(self.key.valid & self.key.ready)]
+        return [store.round_keys[r] for r in range(self.rounds + 1)], store.busy
