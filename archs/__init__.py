@@ -8,7 +8,7 @@ sizes, directions, modes), so the CLI, the YAML validator and the manifest all c
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .prims.sbox import SBOX_FAMILIES
+from .prims.sbox import SBOX_KINDS
 
 __all__ = ["Param", "Family", "FAMILIES", "family"]
 
@@ -232,7 +232,7 @@ def _check_tbox(**params):
     TBox.check(**params)
 
 
-_SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
+_SBOX_PARAM = Param("sbox", tuple(SBOX_KINDS), "lut",
                     "S-box implementation family (archs.prims.sbox)")
 
 # Lane counts (archs.lanes.LANES, repeated here so that listing the families imports no HDL).

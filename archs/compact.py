@@ -207,7 +207,7 @@ class Compact(wiring.Component):
     datapath_width : int
         8, 32 or 64: bits of the state processed per cycle.
     sbox : str
-        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`), for the datapath and the key
+        S-box family (:data:`archs.prims.sbox.SBOX_KINDS`), for the datapath and the key
         schedule.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.

@@ -36,7 +36,7 @@ class Iterative(wiring.Component):
     Parameters
     ----------
     sbox : str
-        S-box family (see :data:`archs.prims.sbox.SBOX_FAMILIES`), used for all 20 S-boxes.
+        S-box family (see :data:`archs.prims.sbox.SBOX_KINDS`), used for all 20 S-boxes.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.
     target : str

@@ -70,7 +70,7 @@ from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, wind
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
 from .prims.roundkeys import RoundKeyStore
-from .prims.sbox import SBOX_FAMILIES, make_sbox, sbox_latency
+from .prims.sbox import SBOX_KINDS, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
 __all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
@@ -115,7 +115,7 @@ class Unrolled(wiring.Component):
         ``"split"`` or ``"alternate"`` (see the module documentation); ignored when
         ``round_units`` is 1 or ``rounds``, where both are the same circuit.
     sbox : str
-        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`) of the datapath.
+        S-box family (:data:`archs.prims.sbox.SBOX_KINDS`) of the datapath.
     sbox_stages : int
         Pipeline registers inside each S-box of that family.
     bram_rounds : int
@@ -212,7 +212,7 @@ class Unrolled(wiring.Component):
         if bram_rounds and round_units != rounds:
             raise ValueError(f"BRAM rounds need a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
-        if bram_rounds and "bram" not in SBOX_FAMILIES:
+        if bram_rounds and "bram" not in SBOX_KINDS:
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
         sbox_latency(sbox, stages=sbox_stages)  # validates both

@@ -14,22 +14,22 @@ from archs.prims import gf
 from archs.prims.circuits import CIRCUITS, Program
 from archs.prims.composite import COMPOSITE, COMPOSITE_INV
 from archs.prims.sbox import (
-    LOGIC_SBOX_FAMILIES, SBOX_FAMILIES, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
+    LOGIC_SBOX_KINDS, SBOX_KINDS, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
     field_sbox_bits, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
 
-VARIANTS = [(family, stages) for family in SBOX_FAMILIES for stages in SBOX_STAGES[family]]
+VARIANTS = [(family, stages) for family in SBOX_KINDS for stages in SBOX_STAGES[family]]
 
 
 def test_families_and_stages():
-    assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower", *CIRCUITS}
+    assert set(SBOX_KINDS) == {"lut", "bram", "composite", "tower", *CIRCUITS}
     assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
     assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
     assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
-    assert set(LOGIC_SBOX_FAMILIES) == set(SBOX_FAMILIES) - {"lut", "bram"}
+    assert set(LOGIC_SBOX_KINDS) == set(SBOX_KINDS) - {"lut", "bram"}
 
 
 @pytest.mark.parametrize("inverse", [False, True], ids=["sub", "inv"])
@@ -331,7 +331,7 @@ def test_standalone_shared_decrypts(sbox, stages):
 
 def test_standalone_family_params():
     family = FAMILIES["sbox"]
-    assert family.param("sbox").choices == tuple(SBOX_FAMILIES)
+    assert family.param("sbox").choices == tuple(SBOX_KINDS)
     assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
     assert family.param("direction").choices == ("encrypt", "decrypt", "shared")
     for p in family.params:

@@ -355,14 +355,14 @@ class KeyExpander(wiring.Component):
         ``("forward",)`` (encryption order, round 0 first), ``("reverse",)`` (decryption order,
         round Nr first) or both.
     sbox : str or None
-        ``None``: the S-boxes are outside, reached through ``sbox_i`` / ``sbox_o``. A family name
-        (:data:`archs.prims.sbox.SBOX_FAMILIES`): that many S-boxes are built inside with
+        ``None``: the S-boxes are outside, reached through ``sbox_i`` / ``sbox_o``. An S-box kind
+        (:data:`archs.prims.sbox.SBOX_KINDS`): that many S-boxes are built inside with
         :func:`archs.prims.sbox.make_sbox`.
     sbox_stages : int
         Pipeline stages of the internal S-boxes.
     sbox_latency : int or None
         With ``sbox=None``: cycles from ``sbox_i`` to ``sbox_o`` of the outside S-boxes
-        (default 0). Derived from the family otherwise.
+        (default 0). Derived from the kind otherwise.
     target : str
         Device family for the internal S-boxes.
 
@@ -453,7 +453,7 @@ class KeyExpander(wiring.Component):
 
     def __init__(self, width=128, *, key_sizes=(128,), directions=("forward",), sbox=None,
                  sbox_stages=0, sbox_latency=None, target="generic"):
-        from .sbox import sbox_latency as family_latency
+        from .sbox import sbox_latency as kind_latency
 
         if width not in WIDTHS:
             raise ValueError(f"Width must be one of 8, 32, 64, 128, not {width!r}")
@@ -473,7 +473,7 @@ class KeyExpander(wiring.Component):
                 raise ValueError(f"S-box latency must be a non-negative integer, "
                                  f"not {sbox_latency!r}")
         else:
-            latency = family_latency(sbox, stages=sbox_stages)  # validates family and stages
+            latency = kind_latency(sbox, stages=sbox_stages)  # validates kind and stages
             if sbox_latency is not None and sbox_latency != latency:
                 raise ValueError(f"S-box latency of family {sbox!r} with {sbox_stages} stages is "
                                  f"{latency}, not {sbox_latency!r}")

