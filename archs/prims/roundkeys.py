@@ -166,10 +166,14 @@ class RoundKeyStore(wiring.Component):
         if self.sbox is None:
             m.d.comb += [self.sbox_i.eq(exp.sbox_i), exp.sbox_o.eq(self.sbox_o),
                          self.sbox_req.eq(exp.sbox_req)]
-        write = exp.valid & self.busy
         if self.rounds == max(ROUNDS[k] for k in self.key_sizes):
+            # The expander presents groups only from the cycle after `load` until the last one
+            # is taken, which is when `busy` is high: no gate needed.
+            write = exp.valid
             done = write & exp.last
         else:
+            # A reduced schedule stops the walk (`next` low) with groups still to come.
+            write = exp.valid & self.busy
             done = write & (exp.round == self.rounds) & (exp.part == self.parts - 1)
         with m.If(self.load):
             m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
