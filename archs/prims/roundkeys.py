@@ -160,7 +160,7 @@ class RoundKeyStore(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.expander = exp = self.expander
-        m.d.comb += [exp.key.eq(self.key), exp.load.eq(self.load), exp.next.eq(self.busy)]
+        m.d.comb += [exp.key.eq(self.key), exp.load.eq(self.load)]
         if len(self.key_sizes) > 1:
             m.d.comb += exp.key_bits.eq(self.key_bits)
         if self.sbox is None:
@@ -168,11 +168,13 @@ class RoundKeyStore(wiring.Component):
                          self.sbox_req.eq(exp.sbox_req)]
         if self.rounds == max(ROUNDS[k] for k in self.key_sizes):
             # The expander presents groups only from the cycle after `load` until the last one
-            # is taken, which is when `busy` is high: no gate needed.
+            # is taken, which is when `busy` is high: every group is taken, no gate needed.
+            m.d.comb += exp.next.eq(1)
             write = exp.valid
             done = write & exp.last
         else:
             # A reduced schedule stops the walk (`next` low) with groups still to come.
+            m.d.comb += exp.next.eq(self.busy)
             write = exp.valid & self.busy
             done = write & (exp.round == self.rounds) & (exp.part == self.parts - 1)
         with m.If(self.load):
