@@ -93,12 +93,12 @@ def logic_sbox_count(component) -> int:
     ROMs (``lut`` may even become block RAM, as on iCE40) and are not counted. For the capacity
     check before synthesis (:data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND`)."""
     from archs.prims.sbox import (
-        LOGIC_SBOX_FAMILIES, CircuitSBox, CompositeSBox, SharedSBox, TowerSBox,
+        LOGIC_SBOX_KINDS, CircuitSBox, CompositeSBox, SharedSBox, TowerSBox,
     )
 
     def is_logic_sbox(obj):
         return (isinstance(obj, (CompositeSBox, TowerSBox, CircuitSBox))
-                or (isinstance(obj, SharedSBox) and obj.family in LOGIC_SBOX_FAMILIES))
+                or (isinstance(obj, SharedSBox) and obj.kind in LOGIC_SBOX_KINDS))
 
     def walk(fragment):
         if any(is_logic_sbox(o) for o in getattr(fragment, "origins", None) or ()):

@@ -39,7 +39,7 @@ block costs ``11 * (16 / bytes + L)`` cycles.
 
 Key schedule
 ------------
-The round keys come from :class:`archs.prims.keyschedule.KeyExpander` (000 Fig. 7 at 32 bits,
+The round keys come from :class:`archs.prims.keyexpander.KeyExpander` (000 Fig. 7 at 32 bits,
 Fig. 10 at 64 bits, byte-serial at 8 bits), one group of round-key bits per write-back step, in
 exactly the order the datapath consumes them (round key 0 for the load step, then rounds 1-10).
 Its S-boxes are outside it (narrow ``sbox_i`` / ``sbox_o`` ports) and belong to this core, so they
@@ -87,7 +87,7 @@ removes, and how:
   register); while a result byte is offered and not taken, every register and the state memory
   of the core hold (one clock enable for the whole core, :class:`amaranth.hdl.EnableInserter`),
   so the byte stays on the port and nothing in flight is lost.
-* **The key reload.** :class:`archs.prims.keyschedule.ByteKeySchedule` takes the key bytes
+* **The key reload.** :class:`archs.prims.keyexpander.ByteKeySchedule` takes the key bytes
   into its window and a rotating copy, and refills the window with the key while round 10 is
   consumed, so no block reloads 128 bits in parallel. It steps with every write-back, so it is
   at round key 0 whenever no key is half loaded (a block waits for a key being loaded).
@@ -152,7 +152,8 @@ from amaranth.lib import memory, wiring
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
-from .prims.keyschedule import ROUNDS, ByteKeySchedule, KeyExpander
+from .prims.keyexpander import ByteKeySchedule, KeyExpander
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
@@ -207,7 +208,7 @@ class Compact(wiring.Component):
     datapath_width : int
         8, 32 or 64: bits of the state processed per cycle.
     sbox : str
-        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`), for the datapath and the key
+        S-box family (:data:`archs.prims.sbox.SBOX_KINDS`), for the datapath and the key
         schedule.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.

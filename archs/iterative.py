@@ -22,7 +22,8 @@ from amaranth.lib import wiring
 from .interface import AESSignature, bytes_value, column_words, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, bind
 from .prims import gf
-from .prims.keyschedule import ROUNDS, next_round_key_128_value, rot_word_bytes
+from .prims.keyexpander import next_round_key_128_value, rot_word_bytes
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
@@ -36,7 +37,7 @@ class Iterative(wiring.Component):
     Parameters
     ----------
     sbox : str
-        S-box family (see :data:`archs.prims.sbox.SBOX_FAMILIES`), used for all 20 S-boxes.
+        S-box family (see :data:`archs.prims.sbox.SBOX_KINDS`), used for all 20 S-boxes.
     sbox_stages : int
         Pipeline registers inside each S-box, for the families that have them.
     device_family : str

@@ -12,7 +12,7 @@ affine map is moved out of the round, to the whitening cycle, and merged into In
 decryption keeps its state in the inverse-affine domain between rounds; the last round applies
 the affine map alone (encryption) or nothing (decryption).
 
-Round keys come from a :class:`archs.prims.keyschedule.KeyExpander` (128 bits per step, all three
+Round keys come from a :class:`archs.prims.keyexpander.KeyExpander` (128 bits per step, all three
 key sizes, both directions) with four S-boxes of its own: loading a key walks forward once to the
 last round key and keeps it (003 section IV: "computed once per key"); a decryption then walks
 backwards from it, an encryption forwards from the key.
@@ -167,7 +167,8 @@ from amaranth.lib import enum, wiring
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import Param, bind
 from .prims import gf
-from .prims.keyschedule import ROUNDS, KeyExpander
+from .prims.keyexpander import KeyExpander
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
                                inv_mix_column_value, mix_column_value)
 from .prims.sbox import SharedSBox

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from .prims.sbox import SBOX_FAMILIES, SBOX_STAGES
+from .prims.sbox import SBOX_KINDS, SBOX_STAGES
 
 __all__ = ["Param", "bind", "SBOX_PARAM", "SBOX_STAGES_PARAM"]
 
@@ -97,9 +97,9 @@ def bind(params: tuple, given: dict, owner: str) -> SimpleNamespace:
 
 
 #: The S-box family of a core's S-boxes (:mod:`archs.prims.sbox`).
-SBOX_PARAM = Param("sbox", tuple(SBOX_FAMILIES), "lut",
+SBOX_PARAM = Param("sbox", tuple(SBOX_KINDS), "lut",
              "S-box implementation family (archs.prims.sbox)",
-             error=f"S-box family must be one of {', '.join(SBOX_FAMILIES)}")
+             error=f"S-box family must be one of {', '.join(SBOX_KINDS)}")
 
 #: Pipeline registers inside each S-box; which counts a family takes is the S-box family's rule
 #: (:func:`archs.prims.sbox.sbox_latency`), judged by the core's ``check``.

@@ -35,7 +35,7 @@ class StandaloneSBox(wiring.Component):
     Parameters
     ----------
     sbox : str
-        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`).
+        S-box family (:data:`archs.prims.sbox.SBOX_KINDS`).
     sbox_stages : int
         Pipeline registers inside the S-box (0..6 for the logic families, 0 otherwise).
     direction : str

@@ -67,10 +67,11 @@ of 3.6 times the system clock.
 
 Round keys
 ----------
-Precomputed at key load into two 11 x 128 memories with asynchronous reads (LUT RAM, so they do
-not take block RAM): the encryption keys ``w[0..10]`` and the decryption keys in use order,
-``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. A forward :class:`archs.prims.keyschedule.KeyExpander`
-makes one round key per step; its SubWord S-boxes are the tables themselves (the last-round
+Precomputed at key load (:class:`archs.prims.roundkeys.RoundKeyStore`) into two 11 x 128
+memories with asynchronous reads (LUT RAM, so they do not take block RAM): the encryption keys
+``w[0..10]`` and the decryption keys in use order, ``w[10], IMC(w[9]), ..., IMC(w[1]), w[0]``. Its
+forward :class:`archs.prims.keyexpander.KeyExpander` makes one round key per step; the SubWord
+S-boxes are the tables themselves (the last-round
 encryption entries hold ``S[x]`` in row 0), read through the first four lookup slots while the
 core is loading a key and has no block in flight, so the core has no S-box besides the block
 RAMs. Blocks are held off until the memories are full: the first block is taken 23 cycles
@@ -121,12 +122,12 @@ interleaved to keep 10 cycles per block, as 001 does ("it takes 20 clock cycles 
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Mux, Signal
-from amaranth.lib import fifo, memory, wiring
+from amaranth.lib import fifo, wiring
 
 from .interface import AESSignature, column_words, value_bytes
 from .params import Param, bind
-from .prims.keyschedule import ROUNDS, KeyExpander
-from .prims.mixcolumns import inv_mix_column_value
+from .prims.keyschedule import ROUNDS
+from .prims.roundkeys import RoundKeyStore
 from .prims.tbox import TBoxBank
 
 __all__ = ["TBox"]
@@ -240,27 +241,32 @@ class TBox(wiring.Component):
         m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
                                               output_register=self.interleaved_blocks > 1,
                                               device_family=self.device_family)
-        m.submodules.expander = exp = KeyExpander(128, sbox=None, sbox_latency=bank.latency)
+        # The decryption keys one cycle late through a register when the round loop is
+        # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
+        # LUT RAM was the critical path (188.8 MHz at three slots).
+        m.submodules.round_keys = keys = RoundKeyStore(
+            128, storage="memory", read="comb", inverse_keys=True,
+            inverse_write_register=self.interleaved_blocks > 1, sbox_latency=bank.latency)
         m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
                                                                  depth=self.fifo_depth)
         if self.interleaved_blocks > 1:
-            self._build_interleaved(m, bank, exp, out_fifo)
+            self._build_interleaved(m, bank, keys, out_fifo)
             return m
         ctl = SimpleNamespace(keys_ready=Signal(name="keys_ready"), busy=Signal(name="busy"),
                               decrypt=Signal(name="decrypt"),
                               round_index=Signal(range(self.rounds + 1), name="round_index"),
                               part=Signal(range(self.parts), name="part"),
                               start=Signal(name="start"))
-        first_keys, step_key = self._build_round_keys(m, exp, ctl)
+        first_keys, step_key = self._build_round_keys(m, keys, ctl)
         step_value = self._build_xor_network(bank.data, step_key)
         final = ctl.busy & (ctl.round_index == self.rounds) & (ctl.part == self.parts - 1)
         self._build_handshakes(m, out_fifo, ctl, final)
         result = self._build_table_addresses(m, bank, ctl, first_keys, step_value)
-        self._build_key_load_lookups(m, bank, exp, ctl)
+        self._build_key_load_lookups(m, bank, keys, ctl)
         self._build_control(m, out_fifo, ctl, final, result)
         return m
 
-    def _build_interleaved(self, m, bank, exp, out_fifo):
+    def _build_interleaved(self, m, bank, keys, out_fifo):
         """``interleaved_blocks`` slots in turn through the round loop (001 section 4: two
         blocks in 20 cycles). The slots' control state is a ring that rotates every cycle:
         ``slots[0]`` is the slot whose lookups are addressed now (a block may start or end in
@@ -279,7 +285,7 @@ class TBox(wiring.Component):
                               decrypt=slots[x + 1].decrypt,
                               round_index=slots[x + 1].round_index, part=0,
                               start=Signal(name="start"))
-        first_keys, prefetch_key = self._build_round_keys(m, exp, ctl)
+        first_keys, prefetch_key = self._build_round_keys(m, keys, ctl)
         step_key = [Signal(32, name=f"step_key{c}") for c in range(4)]
         m.d.sync += [r.eq(w) for r, w in zip(step_key, prefetch_key)]
         words = bank.data
@@ -301,7 +307,7 @@ class TBox(wiring.Component):
             m.d.sync += [r.eq(a) for r, a in zip(registered, step_addresses)]
             step_addresses = registered
         self._build_slot_ring(m, out_fifo, ctl, slots, first_keys, bank, step_addresses)
-        self._build_key_load_lookups(m, bank, exp, ctl)
+        self._build_key_load_lookups(m, bank, keys, ctl)
 
     def _build_slot_ring(self, m, out_fifo, ctl, slots, first_keys, bank, step_addresses):
         """Handshakes, the addressing step of ``slots[0]`` and the ring's rotation.
@@ -353,61 +359,23 @@ class TBox(wiring.Component):
         with m.Elif(final):
             m.d.sync += tail.busy.eq(0)
 
-    def _build_round_keys(self, m, exp, ctl):
-        """Round-key memories, filled by the expander at key load (encryption keys in order,
-        decryption keys of the equivalent inverse cipher: InvMixColumns of rounds 1..9, FIPS-197
-        section 5.3.5, stored last round first). Returns the round-0 keys of both directions (in
-        registers) and this step's key columns."""
-        m.submodules.enc_keys = enc_keys = memory.Memory(shape=128, depth=self.rounds + 1,
-                                                         init=[])
-        m.submodules.dec_keys = dec_keys = memory.Memory(shape=128, depth=self.rounds + 1,
-                                                         init=[])
-        exp_round = exp.round
-        key_columns = column_words(exp.round_key)
-        inv_mixed = Cat(*reversed([b for w in key_columns
-                                   for b in inv_mix_column_value(value_bytes(w, 4))]))
-        enc_wr = enc_keys.write_port()
-        dec_wr = dec_keys.write_port()
+    def _build_round_keys(self, m, keys, ctl):
+        """The round-key store (:class:`archs.prims.roundkeys.RoundKeyStore`), filled at key
+        load: encryption keys in order and decryption keys of the equivalent inverse cipher
+        (InvMixColumns of rounds 1..9, FIPS-197 section 5.3.5) last round first, both read by
+        ``ctl.round_index``. Returns the round-0 keys of both directions (in registers) and this
+        step's key columns."""
         m.d.comb += [
-            exp.key.eq(self.key.payload.key),
-            exp.load.eq(self.key.valid & self.key.ready),
-            exp.next.eq(1),
-            enc_wr.addr.eq(exp_round), enc_wr.data.eq(exp.round_key), enc_wr.en.eq(exp.valid),
+            keys.key.eq(self.key.payload.key),
+            keys.load.eq(self.key.valid & self.key.ready),
+            keys.round.eq(ctl.round_index),
+            ctl.keys_ready.eq(keys.ready),
         ]
-        # The decryption keys one cycle late through a register when the round loop is
-        # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
-        # LUT RAM was the critical path (188.8 MHz at three slots). A block can start two
-        # cycles after the last key at the earliest and key memory address 0 (round 10's key,
-        # written last) is never read: round 0 comes from `first_keys`.
-        dec = SimpleNamespace(addr=self.rounds - exp_round,
-                              data=Mux((exp_round == 0) | (exp_round == self.rounds),
-                                       exp.round_key, inv_mixed),
-                              en=exp.valid)
-        if self.interleaved_blocks > 1:
-            registered = SimpleNamespace(addr=Signal.like(dec_wr.addr, name="dec_key_addr"),
-                                         data=Signal(128, name="dec_key_data"),
-                                         en=Signal(name="dec_key_en"))
-            m.d.sync += [registered.addr.eq(dec.addr), registered.data.eq(dec.data),
-                         registered.en.eq(dec.en)]
-            dec = registered
-        m.d.comb += [dec_wr.addr.eq(dec.addr), dec_wr.data.eq(dec.data), dec_wr.en.eq(dec.en)]
-        with m.If(exp.valid & exp.last):
-            m.d.sync += ctl.keys_ready.eq(1)
-        with m.If(self.key.valid & self.key.ready):
-            m.d.sync += ctl.keys_ready.eq(0)
-
         # Round keys: the current round's from the memories, and round 0's for a block starting
         # now from registers (the two are needed in the same cycle when a block finishes and the
-        # next one starts; registers cost less than a second LUT-RAM read port).
-        round_rd = {d: mem.read_port(domain="comb") for d, mem in ((0, enc_keys), (1, dec_keys))}
-        for d in (0, 1):
-            m.d.comb += round_rd[d].addr.eq(ctl.round_index)
-        first_keys = {0: Signal(128, name="first_enc_key"), 1: Signal(128, name="first_dec_key")}
-        with m.If(exp.valid & (exp_round == 0)):
-            m.d.sync += first_keys[0].eq(exp.round_key)
-        with m.If(exp.valid & (exp_round == self.rounds)):
-            m.d.sync += first_keys[1].eq(exp.round_key)
-        round_key = Mux(ctl.decrypt, round_rd[1].data, round_rd[0].data)
+        # next one starts).
+        first_keys = {0: keys.first_key, 1: keys.first_inverse_key}
+        round_key = Mux(ctl.decrypt, keys.inverse_round_key, keys.round_key)
         step_key = column_words(round_key)
         if self.parts > 1:
             step_key = [Mux(ctl.part, step_key[2 + c], step_key[c]) for c in range(2)]
@@ -470,14 +438,14 @@ class TBox(wiring.Component):
             m.d.sync += state.eq(result)
         return result
 
-    def _build_key_load_lookups(self, m, bank, exp, ctl):
-        """Key loading: the expander's SubWord through the first four lookups (last-round
+    def _build_key_load_lookups(self, m, bank, keys, ctl):
+        """Key loading: the key expander's SubWord through the first four lookups (last-round
         encryption entries: S[x] in row 0), one cycle of latency; the core has no other
         S-box."""
         with m.If(~ctl.keys_ready):
-            for n, b in enumerate(value_bytes(exp.sbox_i, 4)):
+            for n, b in enumerate(value_bytes(keys.sbox_i, 4)):
                 m.d.comb += bank.addr[n].eq(Cat(b, 0, 1))
-        m.d.comb += exp.sbox_o.eq(Cat(*reversed([bank.data[n][24:32] for n in range(4)])))
+        m.d.comb += keys.sbox_o.eq(Cat(*reversed([bank.data[n][24:32] for n in range(4)])))
 
     def _build_control(self, m, out_fifo, ctl, final, result):
         """Round and half-round counters; the result goes to the output FIFO in the last

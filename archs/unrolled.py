@@ -53,25 +53,27 @@ and each unit performs one key-expansion step (seed 004 section III.C, seed 002'
 the key may change between any two blocks, and a key transfer affects only blocks accepted after
 it. The window for round ``r`` is words ``w[4r .. 4r + Nk - 1]`` of FIPS-197 section 5.2, whose
 first four words are round key ``r``; one step computes four new words, with at most one SubWord,
-so 192- and 256-bit keys use the same unit. With ``key_schedule="precomputed"`` the round keys are
-expanded once, at key load, by the shared :class:`archs.prims.keyschedule.KeyExpander` into one
-register per round key (every unit reads its own, in parallel); a new key waits until no block is
-in flight.
+so 192- and 256-bit keys use the same unit (the step is :func:`archs.prims.keyexpander.key_step`).
+With ``key_schedule="precomputed"`` the round keys are expanded once, at key load, by the shared
+:class:`archs.prims.keyexpander.KeyExpander` of a :class:`archs.prims.roundkeys.RoundKeyStore`
+into one register per round key (every unit reads its own, in parallel); a new key waits until no
+block is in flight.
 """
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Const, Module, Signal
+from amaranth.hdl import Cat, Module, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
 from dataclasses import replace
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
-from .prims.keyschedule import (ROUNDS, KeyExpander, key_step_plan, next_round_key_128_value,
-                                rot_word_bytes)
+from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
+from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
-from .prims.sbox import SBOX_FAMILIES, check_device_family, make_sbox, sbox_latency
+from .prims.roundkeys import RoundKeyStore
+from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
 __all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
@@ -104,10 +106,6 @@ def _delay(m, value, cycles, name):
     return value
 
 
-def _word_bytes(word):
-    return value_bytes(word, 4)
-
-
 class Unrolled(wiring.Component):
     """AES encryption with ``round_units`` physical rounds, looped or fully pipelined.
 
@@ -120,7 +118,7 @@ class Unrolled(wiring.Component):
         ``"split"`` or ``"alternate"`` (see the module documentation); ignored when
         ``round_units`` is 1 or ``rounds``, where both are the same circuit.
     sbox : str
-        S-box family (:data:`archs.prims.sbox.SBOX_FAMILIES`) of the datapath.
+        S-box family (:data:`archs.prims.sbox.SBOX_KINDS`) of the datapath.
     sbox_stages : int
         Pipeline registers inside each S-box of that family.
     bram_rounds : int
@@ -244,7 +242,7 @@ class Unrolled(wiring.Component):
         if bram_rounds and round_units != rounds:
             raise ValueError(f"BRAM rounds need a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
-        if bram_rounds and "bram" not in SBOX_FAMILIES:
+        if bram_rounds and "bram" not in SBOX_KINDS:
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
         sbox_latency(p.sbox, stages=p.sbox_stages)  # validates the stages of the family
@@ -318,10 +316,6 @@ class Unrolled(wiring.Component):
 
     # --- Building blocks ------------------------------------------------------------------
 
-    @property
-    def _nk(self):
-        return self.key_bits // 32
-
     def _slot_layout(self):
         fields = {"valid": 1, "round": range(self.rounds + 2), "state": 128}
         if self.key_schedule == "on_the_fly":
@@ -369,125 +363,6 @@ class Unrolled(wiring.Component):
             out += [rows[r * len(rows) // 4][r] for r in range(4)]
         return out
 
-    def _key_sub_input(self, m, name, words, round_value, rounds):
-        """S-box input bytes of expansion steps ``rounds``, chosen by ``round_value``.
-
-        Returns the four bytes (RotWord already applied where the step has it), or ``None``
-        when none of the steps has a SubWord.
-        """
-        nk = self._nk
-        candidates = {}
-        for r in rounds:
-            plan = key_step_plan(self.key_bits, r)
-            if plan is None:
-                continue
-            p, rotate, _ = plan
-            # temp is the word before new word p: the window's last word, or a new word
-            # computed by XOR only (a step has at most one SubWord, and it is this one).
-            temp = words[nk - 1]
-            for q in range(p):
-                temp = words[q] ^ temp
-            word_bytes = _word_bytes(temp)
-            candidates.setdefault((p, rotate), (rot_word_bytes(word_bytes) if rotate
-                                                else word_bytes, []))[1].append(r)
-        if not candidates:
-            return None  # AES-192 steps without SubWord: no key S-boxes at all
-        if len(candidates) == 1:
-            return next(iter(candidates.values()))[0]
-        sel = Signal(32, name=f"{name}_in")
-        with m.Switch(round_value):
-            for value, rs in candidates.values():
-                with m.Case(*rs):
-                    m.d.comb += sel.eq(bytes_value(value))
-        return _word_bytes(sel)
-
-    def _key_step(self, m, name, words, sub_bytes, round_value, rounds):
-        """The next key window (list of ``Nk`` words) after expansion steps ``rounds``."""
-        nk = self._nk
-        plans = {}
-        for r in rounds:
-            plan = key_step_plan(self.key_bits, r)
-            key = None if plan is None else plan[:2]
-            plans.setdefault(key, []).append((r, 0 if plan is None else plan[2]))
-
-        def rcon_value(entries):
-            # The round constant of the step, a constant when the unit does one step only.
-            values = {rc for _, rc in entries}
-            if len(values) == 1:
-                return Const(values.pop(), 8)
-            rcon = Signal(8, name=f"{name}_rcon")
-            with m.Switch(round_value):
-                for r, rc in entries:
-                    with m.Case(r):
-                        m.d.comb += rcon.eq(rc)
-            return rcon
-
-        results = {}
-        for key, entries in plans.items():
-            if key == (0, True) and nk == 4:
-                # AES-128: the shared one-step helper of archs.prims.keyschedule.
-                new = next_round_key_128_value(words, sub_bytes, rcon_value(entries))
-            else:
-                temp = words[nk - 1]
-                new = []
-                for p in range(4):
-                    if key is not None and p == key[0]:
-                        temp = Cat(*reversed(sub_bytes))
-                        if key[1]:
-                            temp = temp ^ (rcon_value(entries).as_unsigned() << 24)[:32]
-                    temp = words[p] ^ temp
-                    new.append(temp)
-            results[key] = list(words[4:]) + new
-        if len(results) == 1:
-            return next(iter(results.values()))
-        out = [Signal(32, name=f"{name}_w{n}") for n in range(nk)]
-        with m.Switch(round_value):
-            for key, window in results.items():
-                with m.Case(*(r for r, _ in plans[key])):
-                    m.d.comb += [o.eq(w) for o, w in zip(out, window)]
-        return out
-
-    def _lead_key_step(self, m, name, inp, key_sub, rounds):
-        """Key lead: the next key window, registered one stage before MixColumns needs it.
-
-        The key S-boxes are one stage shorter than the datapath's (``key_family``), so their
-        result arrives while the data S-boxes still have their output stage to go, and the
-        expansion step is registered in that stage. Its XORs of window words travel
-        precomputed beside the S-boxes, so the step itself is one XOR with the S-box output per
-        bit. The last stage then has only MixColumns and AddRoundKey, with a registered round
-        key (issue 15: balancing the stages of the fully pipelined core).
-        """
-        latency = self._units[int(name[1:])]["key_family"][2]
-        words = self._window_words(inp.key)
-        nk = self._nk
-        (r,) = rounds
-        plan = key_step_plan(self.key_bits, r)
-        p0 = 4 if plan is None else plan[0]
-        # FIPS-197 5.2: new word p is w[p] ^ new word p - 1 (w[Nk - 1] before the first), except
-        # that word p0 takes SubWord(...) ^ Rcon instead of its predecessor. So word p is the
-        # XOR of window words alone before p0, and those XORs ^ SubWord(...) ^ Rcon from p0 on.
-        parts = []
-        for p in range(4):
-            first, acc = (0, words[nk - 1]) if p < p0 else (p0, None)
-            for q in range(first, p + 1):
-                acc = words[q] if acc is None else acc ^ words[q]
-            parts.append(acc)
-        pre = Signal(128 + 32 * (nk - 4), name=f"{name}_kpre")
-        m.d.comb += pre.eq(Cat(*reversed(list(words[4:]) + parts)))
-        pre = _delay(m, pre, latency, f"{name}_kpre")
-        pre_words = [pre[len(pre) - 32 * (n + 1):len(pre) - 32 * n] for n in range(nk)]
-        if plan is not None:
-            temp = Cat(*reversed(key_sub)) ^ (Const(plan[2], 8).as_unsigned() << 24)[:32]
-            pre_words = pre_words[:nk - 4] + [w ^ temp if p >= p0 else w
-                                              for p, w in enumerate(pre_words[nk - 4:])]
-        window = Signal(self.key_bits, name=f"{name}_klead")
-        m.d.sync += window.eq(Cat(*reversed(pre_words)))
-        return self._window_words(window)
-
-    def _window_words(self, value):
-        return [value[self.key_bits - 32 * (n + 1):self.key_bits - 32 * n]
-                for n in range(self._nk)]
-
     def _unit(self, m, u, inp, round_keys):
         """Round unit ``u`` on the slot ``inp``; returns its final stage (combinational slot)."""
         unit = self._units[u]
@@ -523,18 +398,21 @@ class Unrolled(wiring.Component):
         m.d.comb += [out.valid.eq(side.valid), out.round.eq(r + 1)]
         if self.key_schedule == "on_the_fly":
             # One expansion step beside the round, its S-boxes as deep as the datapath's.
-            words = self._window_words(inp.key)
-            key_in = self._key_sub_input(m, f"{name}_kin", words, inp.round, rounds)
+            words = window_words(inp.key)
+            key_in = key_step_sub_input(m, f"{name}_kin", self.key_bits, words, inp.round,
+                                        rounds)
             key_sub = None
             if key_in is not None:
                 key_sub = self._sboxes(m, f"{name}_ksbox", unit["key_family"], key_in)
                 lag = 0 if self.key_lead else latency - unit["key_family"][2]
                 key_sub = [_delay(m, b, lag, f"{name}_ksub{n}") for n, b in enumerate(key_sub)]
             if self.key_lead:
-                window = self._lead_key_step(m, name, inp, key_sub, rounds)
+                (step,) = rounds
+                window = lead_key_step(m, name, self.key_bits, words, key_sub, step,
+                                       unit["key_family"][2])
             else:
-                window = self._key_step(m, f"{name}_kstep", self._window_words(side.key),
-                                        key_sub, r, rounds)
+                window = key_step(m, f"{name}_kstep", self.key_bits, window_words(side.key),
+                                  key_sub, r, rounds)
             m.d.comb += out.key.eq(Cat(*reversed(window)))
             round_key = Cat(*reversed(window[:4]))
         elif len(rounds) == 1:
@@ -806,30 +684,14 @@ class Unrolled(wiring.Component):
     def _expander(self, m):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.
 
-        The shared :class:`archs.prims.keyschedule.KeyExpander` walks the schedule one round key
-        per step; each round key is stored in its own register, so every unit reads its round
-        key without sharing a port. Returns (round key registers, busy signal).
+        A :class:`archs.prims.roundkeys.RoundKeyStore` walks the schedule one round key per step
+        and keeps each round key in its own register, so every unit reads its round key without
+        sharing a port. Returns (round key registers, busy signal).
         """
         family, stages, _ = self._units[0]["key_family"]
-        m.submodules.expander = expander = KeyExpander(
-            128, key_sizes=(self.key_bits,), sbox=family, sbox_stages=stages,
-            device_family=self.device_family)
-        round_keys = [Signal(128, name=f"rk{r}") for r in range(self.rounds + 1)]
-        expanding = Signal()
-        load = self.key.valid & self.key.ready
-        m.d.comb += [
-            expander.key.eq(self.key.payload.key),
-            expander.load.eq(load),
-            expander.next.eq(expanding),
-        ]
-        with m.If(load):
-            m.d.sync += expanding.eq(1)
-        with m.Elif(expanding & expander.valid):
-            with m.Switch(expander.round):
-                for r in range(self.rounds + 1):
-                    with m.Case(r):
-                        m.d.sync += round_keys[r].eq(expander.round_key)
-            # A reduced-round test core stops early; a full one at the schedule's last key.
-            with m.If((expander.round == self.rounds) | expander.last):
-                m.d.sync += expanding.eq(0)
-        return round_keys, expanding
+        m.submodules.round_keys = store = RoundKeyStore(
+            128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
+            sbox=family, sbox_stages=stages, device_family=self.device_family)
+        m.d.comb += [store.key.eq(self.key.payload.key),
+                     store.load.eq(self.key.valid & self.key.ready)]
+        return [store.round_keys[r] for r in range(self.rounds + 1)], store.busy

@@ -1,6 +1,6 @@
 """LUT4, LUT depth and gate equivalents of every logic S-box family, synthesis only.
 
-For each logic family (archs.prims.sbox.LOGIC_SBOX_FAMILIES) this synthesizes SubBytes,
+For each logic family (archs.prims.sbox.LOGIC_SBOX_KINDS) this synthesizes SubBytes,
 InvSubBytes and the shared enc/dec S-box (:class:`archs.prims.sbox.SharedSBox`, which has no
 standalone design point) alone, combinational, with ``synth_ecp5 -nowidelut`` (LUT4 count and
 ``ltp -noff`` depth in LUT levels) and with the asic gate-equivalent flow (aesdse/flow/asic.py).
@@ -17,7 +17,7 @@ from amaranth.back import rtlil
 
 from aesdse.flow.asic import estimate
 from aesdse.flow.tools import find_tool, run_tool
-from archs.prims.sbox import LOGIC_SBOX_FAMILIES, SharedSBox, make_sbox
+from archs.prims.sbox import LOGIC_SBOX_KINDS, SharedSBox, make_sbox
 
 VARIANTS = {
     "SubBytes": lambda family: make_sbox(family),
@@ -44,7 +44,7 @@ def ecp5_luts(workdir: Path) -> tuple[int, int]:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="results/sbox_circuits")
-    parser.add_argument("--families", default=",".join(LOGIC_SBOX_FAMILIES))
+    parser.add_argument("--families", default=",".join(LOGIC_SBOX_KINDS))
     parser.add_argument("--no-asic", action="store_true")
     args = parser.parse_args()
     print(f"{'family':12} {'variant':12} {'LUT4':>5} {'depth':>5} {'GE':>7} {'GE depth':>8}")

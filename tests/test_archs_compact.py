@@ -16,7 +16,7 @@ from archs import FAMILIES
 from archs.compact import Compact, schedule
 from archs.estream import EStreamAdapter
 from archs.prims.circuits import CIRCUITS
-from archs.prims.sbox import SBOX_FAMILIES, sbox_latency
+from archs.prims.sbox import SBOX_KINDS, sbox_latency
 
 WIDTHS = (8, 32, 64)
 #: 000 Table III: cycles per block implied by 0.73 / 2.91 / 5.82 bits per clock.
@@ -100,7 +100,7 @@ class TestParameters:
         ({"datapath_width": True}, "Datapath width must be 8, 32 or 64, not True"),
         ({"shared_memory": "yes"}, "Shared memory must be True or False, not 'yes'"),
         ({"mode": "cbc"}, "Mode must be 'ecb' or 'ctr', not 'cbc'"),
-        ({"sbox": "nope"}, "S-box family must be one of " + ", ".join(SBOX_FAMILIES)
+        ({"sbox": "nope"}, "S-box family must be one of " + ", ".join(SBOX_KINDS)
          + ", not 'nope'"),
         ({"sbox": "lut", "sbox_stages": 2}, "S-box family 'lut' has no pipeline stages, not 2"),
         ({"device_family": "ice40"}, "Device family must be one of 'generic', 'ecp5', not 'ice40'"),
@@ -160,7 +160,7 @@ class TestTableI:
 
 # The published circuits (archs.prims.circuits) are one component class of latency 0, like
 # ``lut``, each checked exhaustively on its own: one width each here keeps the suite short.
-GRID = ([(w, s, m) for w in WIDTHS for s in SBOX_FAMILIES if s not in CIRCUITS
+GRID = ([(w, s, m) for w in WIDTHS for s in SBOX_KINDS if s not in CIRCUITS
          for m in (False, True)]
         + [(w, s, w == 8) for w, s in zip((8, 32, 64, 8, 32), sorted(CIRCUITS), strict=True)])
 

@@ -1,7 +1,7 @@
 """Structure of the hardware code: every ``elaborate`` reads top to bottom in one screen.
 
 A long ``elaborate`` is split into named sub-builders (``_build_...`` methods with docstrings,
-as :class:`archs.compact.Compact` and :class:`archs.prims.keyschedule.KeyExpander` do); this
+as :class:`archs.compact.Compact` and :class:`archs.prims.keyexpander.KeyExpander` do); this
 test keeps it that way.
 """
 
@@ -35,7 +35,7 @@ METHODS = list(elaborate_methods())
 
 def test_elaborate_methods_found():
     names = {(path, cls) for path, cls, _ in METHODS}
-    assert {("compact.py", "Compact"), ("prims/keyschedule.py", "KeyExpander"),
+    assert {("compact.py", "Compact"), ("prims/keyexpander.py", "KeyExpander"),
             ("prims/mixcolumns.py", "MixColumn"), ("estream.py", "EStreamAdapter"),
             ("iterative.py", "Iterative"), ("unrolled.py", "Unrolled"),
             ("tbox.py", "TBox")} <= names

@@ -11,11 +11,11 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 from archs.prims import gf
-from archs.prims.keyschedule import (
-    ROUNDS, ByteKeySchedule, KeyExpander, RoundKeyMemory, expand_key, extend_key,
-    inv_xtime_value, round_keys, unexpand_key,
-)
-from archs.prims.sbox import SBOX_FAMILIES, make_sbox
+from archs.prims.keyexpander import ByteKeySchedule, KeyExpander, inv_xtime_value
+from archs.prims.keyschedule import ROUNDS, expand_key, extend_key, round_keys, unexpand_key
+from archs.prims.mixcolumns import inv_mix_column
+from archs.prims.roundkeys import RoundKeyStore
+from archs.prims.sbox import SBOX_KINDS, make_sbox
 
 # FIPS-197 Appendix A (key expansion examples) and Appendix C (example vectors) cipher keys.
 KEY_A1 = bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c")
@@ -115,7 +115,7 @@ class DelayedSBoxes(wiring.Component):
 
 
 class Harness(Elaboratable):
-    """A :class:`KeyExpander` or :class:`RoundKeyMemory` with outside S-boxes of a given latency."""
+    """A :class:`KeyExpander` or :class:`RoundKeyStore` with outside S-boxes of a given latency."""
 
     def __init__(self, dut, latency):
         self.dut = dut
@@ -395,7 +395,7 @@ def test_internal_pipelined_sboxes(family, stages, width):
 # direction and step width with the S-box closed combinationally around the expander, and with
 # every S-box family inside it, which are the configurations the architectures build.
 
-SBOX_KINDS = sorted(SBOX_FAMILIES)
+SORTED_SBOX_KINDS = sorted(SBOX_KINDS)
 
 
 class LoopedSBoxPorts(Elaboratable):
@@ -422,7 +422,7 @@ def test_sbox_ports_have_no_combinational_path(width, key_sizes, directions):
                                      emit_src=False)
 
 
-@pytest.mark.parametrize("sbox", SBOX_KINDS)
+@pytest.mark.parametrize("sbox", SORTED_SBOX_KINDS)
 @pytest.mark.parametrize("width", [8, 32, 64, 128])
 def test_internal_sboxes_convert_to_rtlil(width, sbox):
     """Every S-box family inside, with no pipeline stage (a combinational one where the family
@@ -431,7 +431,7 @@ def test_internal_sboxes_convert_to_rtlil(width, sbox):
     assert "module" in rtlil.convert(dut, name="top", emit_src=False)
 
 
-@pytest.mark.parametrize("sbox", SBOX_KINDS)
+@pytest.mark.parametrize("sbox", SORTED_SBOX_KINDS)
 @pytest.mark.parametrize("key_bits", [128, 192, 256])
 def test_unrolled_expander_converts_to_rtlil(key_bits, sbox):
     """The expander of :class:`archs.unrolled.Unrolled` with ``key_schedule="precomputed"``:
@@ -441,7 +441,7 @@ def test_unrolled_expander_converts_to_rtlil(key_bits, sbox):
     assert "module" in rtlil.convert(dut, name="top", emit_src=False)
 
 
-# --- Round-key memory -------------------------------------------------------------------------
+# --- Round-key store --------------------------------------------------------------------------
 
 
 def run_memory(dut, keys, *, latency=0, seed=0):
@@ -488,7 +488,7 @@ def run_memory(dut, keys, *, latency=0, seed=0):
     (8, "sync", 0), (32, "sync", 2), (64, "comb", 1), (128, "sync", 0), (128, "comb", 2),
 ])
 def test_round_key_memory(width, read, latency):
-    dut = RoundKeyMemory(width, key_sizes=ALL_SIZES, sbox_latency=latency, read=read)
+    dut = RoundKeyStore(width, key_sizes=ALL_SIZES, sbox_latency=latency, read=read)
     keys = FIPS_KEYS + random_keys(width, ALL_SIZES)
     for key, (reads, cycles) in zip(keys, run_memory(dut, keys, latency=latency)):
         expected = {(r, p): v for v, r, p in expected_groups(key, width)}
@@ -498,15 +498,96 @@ def test_round_key_memory(width, read, latency):
 
 
 def test_round_key_memory_internal_sboxes():
-    dut = RoundKeyMemory(32, key_sizes=(256,), sbox="lut")
+    dut = RoundKeyStore(32, key_sizes=(256,), sbox="lut")
     assert not hasattr(dut, "sbox_i")
     [(reads, _)] = run_memory(dut, [KEY_A3])
     assert reads == {(r, p): v for v, r, p in expected_groups(KEY_A3, 32)}
 
 
-def test_round_key_memory_errors():
-    with pytest.raises(ValueError, match=r"^Read must be 'sync' or 'comb', not 'async'$"):
-        RoundKeyMemory(read="async")
+def _inverse_cipher_key(key, r):
+    """Decryption round key ``r`` of the equivalent inverse cipher (FIPS-197 section 5.3.5)."""
+    keys = round_keys(key)
+    value = keys[len(keys) - 1 - r]
+    if r in (0, len(keys) - 1):
+        return value
+    columns = [list(value.to_bytes(16, "big")[4 * c:4 * c + 4]) for c in range(4)]
+    return int.from_bytes(bytes(b for col in columns for b in inv_mix_column(col)), "big")
+
+
+@pytest.mark.parametrize("write_register", [False, True])
+def test_round_key_store_inverse_keys(write_register):
+    """Both memories, read combinationally, and the first-key registers of both directions."""
+    dut = RoundKeyStore(128, read="comb", inverse_keys=True, sbox_latency=1,
+                        inverse_write_register=write_register)
+    seen = {}
+
+    async def testbench(ctx):
+        for key in (KEY_A1, KEY_C1):
+            ctx.set(dut.key, int.from_bytes(key, "big"))
+            ctx.set(dut.load, 1)
+            await ctx.tick()
+            ctx.set(dut.load, 0)
+            await ctx.tick().until(dut.ready)
+            await ctx.tick()  # the registered inverse write of address 0
+            reads = {}
+            for r in range(11):
+                ctx.set(dut.round, r)
+                await ctx.delay(1e-9)
+                reads[r] = (ctx.get(dut.round_key), ctx.get(dut.inverse_round_key))
+            seen[key] = (reads, ctx.get(dut.first_key), ctx.get(dut.first_inverse_key))
+
+    sim = Simulator(Harness(dut, 1))
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    for key, (reads, first, first_inverse) in seen.items():
+        assert reads == {r: (round_keys(key)[r], _inverse_cipher_key(key, r)) for r in range(11)}
+        assert (first, first_inverse) == (round_keys(key)[0], round_keys(key)[10])
+
+
+@pytest.mark.parametrize("key, rounds", [(KEY_A1, None), (KEY_A3, None), (KEY_A2, 5)])
+def test_round_key_store_registers(key, rounds):
+    """Register storage: every round key at once; a reduced-round store stops at ``rounds``
+    (``busy`` falls) and keeps round keys 0..rounds."""
+    key_bits = 8 * len(key)
+    dut = RoundKeyStore(128, key_sizes=(key_bits,), rounds=rounds, storage="registers",
+                        sbox="lut")
+    kept = ROUNDS[key_bits] if rounds is None else rounds
+    got = {}
+
+    async def testbench(ctx):
+        assert not ctx.get(dut.busy) and not ctx.get(dut.ready)
+        ctx.set(dut.key, int.from_bytes(key, "big"))
+        ctx.set(dut.load, 1)
+        await ctx.tick()
+        ctx.set(dut.load, 0)
+        assert ctx.get(dut.busy)
+        await ctx.tick().until(~dut.busy)
+        assert ctx.get(dut.ready)
+        got["keys"] = [ctx.get(dut.round_keys[r]) for r in range(kept + 1)]
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert len(dut.round_keys) == kept + 1
+    assert got["keys"] == round_keys(key)[:kept + 1]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"read": "async"}, r"^Read must be 'sync' or 'comb', not 'async'$"),
+    ({"storage": "flops"}, r"^Storage must be 'memory' or 'registers', not 'flops'$"),
+    ({"rounds": 11}, r"^Rounds must be an integer from 1 to 10 with one key size, not 11$"),
+    ({"rounds": 4, "key_sizes": (128, 256)},
+     r"^Rounds must be an integer from 1 to 14 with one key size, not 4$"),
+    ({"inverse_keys": True, "storage": "registers"},
+     r"^Inverse keys need memory storage, width 128 and AES-128$"),
+    ({"inverse_keys": True, "key_sizes": (192,)},
+     r"^Inverse keys need memory storage, width 128 and AES-128$"),
+])
+def test_round_key_store_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        RoundKeyStore(**kwargs)
 
 
 # --- ByteKeySchedule --------------------------------------------------------------------------

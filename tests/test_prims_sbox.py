@@ -14,22 +14,22 @@ from archs.prims import gf
 from archs.prims.circuits import CIRCUITS, Program
 from archs.prims.composite import COMPOSITE, COMPOSITE_INV
 from archs.prims.sbox import (
-    LOGIC_SBOX_FAMILIES, SBOX_FAMILIES, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
-    dp16kd_initvals, field_sbox_bits, make_sbox, sbox_latency,
+    LOGIC_SBOX_KINDS, SBOX_KINDS, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
+    field_sbox_bits, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
 
-VARIANTS = [(family, stages) for family in SBOX_FAMILIES for stages in SBOX_STAGES[family]]
+VARIANTS = [(family, stages) for family in SBOX_KINDS for stages in SBOX_STAGES[family]]
 
 
 def test_families_and_stages():
-    assert set(SBOX_FAMILIES) == {"lut", "bram", "composite", "tower", *CIRCUITS}
+    assert set(SBOX_KINDS) == {"lut", "bram", "composite", "tower", *CIRCUITS}
     assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
     assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
     assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
-    assert set(LOGIC_SBOX_FAMILIES) == set(SBOX_FAMILIES) - {"lut", "bram"}
+    assert set(LOGIC_SBOX_KINDS) == set(SBOX_KINDS) - {"lut", "bram"}
 
 
 @pytest.mark.parametrize("inverse", [False, True], ids=["sub", "inv"])
@@ -237,38 +237,6 @@ def test_shared_without_affine_is_the_inverter(family, inverter_register):
 # --- Block RAM on ECP5 ---------------------------------------------------------------------------
 
 
-def _decode_initvals(params):
-    # nextpnr-ecp5 bitstream.cc: 16 groups of 18 data bits + 2 padding bits per INITVAL, two
-    # 9-bit words per group.
-    words = [0] * 2048
-    for n in range(64):
-        value = params[f"INITVAL_{n:02X}"].value
-        for j in range(16):
-            group = (value >> (20 * j)) & 0xFFFFF
-            assert group >> 18 == 0
-            words[32 * n + 2 * j] = group & 0x1FF
-            words[32 * n + 2 * j + 1] = (group >> 9) & 0x1FF
-    return words
-
-
-def test_dp16kd_initvals():
-    words = _decode_initvals(dp16kd_initvals(gf.SBOX))
-    assert words[:256] == list(gf.SBOX)
-    assert words[256:] == [0] * (2048 - 256)
-
-
-def test_dp16kd_initvals_x18():
-    # 1024 x 18 mode: one 18-bit word in each 20-bit group (Yosys brams_map_16kd.v init_slice).
-    table = [(x * 0x9E37) & 0x3FFFF for x in range(1024)]
-    params = dp16kd_initvals(table, width=18)
-    for n in (0, 1, 0x3F):
-        value = params[f"INITVAL_{n:02X}"].value
-        assert [(value >> (20 * j)) & 0x3FFFF for j in range(16)] == table[16 * n:16 * n + 16]
-        assert all((value >> (20 * j + 18)) & 3 == 0 for j in range(16))
-    with pytest.raises(ValueError, match=r"^DP16KD initialisation width must be 9 or 18, not 36$"):
-        dp16kd_initvals(table, width=36)
-
-
 @pytest.mark.parametrize("inverse", [False, True])
 def test_bram_ecp5_instantiates_dp16kd(inverse):
     text = rtlil.convert(make_sbox("bram", inverse=inverse, device_family="ecp5"), name="top")
@@ -363,7 +331,7 @@ def test_standalone_shared_decrypts(sbox, stages):
 
 def test_standalone_family_params():
     family = FAMILIES["sbox"]
-    assert family.param("sbox").choices == tuple(SBOX_FAMILIES)
+    assert family.param("sbox").choices == tuple(SBOX_KINDS)
     assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
     assert family.param("direction").choices == ("encrypt", "decrypt", "shared")
     for p in family.params:

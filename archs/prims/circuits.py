@@ -242,7 +242,7 @@ class SBoxCircuit:
     Attributes
     ----------
     name : str
-        Short name (the ``sbox`` family that builds it).
+        Short name (the ``sbox`` kind that builds it).
     citation : str
         Where the program is from.
     forward, inverse : Program or None

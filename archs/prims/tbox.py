@@ -13,13 +13,13 @@ InvMixColumns. Words are 32-bit columns with row 0 in bits 31..24, the byte orde
 :mod:`.mixcolumns`; nothing is typed in.
 """
 
-from amaranth.hdl import ClockSignal, Const, Instance, Module, Signal
+from amaranth.hdl import Module, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from . import gf
+from .ecp5 import dp16kd_rom
 from .mixcolumns import inv_mix_column, mix_column
-from .sbox import dp16kd_initvals
 
 __all__ = ["column_word", "TE", "TD", "te", "td", "joint_table", "rotate_row", "ROUND_TABLE",
            "round_table_address", "TBoxBank"]
@@ -226,32 +226,8 @@ class TBoxBank(wiring.Component):
                     m.d.sync += word.eq(port.data)
                 continue
             for half in range(2):
-                m.submodules[f"table{n}_{half}"] = _dp16kd_rom(
-                    [(w >> (16 * half)) & 0xFFFF for w in ROUND_TABLE],
-                    [(addr, word[16 * half:16 * half + 16]) for addr, word in pair])
+                # 1024 x 18 mode: the word's low or high 16 bits on both ports.
+                m.submodules[f"table{n}_{half}"] = dp16kd_rom(
+                    [(w >> (16 * half)) & 0xFFFF for w in ROUND_TABLE], width=18,
+                    ports=[(addr, word[16 * half:16 * half + 16]) for addr, word in pair])
 
-
-def _dp16kd_rom(table, ports):
-    """A DP16KD as a 1024 x 16 ROM read on ports A and B (``ports``: two (address, data)
-    pairs), 1024 x 18 mode with both output registers on: data two cycles after the address.
-    In x18 mode the word address is on AD13..AD4 (AD3..AD0 are byte enables for writes)."""
-    connections = {}
-    for p, (addr, data) in zip("AB", ports):
-        connections.update({f"i_AD{p}{k}": addr[k - 4] if k >= 4 else Const(0, 1)
-                            for k in range(14)})
-        connections.update({f"i_DI{p}{k}": Const(0, 1) for k in range(18)})
-        connections.update({f"o_DO{p}{k}": data[k] for k in range(16)})
-        connections.update({f"i_CS{p}{k}": Const(0, 1) for k in range(3)})
-        connections.update({f"i_CLK{p}": ClockSignal("sync"), f"i_CE{p}": Const(1, 1),
-                            f"i_OCE{p}": Const(1, 1), f"i_WE{p}": Const(0, 1),
-                            f"i_RST{p}": Const(0, 1)})
-    params = {f"p_{k}": v for k, v in dp16kd_initvals(table, width=18).items()}
-    return Instance(
-        "DP16KD",
-        p_DATA_WIDTH_A=18, p_DATA_WIDTH_B=18,
-        p_REGMODE_A="OUTREG", p_REGMODE_B="OUTREG",
-        p_CSDECODE_A="0b000", p_CSDECODE_B="0b000",
-        p_WRITEMODE_A="NORMAL", p_WRITEMODE_B="NORMAL",
-        p_CLKAMUX="CLKA", p_CLKBMUX="CLKB",
-        p_GSR="DISABLED", p_INIT_DATA="STATIC",
-        **params, **connections)

@@ -156,7 +156,7 @@ class TowerField:
         return gf.bits_int(subfield_inversion(self, gf.int_bits(a, 8)))
 
 
-#: The field of the ``tower`` S-box family (SubBytes and the shared form): of the 16 valid
+#: The field of the ``tower`` S-box kind (SubBytes and the shared form): of the 16 valid
 #: ``(N, nu)`` it gave the fewest LUT4s for SubBytes (64), see :mod:`archs.prims.sbox`.
 TOWER = TowerField(n=0b01, nu=0b0010)
 #: The field of the ``tower`` InvSubBytes (64 LUT4, against 75 with :data:`TOWER`).
