@@ -195,11 +195,15 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                                "ran": summary.done, "cached": summary.cached,
                                "cache_hits": summary.stage_hits, "failed": failures,
                                "errors": summary.errors, "warnings": summary.warnings,
+                               "rerun_after_worker_lost": summary.rerun,
                                "seconds": round(summary.seconds, 2)}))
     else:
         hits = ", ".join(f"{n} {stage}" for stage, n in summary.stage_hits.items() if n)
         click.echo(f"done in {summary.seconds:.1f} s: {summary.done} run, {summary.cached} "
                    f"cached, {len(failures)} failed" + (f" (stage cache: {hits})" if hits else ""))
+        if summary.rerun:
+            click.echo(f"  {len(summary.rerun)} point{'s' * (len(summary.rerun) != 1)} re-run "
+                       f"after a worker was lost (each stored once)")
         for f in failures:
             click.echo(f"  FAILED {f['status']}: {f['arch']} {f['params']} "
                        f"@{f['freq_mhz']:g} MHz seed {f['seed']}: {f['reason']}"
