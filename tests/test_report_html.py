@@ -288,3 +288,13 @@ def test_the_report_works_in_headless_chromium(report_file, tmp_path):
     assert shot.exists()
     # Five markers of 11 px: a few hundred coloured pixels; an empty plot has none.
     assert _colourful_pixels(shot, out["plot_area"]) > 200
+
+
+def test_group_by_family_gives_one_table_per_family(fixture_db, tmp_path):
+    out = tmp_path / "families.html"
+    result = CliRunner().invoke(main, ["report", "--db", str(fixture_db), "--format", "html",
+                                       "-o", str(out), "--group-by", "family"])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert "<h2>ECP5 (area unit: " in text and "<th>Slices</th>" in text
+    assert len([r for r in _parsed(out).rows if r]) == 5
