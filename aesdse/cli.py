@@ -195,11 +195,15 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                                "ran": summary.done, "cached": summary.cached,
                                "cache_hits": summary.stage_hits, "failed": failures,
                                "errors": summary.errors, "warnings": summary.warnings,
+                               "rerun_after_worker_lost": summary.rerun,
                                "seconds": round(summary.seconds, 2)}))
     else:
         hits = ", ".join(f"{n} {stage}" for stage, n in summary.stage_hits.items() if n)
         click.echo(f"done in {summary.seconds:.1f} s: {summary.done} run, {summary.cached} "
                    f"cached, {len(failures)} failed" + (f" (stage cache: {hits})" if hits else ""))
+        if summary.rerun:
+            click.echo(f"  {len(summary.rerun)} point{'s' * (len(summary.rerun) != 1)} re-run "
+                       f"after a worker was lost (each stored once)")
         for f in failures:
             click.echo(f"  FAILED {f['status']}: {f['arch']} {f['params']} "
                        f"@{f['freq_mhz']:g} MHz seed {f['seed']}: {f['reason']}"
@@ -212,8 +216,12 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
 @main.command()
 @click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
 @_db_option
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="markdown",
-              show_default=True, help="Table format.")
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS + ("html",)),
+              default="markdown", show_default=True,
+              help="Table format. html: one self-contained file (needs -o) with the tables and "
+                   "an interactive area-throughput Pareto plot; it opens offline.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the report to this file instead of standard output.")
 @click.option("--arch", help="Only this architecture.")
 @click.option("--target", help="Only this target: a device (LFE5U-85F) or a full label "
                                "(LFE5U-85F-8CABGA381).")
@@ -243,7 +251,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                    "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
                    "equivalents), labelled a cross-family comparison when families are mixed. "
                    "CSV lines and JSON objects carry family, area and area_unit.")
-def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rate, fmax,
+def report(experiment, db_path, fmt, output, arch, target, where, current_only, bram_rate, fmax,
            compare_with, resources, critical_path, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
@@ -262,6 +270,10 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
     --critical-path prints, per point and clock, nextpnr's worst path instead: where the time
     goes (logic levels and their cell types, routing, clock-to-output and setup), so an Fmax
     says what limits it. The full paths are in each point's report.json.
+
+    --format html -o FILE writes one self-contained file (it opens offline) with these tables
+    and an interactive area-throughput Pareto plot: hovering a point shows its configuration,
+    provenance and critical path (needs the extra: pip install 'aesdse[html]').
 
     Rows are selected by what they measure (architecture, parameters, target, flow options,
     seed), so results stay visible after the code or the tools change: the newest row of each
@@ -282,25 +294,18 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
       aesdse report experiments/compact.yaml --current-only
       aesdse report experiments/targets.yaml --group-by family
       aesdse report experiments/targets.yaml --group-by family --format json
+      aesdse report experiments/quickstart.yaml --format html -o report.html
     """
-    if group_by and (compare_with or resources or critical_path):
-        raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
-                                 "--resources or --critical-path", param_hint="--group-by")
-    if critical_path and (compare_with or resources):
-        raise click.BadParameter("--critical-path is a report of its own: not with --compare or "
-                                 "--resources", param_hint="--critical-path")
-    if critical_path and fmt not in CRITICAL_PATH_FORMATS:
-        raise click.BadParameter(f"--critical-path prints {' or '.join(CRITICAL_PATH_FORMATS)}, "
-                                 f"not {fmt}", param_hint="--format")
+    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path)
     sel = _select(experiment, db_path, arch, target, where, current_only)
     title, rows = sel.title, sel.rows
     if critical_path:
-        click.echo(render_critical_paths(rows, fmt, title=title), nl=False)
+        _write_report(render_critical_paths(rows, fmt, title=title), output)
         return
     if resources:
         from .report.published import load_papers
         from .report.resources import resources_markdown
-        click.echo(resources_markdown(rows, load_papers(), title=title), nl=False)
+        _write_report(resources_markdown(rows, load_papers(), title=title), output)
         return
     if compare_with:
         from .report.published import PublishedDataError, load_papers
@@ -316,9 +321,54 @@ def report(experiment, db_path, fmt, arch, target, where, current_only, bram_rat
         if any((r.flow or {}).get("fmax_search") for r in rows):
             with _open_readonly(db_path) as store:
                 runs = store.pnr_runs([r.key for r in rows])
-        text = render(rows, fmt, title=title, fmax=fmax, runs=runs,
-                      provenance={r.key: sel.provenance(r) for r in rows}, group_by=group_by)
-    click.echo(text, nl=False)
+        text = _render_table(rows, fmt, title=title, fmax=fmax, runs=runs,
+                             provenance={r.key: sel.provenance(r) for r in rows},
+                             group_by=group_by)
+    _write_report(text, output)
+
+
+def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path):
+    """The options of ``aesdse report`` go together (``--format html`` is the metrics report
+    written to a file)."""
+    if group_by and (compare_with or resources or critical_path):
+        raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
+                                 "--resources or --critical-path", param_hint="--group-by")
+    if critical_path and (compare_with or resources):
+        raise click.BadParameter("--critical-path is a report of its own: not with --compare or "
+                                 "--resources", param_hint="--critical-path")
+    if critical_path and fmt not in CRITICAL_PATH_FORMATS + ("html",):
+        raise click.BadParameter(f"--critical-path prints {' or '.join(CRITICAL_PATH_FORMATS)}, "
+                                 f"not {fmt}", param_hint="--format")
+    if fmt != "html":
+        return
+    if compare_with or resources or critical_path:
+        raise click.BadParameter("html is the metrics report with its Pareto plot: not with "
+                                 "--compare, --resources or --critical-path",
+                                 param_hint="--format")
+    if not output:
+        raise click.BadParameter("--format html writes a file: give it with -o FILE",
+                                 param_hint="--output")
+
+
+def _render_table(rows, fmt, **options) -> str:
+    """The metrics report of ``rows`` in ``fmt``: a table format, or the HTML report."""
+    if fmt != "html":
+        return render(rows, fmt, **options)
+    from .report.html import HtmlReportError, render_html
+    try:
+        return render_html(rows, **options)
+    except HtmlReportError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _write_report(text: str, output) -> None:
+    """Print a report, or write it to ``output`` (and say so on stderr)."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(text)
+    click.echo(f"wrote {output}", err=True)
 
 
 def _open_readonly(db_path):

@@ -395,6 +395,54 @@ def test_dask_remote_workers_send_artifacts_back(tmp_path, fake_tools, monkeypat
     assert not (tmp_path / "results" / "cache").exists()
 
 
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_dask_worker_killed_while_it_runs_a_point_loses_nothing(tmp_path, fake_tools):
+    # A Dask worker dies (kill -9) while its point's synthesis runs: the scheduler runs the
+    # point again on another worker; every point is stored, once, and the summary says so.
+    pytest.importorskip("distributed")
+    exp = _yaml(tmp_path / "exp.yaml", freqs=(50, 60))
+    db, results = tmp_path / "db.sqlite", tmp_path / "results"
+    marker = os.environ["FAKE_TOOL_LOG"]
+    out = open(tmp_path / "sweep.log", "w")
+    proc = subprocess.Popen([sys.executable, "-c", "from aesdse.cli import main; main()",
+                             "sweep", str(exp), "--db", str(db), "--results-dir", str(results),
+                             "--executor", "dask-local", "--jobs", "2"],
+                            env=dict(os.environ, FAKE_TOOL_SLEEP="1.5"), stdout=out,
+                            stderr=subprocess.STDOUT)
+    try:
+        deadline, tool = time.monotonic() + 90, None
+        while tool is None and time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "sweep.log").read_text()
+            # The synthesis has logged its run and sleeps (FAKE_TOOL_SLEEP).
+            tool = next((pid for pid, command in marked_processes(marker)
+                         if "fake_yosys" in command and "synth_ecp5" in command), None) \
+                if fake_tools("yosys") else None
+            time.sleep(0.05)
+        assert tool is not None, "no synthesis started"
+        worker = _parent_of(tool)  # run_tool's child of the worker process running the point
+        assert "pytest" not in Path(f"/proc/{worker}/cmdline").read_text(errors="replace")
+        os.kill(worker, signal.SIGKILL)
+        proc.wait(timeout=120)
+    finally:
+        proc.kill()
+        out.close()
+    log = (tmp_path / "sweep.log").read_text()
+    assert proc.returncode == 0, log
+    assert "1 point re-run after a worker was lost" in log, log
+    assert "done in" in log and ": 2 run, 0 cached, 0 failed" in log, log
+    # Nothing lost, nothing stored twice: one ok row per point, and the killed synthesis ran
+    # again (on the other worker: the killed one is gone).
+    with sqlite3.connect(db) as c:
+        stored = c.execute("SELECT key, status FROM points").fetchall()
+    assert sorted(status for _, status in stored) == ["ok", "ok"]
+    assert len({key for key, _ in stored}) == 2
+    assert len(fake_tools("yosys")) == 2 and len(fake_tools("nextpnr")) == 2
+
+
 # --- progress --------------------------------------------------------------------------------
 
 

@@ -2,12 +2,18 @@
 Dask workers (a LocalCluster, or a cluster behind a scheduler address).
 
 Every executor runs :func:`aesdse.engine.point.run_point` and hands the rows back to the sweep, which
-alone writes the database. Workers report the stage each point enters (for the progress display)
+alone writes the database: each point is stored once, whoever ran it and however often. Workers report the stage each point enters (for the progress display)
 through a queue (processes) or Dask's event log (``Worker.log_event``).
 
 A remote Dask worker does not share the client's file system: it runs the point in a temporary
 directory with its own staged cache and sends the artifacts back as an archive
 (:func:`aesdse.engine.point.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
+
+A Dask worker that dies while it runs a point (killed, out of memory, its machine gone) does not
+lose the point: the scheduler runs the task again on another worker (up to Dask's
+``distributed.scheduler.allowed-failures`` times), and the client hears of it through the
+scheduler's ``remove-worker`` event: the executor names the point in its ``rerun`` set and
+the progress display shows it as re-run, so the sweep's summary can say so.
 """
 
 import logging
@@ -22,12 +28,18 @@ from concurrent.futures.process import BrokenProcessPool
 from ..flow.tools import kill_tool_processes, tool_versions
 from .point import run_point, run_point_packed
 
-__all__ = ["EXECUTORS", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]
+__all__ = ["EXECUTORS", "RERUN_STAGE", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]
 
 #: Executor names accepted by :func:`make_executor` (and ``aesdse sweep --executor``).
 EXECUTORS = ("local", "dask-local", "dask")
 
 _STAGE_TOPIC = "aesdse-stage"
+
+#: The scheduler's topic of cluster events (``remove-worker`` among them).
+_CLUSTER_TOPIC = "all"
+
+#: The stage a point is shown in after the worker running it was lost.
+RERUN_STAGE = "re-run: worker lost"
 
 
 def make_executor(kind: str, *, jobs: int = 1, scheduler: str | None = None,
@@ -49,7 +61,9 @@ def make_executor(kind: str, *, jobs: int = 1, scheduler: str | None = None,
 
 class _Executor:
     """Common part: ``on_stage(key, stage)`` is set by the sweep; ``slots`` points run at once;
-    an Fmax search runs ``search_width`` nextpnr at once on the one worker that runs it."""
+    an Fmax search runs ``search_width`` nextpnr at once on the one worker that runs it;
+    ``rerun`` holds the keys of the points a lost worker was running, which ran again on another
+    worker (Dask only: a dead local worker process fails its point)."""
     slots = 1
 
     @property
@@ -59,6 +73,7 @@ class _Executor:
     def __init__(self, results_dir, use_cache):
         self.results_dir, self.use_cache = str(results_dir), use_cache
         self.on_stage = lambda key, stage: None
+        self.rerun: set = set()
 
     def worker_versions(self) -> dict:
         """Host or worker -> tool versions, for workers that may differ from the client."""
@@ -276,7 +291,17 @@ class DaskExecutor(_Executor):
             [w.get("nthreads", 1) for w in workers_info] or [1])
         self._events = queue.Queue()
         self.client.subscribe_topic(_STAGE_TOPIC, lambda event: self._events.put(event[1]))
+        self._lost = queue.Queue()
+        self.client.subscribe_topic(_CLUSTER_TOPIC, self._on_cluster_event)
         self._futures = {}
+
+    def _on_cluster_event(self, event) -> None:
+        """A scheduler event (in the client's event loop): keep the tasks that a worker lost
+        unexpectedly was processing; the scheduler runs them again elsewhere."""
+        message = event[1] if isinstance(event, (tuple, list)) and len(event) > 1 else None
+        if isinstance(message, dict) and message.get("action") == "remove-worker" \
+                and not message.get("expected"):
+            self._lost.put(set(message.get("processing-tasks") or ()))
 
     @property
     def in_flight(self) -> int:
@@ -296,6 +321,15 @@ class DaskExecutor(_Executor):
         self._futures[future] = key
 
     def _drain(self):
+        while True:
+            try:
+                lost = self._lost.get_nowait()
+            except queue.Empty:
+                break
+            for future, key in self._futures.items():
+                if future.key in lost:
+                    self.rerun.add(key)
+                    self.on_stage(key, RERUN_STAGE)
         while True:
             try:
                 key, stage = self._events.get_nowait()
@@ -327,6 +361,7 @@ class DaskExecutor(_Executor):
                 if abort:
                     self.client.run(kill_tool_processes)
             self.client.unsubscribe_topic(_STAGE_TOPIC)
+            self.client.unsubscribe_topic(_CLUSTER_TOPIC)
         finally:
             self.client.close()
             if self._cluster is not None:

@@ -97,6 +97,9 @@ class SweepSummary:
     warnings : list of str
     errors : list of str
         Points that could not run at all (an internal error, not stored: retried next time).
+    rerun : list of str
+        Keys of the points whose Dask worker was lost while it ran them: the scheduler ran them
+        again on another worker (each is still stored once).
     """
     total: int = 0
     cached: int = 0
@@ -107,6 +110,7 @@ class SweepSummary:
     stage_hits: dict = field(default_factory=lambda: {"design": 0, "synth": 0, "pnr": 0})
     warnings: list = field(default_factory=list)
     errors: list = field(default_factory=list)
+    rerun: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -422,5 +426,6 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
                            else ex.search_width).run()
     finally:
         store.release(owner)
+        summary.rerun = sorted(ex.rerun)
     summary.seconds = time.perf_counter() - start
     return summary

@@ -16,7 +16,8 @@ from ..store.database import Row
 from .table import (column_header, label, number, param_value, row_order, show_value,
                     varying_params)
 
-__all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "render_critical_paths"]
+__all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "describe_paths",
+           "render_critical_paths"]
 
 #: Output formats of the critical-path report.
 CRITICAL_PATH_FORMATS = ("markdown", "json")
@@ -91,6 +92,16 @@ def _cells_of_path(row: Row, path: CriticalPath) -> list[str]:
             f"{path.clk_to_q_ns + path.setup_ns:.2f}", str(path.logic_levels), _cells(path),
             _net(path), f"{_endpoint(path.start_type, path.start_cell, path.start_port)} -> "
                         f"{_endpoint(path.end_type, path.end_cell, path.end_port)}"]
+
+
+def describe_paths(row: Row) -> list[str]:
+    """One plain-text line per stored critical path of ``row`` (the cells of the Markdown
+    report's line, with their headers), or the one line saying why it has none."""
+    paths = stored_paths(row)
+    if not paths:
+        return [_why_none(row)]
+    return ["; ".join(f"{header}: {cell}" for (header, _), cell
+                      in zip(_COLUMNS, _cells_of_path(row, path))) for path in paths]
 
 
 def _markdown(rows: list[Row], title: str | None) -> str:

@@ -51,7 +51,7 @@ from ..store.database import Row
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "TableLine",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
            "area_of_row", "RUN_FLOW_KEYS", "row_order", "param_value", "column_header",
-           "show_value", "latex_escape"]
+           "show_value", "latex_escape", "TableSection", "table_sections"]
 
 #: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
@@ -734,6 +734,58 @@ def _grouped(rows, fmt, title, fmax, runs, provenance) -> str:
         return head + "\n".join(parts)
     head = ([f"## {title}", ""] if title else []) + ([f"**{label_text}**", ""] if cross else [])
     return "\n".join(head) + ("\n" if head else "") + "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class TableSection:
+    """One table of a report as data, the cells already formatted as every format shows them
+    (what :func:`render` prints, for a front end of its own such as :mod:`aesdse.report.html`).
+
+    Attributes
+    ----------
+    heading : str or None
+        The family heading (``group_by="family"``), else None.
+    headers : list of str
+        Column headers: the varying parameters, the metrics, then the text columns.
+    body : list of list of str
+        One list of cells per table line, in table order.
+    entries : list of TableLine
+        The table's lines, in the order of ``body``.
+    notes : list of str
+        The footnotes under the table.
+    failed : list of tuple
+        ``(text, row)`` of each failed point: its label and its row.
+    """
+    heading: str | None
+    headers: list
+    body: list
+    entries: list
+    notes: list
+    failed: list
+
+
+def table_sections(rows: list[Row], fmax: str = "median", runs: dict | None = None,
+                   provenance: dict | None = None,
+                   group_by: str | None = None) -> list[TableSection]:
+    """The tables :func:`render` prints, as :class:`TableSection` data (one per device family
+    with ``group_by="family"``, else one); the parameters are those of :func:`render`."""
+    if group_by is not None and group_by not in GROUP_BY:
+        raise ValueError(f"Group-by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault(family_of_row(row) if group_by else "", []).append(row)
+    sections = []
+    for family in sorted(groups, key=_family_rank) if group_by else [""]:
+        members = groups.get(family, [])
+        entries, failures = aggregate(members, fmax)
+        leading = varying_params(members, with_seed=fmax == "all")
+        ctx = _Context(_searches(entries, runs), provenance or {})
+        columns = _columns(entries, family) if group_by else _columns(entries)
+        headers, body = _table(entries, leading, ctx, columns)
+        notes, failed = _notes(entries, failures, leading, ctx)
+        sections.append(TableSection(_family_heading(family) if group_by else None, headers,
+                                     body, entries, notes, failed))
+    return sections
 
 
 def render(rows: list[Row], fmt: str = "markdown", title: str | None = None,

@@ -1,0 +1,225 @@
+"""A report to open and share: one self-contained HTML file (``aesdse report --format html -o
+FILE``) with the comparison tables and an interactive area-throughput Pareto plot.
+
+The tables are those of :func:`aesdse.report.table.render` (:func:`aesdse.report.table.table_sections`
+gives their cells, formatted once for every format), with their footnotes and failed points. The
+plot has one point per table line (seeds aggregated as in the table): area in LUT4 (log scale)
+against throughput, one colour per architecture family, the Pareto front as a dashed staircase
+(:func:`aesdse.report.plot.pareto_front`). Hovering a point shows its configuration (architecture,
+parameters, target, flow options, seeds), its provenance (row keys, experiment, tool versions,
+generator fingerprint, when it was measured, and whether it is stale against this checkout)
+and its critical paths as stored with the row (:func:`aesdse.report.critical_path.describe_paths`).
+Rows without a LUT4 area or a throughput (asic estimates) are in the tables, not on the plot.
+
+Why Plotly
+----------
+The file must open offline, years later, e.g. from a paper's artifact. Plotly (MIT licence,
+maintained by Plotly Inc. with regular releases) ships plotly.js inside its PyPI wheel and
+inlines it with ``include_plotlyjs=True``: building the report needs no network and the file
+loads nothing. Its scatter traces are SVG, one ``path.point`` per point, so a test can find the
+points and hover one in a real browser, and per-point hover text is built in. Bokeh also inlines
+its JavaScript, but draws on a canvas (nothing in the DOM to check) and needs a ``HoverTool``
+template for the same text; Altair/Vega-Lite needs three JavaScript libraries and an extra
+package (vl-convert) to inline them. The price is size: plotly.js makes the file about 5 MB.
+
+Plotly is the optional extra ``html`` (``pip install 'aesdse[html]'``; ``test`` includes it);
+without it :func:`render_html` raises :class:`HtmlReportError` naming the extra.
+"""
+
+import html
+import textwrap
+
+from ..store.database import Row
+from .critical_path import describe_paths
+from .plot import area_of, pareto_front
+from .table import (RUN_FLOW_KEYS, TableLine, TableSection, label, number, show_value,
+                    table_sections)
+
+__all__ = ["HTML_EXTRA", "HtmlReportError", "PLOT_ID", "hover_text", "render_html"]
+
+#: The optional dependency (``pyproject.toml``) that brings Plotly.
+HTML_EXTRA = "html"
+
+#: The ``id`` of the plot's ``div`` (tests find the plot by it).
+PLOT_ID = "pareto"
+
+#: Width of a hover label's lines, in characters (a critical path is wrapped to it).
+_HOVER_WIDTH = 100
+
+_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#17becf", "#7f7f7f", "#bcbd22")
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em;
+       padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.6em 0; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; white-space: nowrap; }
+th { border-bottom: 2px solid #888; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+p.note, li { font-size: 0.85em; color: #444; max-width: 60em; }
+#pareto { width: 100%; height: 560px; }
+div.scroll { overflow-x: auto; }
+"""
+
+
+class HtmlReportError(RuntimeError):
+    """The HTML report cannot be made (Plotly is not installed); the message says what to
+    install."""
+
+
+def _plotly():
+    try:
+        import plotly
+        import plotly.graph_objects as go
+    except ImportError:
+        raise HtmlReportError(f"The HTML report needs Plotly, in aesdse's optional extra "
+                              f"'{HTML_EXTRA}': pip install 'aesdse[{HTML_EXTRA}]'") from None
+    return plotly, go
+
+
+def _lines(text: str) -> list[str]:
+    return textwrap.wrap(text, _HOVER_WIDTH, subsequent_indent="    ") or [""]
+
+
+def hover_text(entry: TableLine, provenance: dict | None = None) -> str:
+    """The hover label of a plotted table line, in Plotly's label markup (``<br>`` between
+    lines, every value escaped): configuration, provenance, critical paths.
+
+    Parameters
+    ----------
+    entry : TableLine
+    provenance : dict, optional
+        Row key -> (stale reasons, older rows), as given to :func:`aesdse.report.table.render`.
+    """
+    row = entry.row
+    flow = ", ".join(f"{k}={show_value(v)}" for k, v in sorted((row.flow or {}).items())
+                     if k not in RUN_FLOW_KEYS)
+    seeds = ", ".join(str(s) for s in entry.seeds)
+    config = [f"target {row.target} at {number(row.freq_mhz, 'g')} MHz; seeds {seeds}"
+              + (f" (Fmax: {entry.fmax_stat})" if len(entry.members) > 1 else "")]
+    config += [f"flow: {flow}"] if flow else []
+    config.append(f"LUT4 {number(row.luts, 'int')}, Fmax {number(row.fmax_mhz, 'fmax')} MHz, "
+                  f"{number(row.throughput_mbps, 'int')} Mbit/s")
+    stale, older = [], 0
+    for member in entry.members:
+        reasons, count = (provenance or {}).get(member.key, ([], 0))
+        stale += [r for r in reasons if r not in stale]
+        older += count
+    tools = ", ".join(f"{k} {v}" for k, v in sorted((row.tool_versions or {}).items()))
+    origin = [f"rows {', '.join(entry.keys)} (experiment {row.experiment})",
+              f"tools: {tools or 'not recorded'}; generator {(row.generator or '-')[:16]}; "
+              f"measured {row.created_at or '-'}",
+              ("stale: " + ", ".join(stale)) if stale else "current with this checkout"]
+    origin += [f"+{older} older rows of this configuration"] if older else []
+    parts = [("", [label(row)]), ("Configuration", config), ("Provenance", origin),
+             ("Critical path", describe_paths(row))]
+    out = []
+    for heading, lines in parts:
+        if heading:
+            out.append(f"<b>{heading}</b>")
+        for line in lines:
+            out += [html.escape(piece, quote=False) for piece in _lines(line)]
+    out[0] = f"<b>{out[0]}</b>"
+    return "<br>".join(out)
+
+
+def _figure(go, entries: list, provenance: dict | None, title: str | None):
+    """The Pareto plot of the table lines that have a LUT4 area and a throughput."""
+    points = [(area_of(e.row, "luts"), e.row.throughput_mbps, e) for e in entries]
+    points = [p for p in points if p[0] and p[1]]
+    fig = go.Figure()
+    for i, arch in enumerate(sorted({e.row.arch for _, _, e in points})):
+        mine = [p for p in points if p[2].row.arch == arch]
+        fig.add_trace(go.Scatter(
+            x=[x for x, _, _ in mine], y=[y for _, y, _ in mine], mode="markers", name=arch,
+            marker={"size": 11, "color": _COLORS[i % len(_COLORS)],
+                    "line": {"width": 1, "color": "#fff"}},
+            customdata=[e.row.key for _, _, e in mine],
+            hovertext=[hover_text(e, provenance) for _, _, e in mine], hoverinfo="text"))
+    front = pareto_front(points, key=lambda p: (p[0], p[1]))
+    if len(front) > 1:
+        fig.add_trace(go.Scatter(x=[p[0] for p in front], y=[p[1] for p in front],
+                                 mode="lines", line={"shape": "hv", "dash": "dash",
+                                                     "color": "#555", "width": 1},
+                                 name="Pareto front", hoverinfo="skip"))
+    ys = [y for _, y, _ in points]
+    fig.update_layout(
+        template="simple_white", title=title, hovermode="closest",
+        hoverlabel={"align": "left", "font": {"size": 11}, "bgcolor": "#fff"},
+        xaxis={"type": "log", "title": "Area (LUT4)", "showgrid": True},
+        yaxis={"type": "log" if ys and max(ys) > 10 * min(ys) else "linear",
+               "title": "Throughput (Mbit/s)", "showgrid": True},
+        margin={"l": 70, "r": 20, "t": 50 if title else 20, "b": 60})
+    return fig, len(entries) - len(points)
+
+
+def _numeric(cell: str) -> bool:
+    head = cell.split(" ")[0].rstrip("*")
+    return cell == "-" or head.replace(",", "").replace(".", "", 1).lstrip("-").isdigit()
+
+
+def _table_html(section: TableSection) -> list[str]:
+    """One comparison table, its footnotes and its failed points, as HTML lines."""
+    e = html.escape
+    out = [f"<h2>{e(section.heading or 'Comparison table')}</h2>"]
+    if section.body:
+        out.append('<div class="scroll"><table><thead><tr>'
+                   + "".join(f"<th>{e(h)}</th>" for h in section.headers)
+                   + "</tr></thead><tbody>")
+        for entry, cells in zip(section.entries, section.body):
+            out.append(f'<tr data-key="{e(entry.row.key)}">' + "".join(
+                f'<td class="num">{e(c)}</td>' if _numeric(c) else f"<td>{e(c)}</td>"
+                for c in cells) + "</tr>")
+        out.append("</tbody></table></div>")
+    else:
+        out.append("<p>(no verified points)</p>")
+    out += [f'<p class="note">{e(n)}</p>' for n in section.notes]
+    if section.failed:
+        out.append("<p>Failed points:</p><ul>")
+        for text, row in section.failed:
+            reason = (row.reason or "(no reason recorded)").splitlines()[0]
+            logs = f" (logs: <code>{e(row.artifacts)}</code>)" if row.artifacts else ""
+            out.append(f"<li>{e(text)}: <b>{e(row.status)}</b>: {e(reason)}{logs}</li>")
+        out.append("</ul>")
+    return out
+
+
+def render_html(rows: list[Row], title: str | None = None, fmax: str = "median",
+                runs: dict | None = None, provenance: dict | None = None,
+                group_by: str | None = None) -> str:
+    """The self-contained HTML report of ``rows``; the parameters are those of
+    :func:`aesdse.report.table.render`.
+
+    Raises
+    ------
+    HtmlReportError
+        When Plotly (the ``html`` extra) is not installed.
+    """
+    plotly, go = _plotly()
+    sections = table_sections(rows, fmax, runs, provenance, group_by)
+    entries = [entry for section in sections for entry in section.entries]
+    heading = f"aesdse report: {title}" if title else "aesdse report"
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{html.escape(heading)}</title>", f"<style>{_STYLE}</style>", "</head>",
+           "<body>", f"<h1>{html.escape(heading)}</h1>"]
+    if entries:
+        fig, unplotted = _figure(go, entries, provenance, None)
+        out.append(fig.to_html(full_html=False, include_plotlyjs=True, div_id=PLOT_ID,
+                               config={"displaylogo": False, "responsive": True}))
+        note = ("Area (LUT4, log scale) against throughput, one point per line of the table "
+                "below; the dashed staircase is the Pareto front. Hover a point for its "
+                "configuration, provenance and critical path.")
+        if unplotted:
+            note += (f" {unplotted} line(s) without a LUT4 area or a throughput (e.g. asic "
+                     f"estimates) are in the tables only.")
+        out.append(f'<p class="note">{html.escape(note)}</p>')
+    else:
+        out.append("<p>(no verified points to plot)</p>")
+    for section in sections:
+        out += _table_html(section)
+    from plotly.offline import get_plotlyjs_version
+    out += [f'<p class="note">Made by aesdse; the plot is drawn by plotly.js '
+            f'{html.escape(get_plotlyjs_version())} (Plotly {html.escape(plotly.__version__)}), '
+            f'inlined: this file loads nothing from the network.</p>', "</body>", "</html>"]
+    return "\n".join(out) + "\n"
