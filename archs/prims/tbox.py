@@ -117,7 +117,7 @@ class TBoxBank(wiring.Component):
     output_register : bool
         Register the read data in the block RAM (DP16KD ``REGMODE="OUTREG"``): two cycles from
         ``addr`` to ``data`` instead of one, and the block RAM's slow clock-to-output (4-6 ns
-        without the register, shared/NOTES.md) leaves the next cycle's path. Pumping 1 only.
+        without the register, docs/toolchain.md) leaves the next cycle's path. Pumping 1 only.
     device_family : str
         ``"ecp5"`` with ``output_register``: two DP16KD per memory (1024 x 18 per port, the
         word's low and high 16 bits) instantiated with their output registers on, which Yosys
