@@ -32,7 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -196,16 +196,56 @@ def write_cxxrtl(rtlil_text: str, directory: Path, options: ModelOptions) -> Pat
     return directory / "design.cc"
 
 
+def _publish(staged: Path, entry: Path) -> None:
+    """Rename a complete ``staged`` directory to ``entry`` (another process may have won)."""
+    try:
+        staged.rename(entry)
+    except OSError:
+        if not entry.exists():
+            raise
+
+
+def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
+                     timings: dict) -> list[Path]:
+    """The harness and the CXXRTL C API compiled once per compiler and flags (cached)."""
+    include = runtime_include()
+    blob = json.dumps({"format": MODEL_FORMAT, "fixed": list(FIXED_FLAGS),
+                       "flags": list(options.cxx_flags), "compiler": compiler.identity,
+                       "yosys": _yosys_version(),
+                       "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
+                      sort_keys=True)
+    entry = cache_dir / f"runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
+    sources = {"harness.o": HARNESS_SOURCE,
+               "capi.o": include / "cxxrtl" / "capi" / "cxxrtl_capi.cc"}
+    if not entry.exists():
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
+            staged = Path(temporary) / "entry"
+            staged.mkdir()
+            for name, source in sources.items():
+                _run([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
+                      "-c", str(source), "-o", name], f"compiling {source.name}",
+                     options.compile_timeout_s, staged)
+            _publish(staged, entry)
+        timings["runtime_s"] = time.perf_counter() - start
+    return [entry / name for name in sources]
+
+
 def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
-                  options: ModelOptions = ModelOptions(),
-                  compiler: Compiler | None = None) -> Path:
+                  options: ModelOptions = ModelOptions(), compiler: Compiler | None = None,
+                  timings: dict | None = None) -> Path:
     """The model executable of ``rtlil_text`` (top module ``top``), from the cache or built.
+
+    ``timings``, when given, receives the seconds of each step that ran: ``write_cxxrtl_s``,
+    ``compile_s`` (the design), ``runtime_s`` (harness and C API, once per compiler and flags)
+    and ``link_s``.
 
     Raises
     ------
     CompileError
         No compiler, or Yosys or the compiler failed or timed out.
     """
+    timings = {} if timings is None else timings
     compiler = compiler or find_compiler()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     entry = cache_dir / model_key(rtlil_text, compiler, options)
@@ -215,29 +255,26 @@ def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
         work = Path(temporary)
+        start = time.perf_counter()
         source = write_cxxrtl(rtlil_text, work, options)
-        include = runtime_include()
-        build = [*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}"]
-        objects = []
-        for name, path in (("design", source), ("harness", HARNESS_SOURCE),
-                           ("capi", include / "cxxrtl" / "capi" / "cxxrtl_capi.cc")):
-            _run([*build, "-c", str(path), "-o", f"{name}.o"], f"compiling the {name}",
-                 options.compile_timeout_s, work)
-            objects.append(f"{name}.o")
-        _run([*build, *objects, "-o", "model"], "linking the model",
+        timings["write_cxxrtl_s"] = time.perf_counter() - start
+        build = [*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{runtime_include()}"]
+        start = time.perf_counter()
+        _run([*build, "-c", str(source), "-o", "design.o"], "compiling the design",
              options.compile_timeout_s, work)
+        timings["compile_s"] = time.perf_counter() - start
+        runtime = _runtime_objects(cache_dir, compiler, options, timings)
         staged = work / "entry"
         staged.mkdir()
-        (work / "model").rename(staged / "model")
+        start = time.perf_counter()
+        _run([*build, "design.o", *map(str, runtime), "-o", str(staged / "model")],
+             "linking the model", options.compile_timeout_s, work)
+        timings["link_s"] = time.perf_counter() - start
         (staged / "meta.json").write_text(json.dumps({
             "compiler": compiler.identity, "command": list(compiler.command),
             "flags": list(options.cxx_flags), "cxxrtl_opt": options.cxxrtl_opt,
-            "yosys": _yosys_version()}, indent=1))
-        try:
-            staged.rename(entry)
-        except OSError:
-            if not model.exists():     # not another process's complete entry: a real error
-                raise
+            "yosys": _yosys_version(), "timings": timings}, indent=1))
+        _publish(staged, entry)
     return model
 
 
