@@ -19,9 +19,17 @@ Cache
 -----
 Models are cached on disk under ``cache_dir``, one directory per model, keyed by the SHA-256 of
 the RTLIL, the ``write_cxxrtl`` options, the Yosys version, the compiler's identity (its
-``--version`` line) and its flags, and the harness source (:func:`model_key`). An entry is
-built under a temporary name and renamed into place, so one that exists is complete. The default
-``cache_dir`` is ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``.
+``--version`` line) and its flags, and the harness source (:func:`model_key`). The harness and
+the C API are compiled once per compiler and flags, into a ``runtime-*`` entry beside the models.
+An entry is built under a temporary name and renamed into place, so one that exists is complete.
+The default ``cache_dir`` is ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``.
+
+Choices measured (``bench/verify_speed.py``)
+--------------------------------------------
+``write_cxxrtl -O6`` (Yosys's default): lower levels compile no faster and run 5 to 10 times
+slower. ``-g2``: the lowest debug level that keeps the output ports in the C API. Compiler
+``-O1`` by default: ``-O0`` models run about 8 times slower, ``-O2`` and ``-Os`` cost more
+compile time; which is best depends on how many blocks a model plays (issue 26).
 """
 
 import hashlib

@@ -3,8 +3,8 @@
 // the index of the clock edge it happened at.
 //
 // Written once for every core: ports are found by name at run time through the CXXRTL C API
-// (cxxrtl_capi.h, shipped with Yosys), so the design is compiled with write_cxxrtl -g2 or higher (-g1 leaves out output ports)
-// and linked with this file. A stream interface NAME is the three ports NAME__valid,
+// (cxxrtl_capi.h, shipped with Yosys), so the design is compiled with write_cxxrtl -g2 or
+// higher (-g1 leaves out the output ports) and linked with this file. A stream interface NAME is the three ports NAME__valid,
 // NAME__ready and NAME__payload (the names Amaranth's RTLIL back end gives a flattened
 // wiring.Signature).
 //
@@ -29,7 +29,7 @@
 // Report (stdout), one line per event:
 //   in ITEM CYCLE            an input transfer
 //   out OUTPUT CYCLE HEX     an output transfer
-//   done CYCLE               every transfer happened
+//   done CYCLE deltas D      every transfer happened (D: delta cycles CXXRTL took)
 //   hang CYCLE ...           max_cycles passed first (what was still awaited)
 // Exit status 0 for done or hang; 2 for a script or port error (message on stderr).
 
@@ -208,7 +208,7 @@ int main() {
         pending_outputs += o.expected;
     std::string report;
     char line[64];
-    size_t edge = 0;
+    size_t edge = 0, deltas = 0;    // delta cycles: a cost measure of the model
     while (next_item < items.size() || pending_outputs > 0) {
         if (edge >= max_cycles)
             break;
@@ -236,7 +236,7 @@ int main() {
                 unsigned period = ticks / clock.multiplier;
                 set_bit(clock.port, edge > 0 && t % period < period / 2);
             }
-            cxxrtl_step(design);
+            deltas += cxxrtl_step(design);
         }
         bool input_fired = driving && inputs[items[next_item].input].ready->curr[0];
         std::vector<std::string> fired(outputs.size());
@@ -246,7 +246,7 @@ int main() {
         // The edge of every clock.
         for (const Clock &clock : clocks)
             set_bit(clock.port, true);
-        cxxrtl_step(design);
+        deltas += cxxrtl_step(design);
         edge++;
         if (input_fired) {
             std::snprintf(line, sizeof line, "in %zu %zu\n", next_item, edge);
@@ -270,7 +270,7 @@ int main() {
                       << outputs[n].expected;
         std::cout << "\n";
     } else {
-        std::cout << "done " << edge << "\n";
+        std::cout << "done " << edge << " deltas " << deltas << "\n";
     }
     cxxrtl_destroy(design);
     return 0;

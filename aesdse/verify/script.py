@@ -50,8 +50,8 @@ from .testbench import run_testbenches
 from .vectors import FIPS197, SP800_38A_ECB, BlockVector, random_vectors
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
-           "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "script_clocks", "common_interface",
-           "play_amaranth", "check_playback"]
+           "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "script_clocks",
+           "common_interface", "play_amaranth", "check_playback"]
 
 #: Length of the cyclic ``ready`` pattern of an output stream: a prime, so that the pattern
 #: does not fall in step with a core's own period.
