@@ -103,6 +103,9 @@ def main():
     parser.add_argument("--flags", action="append", default=None,
                         help="compiler flags of one configuration (repeatable); default -O1")
     parser.add_argument("--cxxrtl-opt", type=int, nargs="*", default=[6])
+    parser.add_argument("--compile-timeout", type=float, default=3600.0,
+                        help="seconds allowed to Yosys and each compiler run (g++ -O1 of the "
+                             "default tbox core takes about 260 CPU-s)")
     parser.add_argument("--noflatten", action="store_true",
                         help="also each configuration with write_cxxrtl -noflatten")
     parser.add_argument("--no-amaranth", action="store_true",
@@ -110,7 +113,7 @@ def main():
     args = parser.parse_args()
     print(f"compiler: {find_compiler().identity}")
     configs = [ModelOptions(cxxrtl_opt=level, cxx_flags=tuple(shlex.split(flags)),
-                            flatten=flatten)
+                            flatten=flatten, compile_timeout_s=args.compile_timeout)
                for flatten in ((True, False) if args.noflatten else (True,))
                for level in args.cxxrtl_opt for flags in (args.flags or ["-O1"])]
     points = [POINTS[name] for name in args.points]
