@@ -152,13 +152,13 @@ class ScriptMismatch(Exception):
 
 def script_clocks(dut) -> tuple:
     """``(("sync", 1), (domain, multiplier), ...)`` of a core (its ``clock_multipliers``)."""
-    return (("sync", 1),) + tuple(sorted((getattr(dut, "clock_multipliers", None) or {}).items()))
+    return (("sync", 1),) + tuple(sorted((dut.signature.clock_multipliers or {}).items()))
 
 
 def common_interface(core):
     """``core`` as the scripts drive it: a byte-stream core (``port_width = 8``) inside its
     :class:`archs.bytestream.ByteStreamAdapter`, any other core as it is."""
-    return ByteStreamAdapter(core) if getattr(core, "port_width", 128) == 8 else core
+    return ByteStreamAdapter(core) if core.signature.port_width == 8 else core
 
 
 def _pack(port, fields: dict) -> int:
@@ -196,9 +196,9 @@ def _vectors(options: VerifyOptions, key_sizes) -> list[BlockVector]:
 
 
 def _check_plain(dut):
-    if getattr(dut, "port_width", 128) != 128:
+    if dut.signature.port_width != 128:
         raise ScriptUnsupported("a byte-stream core is played behind ByteStreamAdapter")
-    if getattr(dut, "blocks_per_transfer", 1) != 1:
+    if dut.signature.blocks_per_transfer != 1:
         raise ScriptUnsupported("wide ports (blocks_per_transfer > 1)")
     extra = set(dut.i.payload.shape().members) - {"data", "decrypt"}
     if extra:
@@ -226,7 +226,7 @@ def block_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(12
         For a core that needs chaining modes, CCM, two streams or a wide port.
     """
     _check_plain(dut)
-    key_sizes = getattr(dut.signature, "key_sizes", key_sizes)
+    key_sizes = dut.signature.key_sizes or key_sizes
     has_direction = "decrypt" in dut.i.payload.shape().members
     if not has_direction:
         directions = ("encrypt",)
