@@ -26,7 +26,9 @@ ALLOWED = {
     "archs": {"archs"},
     "aesdse.spec": {"aesdse.spec"},
     "aesdse.flow": {"aesdse.flow", "aesdse.spec"},
-    "aesdse.verify": {"aesdse.verify", "aesdse.spec", "archs"},
+    # Netlist-level verification (aesdse.verify.netlist) runs Yosys the way the flow does: the
+    # tool runner only (YOSYS override, tool identity, process-tree kill on timeout).
+    "aesdse.verify": {"aesdse.verify", "aesdse.spec", "archs", "aesdse.flow.tools"},
     "aesdse.store": {"aesdse.store", "aesdse.spec"},
     # Reports read rows and device facts: no tool runner, no engine but the Fmax search's own
     # summary of stored runs (a pure function of the runs).

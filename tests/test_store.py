@@ -43,6 +43,20 @@ def test_failed_rows_carry_no_numbers():
     assert row.luts is None
 
 
+def test_a_netlist_mismatch_row_round_trips_without_numbers(tmp_path):
+    """The status of aesdse.verify.netlist needs no schema change: a row stores it with its
+    reason (the first differing transfer) and no numbers."""
+    from aesdse.verify.netlist import NETLIST_MISMATCH
+    reason = "stream o transfer 0 (FIPS-197 C.1 (encrypt)): RTL at edge 12 payload 1, ..."
+    with pytest.raises(ValueError, match="carries no numbers"):
+        _row(status=NETLIST_MISMATCH)
+    with Store(tmp_path / "r.sqlite") as store:
+        store.put(_row("m", status=NETLIST_MISMATCH, reason=reason, luts=None, ffs=None,
+                       fmax_mhz=None, throughput_mbps=None))
+        got = store.get("m")
+        assert (got.status, got.reason, got.luts) == ("netlist-mismatch", reason, None)
+
+
 def test_unknown_status_is_refused():
     with pytest.raises(ValueError, match="^Status must be one of ok, "):
         _row(status="done")

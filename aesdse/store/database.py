@@ -47,8 +47,11 @@ __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION",
 
 #: Point statuses. Only ``ok`` rows carry area and speed numbers. ``does-not-fit``: the design
 #: needs more of a resource than the device has, decided before place and route (the reason
-#: says which resource and whether any tool ran).
-STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow", "does-not-fit")
+#: says which resource and whether any tool ran). ``netlist-mismatch``: the synthesized netlist,
+#: simulated with the family's cell models, plays the verify script otherwise than the RTL
+#: (:mod:`aesdse.verify.netlist`; the reason names the first differing transfer).
+STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow", "does-not-fit",
+            "netlist-mismatch")
 
 #: Schema migrations: entry n upgrades a database from version n to n + 1.
 MIGRATIONS = [
