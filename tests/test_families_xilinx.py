@@ -148,3 +148,43 @@ def test_a_row_has_no_fmax_and_a_failed_synthesis_keeps_its_log(tmp_path, monkey
     row = run_point(point, "test", str(tmp_path / "bad"), tool_versions(), use_cache=False)
     assert row.status == "failed-flow" and row.fmax_mhz is None and row.slices is None
     assert row.reason.startswith("yosys (virtex7): ") and "xc9z" in row.reason
+
+
+def _xilinx_row(key, params, slices, lut_count, ffs, brams=0, bram_kbits=0):
+    from dataclasses import replace
+
+    from conftest import _ok
+    row = _ok(key, "unrolled", params, luts=1, ffs=ffs, fmax=1.0, cpb=5)
+    return replace(row, target="xc5v", luts=None, slices=slices, brams=brams, fmax_mhz=None,
+                   fmax_raw_mhz=None, throughput_mbps=None, mbps_per_lut=None,
+                   mbps_per_slice=None,
+                   details={"xilinx": {"lut_count": lut_count, "bram_kbits": bram_kbits,
+                                       "depth_luts": 9, "lut_sizes": f"LUT6 {lut_count}"}})
+
+
+def test_004_area_on_its_own_fabric_with_ratios_and_flags():
+    # A Virtex-5 estimate is set beside 004's Virtex-5 table only, in its own slices, LUTs and
+    # block RAM, with the ratio; more than 2x apart is flagged with the published note.
+    from aesdse.reproduce import ALSO
+    from aesdse.report.compare import compare, render_compare
+    from aesdse.report.published import find_paper
+    assert "unrolled_xilinx.yaml" in ALSO["004"]
+    base = {"round_units": 2, "sbox": "lut", "sbox_stages": 0, "bram_rounds": 0,
+            "key_schedule": "on_the_fly", "key_bits": 128}
+    split = _xilinx_row("x1", {**base, "schedule": "split"}, 1125, 4412, 918)
+    alternate = _xilinx_row("x2", {**base, "schedule": "alternate"}, 674, 1431, 918)
+    c = compare([split, alternate], [find_paper("004")], all_papers=True)
+    assert {m.published.device_family for m in c.matches} == {"virtex5"}
+    text = render_compare(c, "markdown")
+    own = text[text.index("Area on the paper's own fabric"):].splitlines()
+    design1 = next(line for line in own if "Design 1" in line)
+    assert "| 1,125 / 521 (2.16x) | 4,412 / 2,490 (1.77x) | 0 / - |" in design1
+    assert "differs > 2x (Slices 2.16x); published note: sbox lut" in design1
+    design2 = next(line for line in own if "Design 2" in line)
+    assert design2.endswith("| within 2x |")
+    # The general table's slice-equivalents are the estimate's slices (block RAM at 4 per Kbit).
+    assert "| 1,125 / 521 (2.16x) | - / 266.3 |" in text
+    from aesdse.flow.families import row_area
+    assert row_area(_xilinx_row("x3", base, 100, 10, 8, 1, 16), "slice-eq") == 100 + 64
+    # A Virtex-5 estimate never matches a table of another fabric (000 is Spartan-3).
+    assert not compare([split], [find_paper("000")]).matches
