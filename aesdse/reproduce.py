@@ -6,7 +6,8 @@
 2. check that every architecture family its own designs need exists in :data:`archs.FAMILIES`
    (else :class:`ReproduceError`: nothing can be measured yet);
 3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``) and the experiments that
-   measure the same designs on other targets (:data:`ALSO`: 003's core as an asic estimate);
+   measure the same designs on other targets (:data:`ALSO`: 003's core as an asic estimate,
+   004's designs on Virtex-5);
 4. sweep the design points not yet in the database (:func:`aesdse.engine.sweep.sweep`);
 5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
    the comparison and the figures to ``results/reproduce/<key>_<name>/``.
@@ -41,9 +42,11 @@ EXPERIMENTS = {
 
 #: Paper key -> further experiment files whose points the reproduction also sweeps and compares
 #: (other targets of the same designs): 003's multi-mode core as a gate-equivalent estimate,
-#: beside 003's own gate counts.
+#: beside 003's own gate counts; 004's designs on Virtex-5, its own fabric (an area estimate of
+#: Yosys synth_xilinx, beside 004 Table 1's slices and LUTs).
 ALSO = {
     "003": ("multimode_asic.yaml",),
+    "004": ("unrolled_xilinx.yaml",),
 }
 
 #: Where the experiment files are: ``experiments/``, package data of :mod:`aesdse` (so a wheel

@@ -46,9 +46,9 @@ import archs
 
 from .cache import CacheEntry, StageCache, file_digest, owner_tag, stage_key
 from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_limits
+from ..flow.families.base import EstimateFailed
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
-from ..flow.asic import estimate as asic_estimate
 from ..flow.critical_path import NetlistCells, critical_paths, netlist_cells
 from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
@@ -333,10 +333,10 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
     :class:`StageFailed` with the fields known so far."""
     design, known = _design_checked(point, run)
 
-    # The asic target: a gate-equivalent estimate, no place and route.
+    # A family without place and route (the asic and Xilinx targets): an estimate.
     top = design["top"]
     if family_info(point.device_family).pnr_tool is None:
-        return _asic_estimate(point, run, design, known)
+        return _area_estimate(point, run, design, known)
 
     synth, synth_entry = _synthesis_checked(point, run, design, top, known)
 
@@ -453,36 +453,32 @@ def _critical_paths(run: PointRun, synth_entry) -> list:
     return paths
 
 
-def _asic_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:
-    """The ``asic`` target (:mod:`aesdse.flow.asic`): area in gate equivalents and the critical
-    path in NAND2 delays, in the row's ``details["asic"]``; ``ffs`` is the flip-flop count; no
-    LUT, no Fmax and so no throughput (an estimate without place and route has no clock in
-    MHz)."""
+def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:
+    """A family without place and route (``asic``, the Xilinx area targets): its driver's
+    :meth:`~aesdse.flow.families.base.FamilyDriver.estimate` as the synthesis stage, the row's
+    columns and ``details[details_key]`` from its metadata; no Fmax and so no throughput (an
+    estimate without place and route has no clock in MHz)."""
     verified = design["verification"]
+    driver = family_info(point.device_family)
 
     def produce():
-        result = asic_estimate("design.il", design["top"], run.work, point.flow.synth_timeout_s)
-        if not result.ok:
-            raise StageFailed("failed-flow", f"yosys (asic): {result.reason}",
-                              synth_seconds=result.seconds, **known)
-        return {"seconds": result.seconds, "area_ge": result.area_ge,
-                "sequential_ge": result.sequential_ge, "cells": result.cells,
-                "depth_nand2": result.depth_nand2}
+        try:
+            return driver.estimate("design.il", design["top"], run.work, _synth_options(point),
+                                   point.flow.synth_timeout_s)
+        except EstimateFailed as e:
+            raise StageFailed("failed-flow", f"yosys ({driver.name}): {e.reason}",
+                              synth_seconds=e.seconds, **known) from None
 
     meta, _, hit = run.stage("synth", synth_key(point, design["digest"], design["top"]),
-                             ("stat.json", "yosys.log", "ge.lib"), produce,
-                             label="synthesize (asic)")
+                             driver.estimate_files, produce,
+                             label=f"synthesize ({driver.name})")
     if hit:
         run.hits.append("synth")
     (run.work / "netlist.json").unlink(missing_ok=True)  # large; the numbers are in stat.json
+    columns, estimate_details = driver.estimate_columns(meta)
     details = dict(known.get("details") or {})
-    details["asic"] = {**{k: meta[k] for k in ("area_ge", "sequential_ge", "cells",
-                                               "depth_nand2")},
-                       "unit": "GE (NAND2 = 1), aesdse/flow/ge.lib",
-                       "note": "estimate: generic synthesis mapped by ABC to a gate-equivalent "
-                               "library, without place and route; depth in NAND2 delays"}
-    return {**known, "synth_seconds": meta["seconds"], "ffs": meta["cells"].get("DFF", 0),
-            "brams": 0, "carries": 0, "dsps": 0,
+    details[driver.details_key] = estimate_details
+    return {**known, "synth_seconds": meta["seconds"], **columns,
             "cycles_per_block": verified["cycles_per_block"],
             "latency_cycles": verified["latency_cycles"], "details": details}
 

@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+from ..flow.families import FAMILIES, part_of
+
 __all__ = ["Progress"]
 
 _ERASE = "\r\x1b[2K"
@@ -108,11 +110,9 @@ class Progress:
         if self.echo is None:
             return
         detail = ""
-        if row.status == "ok" and row.fmax_mhz is None:  # the asic estimate: no clock in MHz
-            asic = (getattr(row, "details", None) or {}).get("asic", {})
-            detail = (f" {asic.get('area_ge', 0):,.0f} GE (estimate), {row.ffs} FF, "
-                      f"depth {asic.get('depth_nand2', 0):g} NAND2 delays, "
-                      f"{row.cycles_per_block:g} cycles/block")
+        if row.status == "ok" and row.fmax_mhz is None:  # an estimate: no clock in MHz
+            driver = FAMILIES.get(getattr(part_of(row.target or ""), "family", None))
+            detail = driver.progress_detail(row) if driver else ""
         elif row.status == "ok":
             detail = (f" {row.luts} LUT4, {row.ffs} FF, {row.fmax_mhz:.1f} MHz, "
                       f"{row.cycles_per_block:g} cycles/block, {row.throughput_mbps:.0f} Mbit/s")

@@ -39,13 +39,13 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from ..flow.families import SLICE_CONVENTIONS, part_of, row_area
+from ..flow.families import FAMILIES, SLICE_CONVENTIONS, part_of, row_area
 from .published import consistency_check
 from ..store.database import Row
 from .table import FORMATS, TableLine, aggregate, label, number, varying_params
 
 __all__ = ["Match", "Comparison", "compare", "render_compare", "matches_config",
-           "measured_area", "published_area"]
+           "measured_area", "published_area", "own_fabric_lines", "FAR_FACTOR"]
 
 
 def _same(a, b) -> bool:
@@ -62,13 +62,20 @@ def _is_asic(row: Row) -> bool:
     return _family(row) == "asic"
 
 
+def _estimate_only(row: Row) -> bool:
+    """A row of a family without place and route (asic, the Xilinx area targets)."""
+    driver = FAMILIES.get(_family(row))
+    return driver is not None and driver.pnr_tool is None
+
+
 def matches_config(row: Row, config, device_family: str | None = None) -> bool:
     """Whether measured ``row`` is the configuration a published row's ``config`` names. A
-    measured asic row matches only a published row of ``device_family`` ``"asic"`` (a gate
-    count is never compared with an FPGA area)."""
+    measured row of a family without place and route matches only a published row of its own
+    family: an asic row only ``device_family`` ``"asic"`` (a gate count is never compared with an
+    FPGA area), a Xilinx estimate (``virtex5``) only a table of that fabric."""
     if not config or config.get("arch") != row.arch:
         return False
-    if _is_asic(row) and device_family != "asic":
+    if _estimate_only(row) and device_family != _family(row):
         return False
     return all(k in row.params and _same(row.params[k], v)
                for k, v in config.items() if k != "arch")
@@ -385,6 +392,58 @@ def _area_header(c: Comparison) -> str:
     return "Area (slice-eq.; GE for asic)"
 
 
+#: A measured area this many times the published one, or less than its inverse, is flagged.
+FAR_FACTOR = 2.0
+
+#: Columns of the own-fabric area table: (published value key, header).
+_OWN_FABRIC = (("slices", "Slices"), ("luts", "LUTs"), ("brams", "BRAM"))
+
+
+def _own_fabric_values(m: Match) -> dict:
+    """Measured area counts of an estimate row on the published row's own fabric: slices (the
+    estimate), LUTs of every size and block RAM cells."""
+    row = m.entry.row
+    detail = ((row.details or {}).get(FAMILIES[_family(row)].details_key) or {})
+    return {"slices": row.slices, "luts": detail.get("lut_count"), "brams": row.brams}
+
+
+def own_fabric_lines(c: Comparison) -> list[str]:
+    """The area on the paper's own fabric (a Xilinx estimate beside a table of the same
+    family): published slices, LUTs and block RAMs against the measured ones, with the ratio,
+    and a flag where they differ by more than :data:`FAR_FACTOR` either way (with the reason
+    when the published row's note or the table's traces it; else "not traced")."""
+    own = [m for m in c.matches if _estimate_only(m.entry.row) and not m.asic
+           and m.published.device_family == _family(m.entry.row)]
+    if not own:
+        return []
+    names = [n for n in varying_params([m.entry.row for m in own], with_seed=False)
+             if n != "arch"] or None
+    out = ["", "Area on the paper's own fabric (Yosys synth_xilinx, no place and route; slices "
+               "an estimate, no packing):", "",
+           "| Measured | Published | " + " | ".join(f"{h} meas. / publ." for _, h in _OWN_FABRIC)
+           + " | Flag |", "|---|---|" + "---:|" * len(_OWN_FABRIC) + "---|"]
+    for m in own:
+        measured, cells, far = _own_fabric_values(m), [], []
+        for key, header in _OWN_FABRIC:
+            meas, pub = measured[key], _value(m.published, key)
+            ratio = meas / pub if meas is not None and pub else None
+            cells.append(f"{number(meas, 'int')} / {number(pub, 'int')}"
+                         + (f" ({ratio:.2f}x)" if ratio is not None else ""))
+            if ratio is not None and not 1 / FAR_FACTOR <= ratio <= FAR_FACTOR:
+                far.append(f"{header} {ratio:.2f}x")
+        reason = m.published.note or m.table.note
+        flag = (f"differs > {FAR_FACTOR:g}x ({', '.join(far)}); "
+                + (f"published note: {reason}" if reason else "reason not traced")) if far \
+            else "within 2x"
+        out.append("| " + " | ".join(c.replace("|", "/") for c in [
+            _measured_label(m.entry, names), f"{m.paper.key} {m.table.id}: {m.published.label}",
+            *cells, flag]) + " |")
+    out += ["", "Measured slices: max(ceil(LUT sites / LUTs per slice), ceil(FF / FFs per "
+                "slice)) of the fabric (a lower bound of a packed count); published: the vendor "
+                "tool's packed count. LUTs: every size the fabric has (LUT1..LUT6)."]
+    return out
+
+
 def _measured_label(e: TableLine, names) -> str:
     return label(e.row, names)
 
@@ -408,6 +467,7 @@ def _markdown(c: Comparison, title):
             out.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
         out.append("")
         out += area_footnote(c)
+        out += own_fabric_lines(c)
     else:
         out.append("(no measured configuration matches a published row)")
     if c.unmatched:

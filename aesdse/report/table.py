@@ -41,7 +41,7 @@ import csv
 import io
 import json
 import statistics
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from ..flow.families import FAMILIES as DEVICE_FAMILIES, family_of, part_of
 from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
@@ -69,23 +69,8 @@ COLUMNS = (
 )
 
 #: Columns a table gets when it has ``asic`` rows: the gate equivalents and the logic depth of
-#: ``details["asic"]`` (:mod:`aesdse.flow.asic`).
-ASIC_COLUMNS = (
-    ("area_ge", "GE", "int"),
-    ("depth_nand2", "Depth (NAND2 delays)", "g"),
-)
-
-#: The columns of an asic-only table (``group_by="family"``): an estimate without place and
-#: route has no LUT4, slices, Fmax or throughput, so those columns are left out, not shown empty.
-_ASIC_ONLY_COLUMNS = (
-    ("target", "Target", "text"),
-    ("area_ge", "GE", "int"),
-    ("sequential_ge", "of which FF (GE)", "int"),
-    ("ffs", "FF", "int"),
-    ("depth_nand2", "Depth (NAND2 delays)", "g"),
-    ("latency_cycles", "Latency (cycles)", "int"),
-    ("cycles_per_block", "Cycles/block", "g"),
-)
+#: ``details["asic"]`` (:mod:`aesdse.flow.asic`; the asic driver's ``extra_columns``).
+ASIC_COLUMNS = DEVICE_FAMILIES["asic"].extra_columns
 
 #: How ``render`` can split a table.
 GROUP_BY = ("family",)
@@ -136,16 +121,20 @@ def family_of_row(row: Row) -> str | None:
     return (part_of(row.target or "") or _NO_PART).family
 
 
-def _asic_detail(row: Row, key: str):
-    return ((row.details or {}).get("asic") or {}).get(key)
+#: The attributes of a stored row (every other column key is a number of an estimate's details).
+_ROW_FIELDS = frozenset(f.name for f in fields(Row))
 
 
 def _cell(row: Row, key: str):
-    """The value of a table column of ``row``: a :class:`Row` attribute, or one of the asic
-    estimate's numbers kept in ``details["asic"]``."""
-    if key in ("area_ge", "sequential_ge", "depth_nand2"):
-        return _asic_detail(row, key)
-    return getattr(row, key)
+    """The value of a table column of ``row``: a :class:`Row` attribute, or one of an
+    estimate's numbers kept in ``details[details_key]`` of its family's driver (the asic
+    estimate's ``details["asic"]``)."""
+    if key in _ROW_FIELDS:
+        return getattr(row, key)
+    driver = DEVICE_FAMILIES.get(family_of_row(row))
+    if driver is None or driver.details_key is None:
+        return None
+    return ((row.details or {}).get(driver.details_key) or {}).get(key)
 
 
 def area_of_row(row: Row) -> tuple[float | None, str | None]:
@@ -445,19 +434,24 @@ def _clocks_text(row: Row) -> str:
 
 
 def _columns(entries, family: str | None = None) -> tuple:
-    """The metric columns of a table of ``entries``: :data:`COLUMNS`, plus :data:`ASIC_COLUMNS`
-    when some are asic rows. For one family's table (``family``), the area column is headed in
-    that family's unit, and an asic table has only the columns an estimate has."""
-    if family == "asic":
-        return _ASIC_ONLY_COLUMNS
+    """The metric columns of a table of ``entries``: :data:`COLUMNS`, plus the
+    ``extra_columns`` of each family with rows among them (:data:`ASIC_COLUMNS` for asic
+    rows). For one family's table (``family``), the area column is headed in that family's unit,
+    and a family with its own ``table_columns`` (an estimate without place and route) has only
+    those."""
+    info = DEVICE_FAMILIES.get(family)
+    if info is not None and info.table_columns is not None:
+        return info.table_columns
     columns = COLUMNS
     if family in DEVICE_FAMILIES:
         key, header = DEVICE_FAMILIES[family].area_column
         per = {"slices": {"Logic cells": "Mbit/s per logic cell"}}.get(key, {}).get(header)
         columns = tuple((k, header if k == key else per if k == "mbps_per_slice" and per else h,
                          style) for k, h, style in COLUMNS)
-    if any(family_of_row(e.row) == "asic" for e in entries):
-        columns += ASIC_COLUMNS
+    present = {family_of_row(e.row) for e in entries}
+    for name, driver in DEVICE_FAMILIES.items():
+        if name in present:
+            columns += tuple(c for c in driver.extra_columns if c not in columns)
     return columns
 
 

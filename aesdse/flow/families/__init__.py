@@ -295,10 +295,18 @@ def area(measure: str, *, device_family: str | None, luts=None, ffs=None, slices
 
 def row_area(row, measure: str, rate: float | None = None) -> float | None:
     """:func:`area` of a measured, stored row (:class:`aesdse.store.database.Row`), its device family
-    taken from its target."""
+    taken from its target; for an estimate without place and route, from its slice estimate and
+    the block RAM Kbit of its details."""
+    part = part_of(row.target or "")
+    driver = FAMILIES.get(part.family) if part else None
+    if driver is not None and driver.pnr_tool is None and row.slices is not None:
+        # An estimate without place and route (the Xilinx targets): its slice estimate is the
+        # logic (a LUT6 count is never in the LUT4 column), its block RAM the Kbit it counted.
+        kbits = ((row.details or {}).get(driver.details_key) or {}).get("bram_kbits") or 0
+        return area(measure, device_family=part.family, slices=row.slices,
+                    brams=1 if kbits else 0, bram_kbits=kbits or None, rate=rate)
     if row.luts is None and row.ffs is None:
         return None
-    part = part_of(row.target or "")
     return area(measure, device_family=part.family if part else None, luts=row.luts,
                 ffs=row.ffs, brams=row.brams or 0, rate=rate)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 __all__ = ["Part", "SpeedLimits", "SliceConvention", "FamilyDriver", "SYNTH_OPTIONS",
            "SLICES_PER_BRAM_KBIT", "uncited_limits", "cap_fmax", "port_bits",
-           "PUBLISHED_CONVENTIONS"]
+           "PUBLISHED_CONVENTIONS", "EstimateFailed"]
 
 #: The synthesis options a driver may accept (:class:`aesdse.flow.yosys.SynthOptions` fields);
 #: a driver lists the ones its script takes in :attr:`FamilyDriver.synth_options`.
@@ -197,6 +197,15 @@ def port_bits(ports: dict, pins: tuple, device: str, package: str) -> list:
     return list(zip(bits, pins))
 
 
+class EstimateFailed(Exception):
+    """An area-only estimate (:meth:`FamilyDriver.estimate`) failed: ``reason`` (with the log
+    tail) after ``seconds`` of tool time."""
+
+    def __init__(self, reason: str, seconds: float = 0.0):
+        super().__init__(reason)
+        self.reason, self.seconds = reason, seconds
+
+
 class FamilyDriver:
     """One device family: everything aesdse knows and does for it, in one object.
 
@@ -253,6 +262,18 @@ class FamilyDriver:
         The footnote of a table with rows of the family.
     note_family : str or None
         The family whose note stands for this one's (MachXO3 shares MachXO2's); None: its own.
+    estimate_files : tuple of str
+        A family without place and route (``pnr_tool`` None): the files its
+        :meth:`estimate` writes, kept as the synthesis stage's artifacts and cache entry.
+    details_key : str or None
+        The entry of a row's ``details`` that holds the numbers of an estimate
+        (:meth:`estimate_columns`), read by the table columns that are no row attribute.
+    table_columns : tuple or None
+        ``(key, header, format)`` columns of a table of this family alone (the format a
+        :func:`aesdse.report.table.number` style); None: the common columns, the area column
+        headed in the family's unit.
+    extra_columns : tuple
+        Columns a table of several families gets when it has rows of this one.
     """
     name: str = ""
     title: str = ""
@@ -272,6 +293,10 @@ class FamilyDriver:
     synth_capacity_names: dict | None = None
     report_note: str | None = None
     note_family: str | None = None
+    estimate_files: tuple = ("stat.json", "yosys.log")
+    details_key: str | None = None
+    table_columns: tuple | None = None
+    extra_columns: tuple = ()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
@@ -326,3 +351,27 @@ class FamilyDriver:
         """``(nextpnr arguments, {file name: text})`` of the target's pin constraints for a top
         module with ``ports`` (name -> width); none by default."""
         return [], {}
+
+    # --- area-only estimate (a family without place and route) ------------------------------
+
+    def estimate(self, rtlil_file: str, top: str, workdir, options, timeout_s: float) -> dict:
+        """Synthesize ``workdir/rtlil_file`` (top module ``top``) for a family without place and
+        route, writing :attr:`estimate_files`; returns the stage's metadata (JSON data, with
+        ``seconds``: the tool time), from which :meth:`estimate_columns` makes the row.
+
+        Raises
+        ------
+        EstimateFailed
+            When the tool fails or times out.
+        """
+        raise NotImplementedError(f"{self.name} has no area-only estimate")
+
+    def estimate_columns(self, meta: dict) -> tuple[dict, dict]:
+        """``(row columns, details entry)`` of an estimate's metadata: the common columns it
+        fills (``ffs``, ``luts``, ``brams``, ...; no Fmax, no throughput) and what the row keeps
+        under ``details[details_key]``."""
+        raise NotImplementedError(f"{self.name} has no area-only estimate")
+
+    def progress_detail(self, row) -> str:
+        """The progress line's numbers of a finished row of an estimate (no Fmax)."""
+        return f" {row.ffs} FF, {row.cycles_per_block:g} cycles/block (no Fmax: no place and route)"
