@@ -305,6 +305,7 @@ class _Recorder:
     """Stands in for an executor: finishes points in submission order, one per poll, and
     records what was submitted while what else was running."""
     slots = search_width = 2
+    rerun = frozenset()  # no worker is ever lost here
 
     def __init__(self):
         self.running, self.events = [], []

@@ -324,8 +324,8 @@ def test_experiment_files_are_package_data():
         if (EXPERIMENTS_DIR / name).exists():
             assert (package / name).read_text() == (root / "experiments" / name).read_text()
     pyproject = (root / "pyproject.toml").read_text()
-    globs = re.search(r'^aesdse = \[(.*)\]$', pyproject, re.M).group(1)
-    globs = [g.strip().strip('"') for g in globs.split(",")]
+    globs = re.search(r'^aesdse = \[(.*?)\]$', pyproject, re.M | re.S).group(1)
+    globs = [g.strip().strip('"') for g in globs.split(",") if g.strip()]
     files = [p.relative_to(root / "aesdse").as_posix()
              for p in (root / "aesdse" / "experiments").rglob("*") if p.is_file()]
     assert len(files) >= 10
