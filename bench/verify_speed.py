@@ -43,7 +43,7 @@ def bench_point(arch, params, *, blocks, configs, amaranth=True):
     fam = archs.family(arch)
 
     def build():
-        return common_interface(fam.build(target="generic", **{**fam.defaults(), **params}))
+        return common_interface(fam.build(device_family="generic", **{**fam.defaults(), **params}))
     dut = build()
     script = block_script(dut, VerifyOptions(random_vectors=blocks), key_sizes=fam.key_sizes,
                           directions=fam.directions)

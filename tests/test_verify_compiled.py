@@ -33,7 +33,7 @@ def model_cache(tmp_path_factory):
 
 def _build(arch, params):
     fam = archs.family(arch)
-    return lambda: common_interface(fam.build(target="generic", **{**fam.defaults(), **params}))
+    return lambda: common_interface(fam.build(device_family="generic", **{**fam.defaults(), **params}))
 
 
 def _script(arch, build, dut, **options):
@@ -128,7 +128,7 @@ def test_script_is_data_from_the_seed():
     fam = archs.family("multimode")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # the multimode core is built, never elaborated
-        core = fam.build(target="generic", **fam.defaults())
+        core = fam.build(device_family="generic", **fam.defaults())
         with pytest.raises(ScriptUnsupported, match="mode"):
             block_script(core)
         del core
