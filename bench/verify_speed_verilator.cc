@@ -4,7 +4,7 @@
 //
 // Covers only what the benchmark needs: one clock (the sync one; `clocks` and `zeros` are
 // skipped, rst held low), the input streams key (index 0) and i (index 1), the output stream o,
-// payloads up to 256 bits. Port names are compiled in (Verilator escapes `__` as `___05F`),
+// payloads up to 512 bits. Port names are compiled in (Verilator escapes `__` as `___05F`),
 // where the CXXRTL harness finds any stream by name at run time.
 #include <cstdio>
 #include <cstdint>
@@ -15,7 +15,7 @@
 #include "verilated.h"
 
 static std::vector<uint32_t> parse_hex(const std::string &t) {
-    std::vector<uint32_t> v(8, 0); size_t bit = 0;
+    std::vector<uint32_t> v(16, 0); size_t bit = 0;
     for (size_t n = t.size(); n-- > 0; bit += 4) {
         char c = t[n]; uint32_t d = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
         if (bit / 32 < v.size()) v[bit / 32] |= d << (bit % 32);
