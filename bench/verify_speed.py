@@ -215,6 +215,8 @@ def print_table(title, python, rows):
             (build_s + play_s, 7), (play_s, 8)))
         ratios += "".join(f" {python_cpu / max(a, 1e-3) if python_s else 0:{w}.1f}" for a, w in (
             (build_cpu + play_cpu, 10), (play_cpu, 12)))
+        if not python_s:
+            ratios = f" {'-':>7} {'-':>8} {'-':>10} {'-':>12}"
         print(f"  {label:44} {build_s:8.2f} {build_cpu:7.1f} {play_s:7.3f} {play_cpu:7.3f}"
               f"{ratios}  {same}")
 
