@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.back import rtlil
-from amaranth.hdl import Fragment, Value
+from amaranth.hdl import ClockDomain, Fragment, Value
 from amaranth.lib import wiring
 
 import archs
@@ -107,6 +107,32 @@ def logic_sbox_count(component) -> int:
     return walk(Fragment.get(component, None))
 
 
+def convert_deterministic(top, name: str) -> str:
+    """RTLIL of ``top``, the same in every process.
+
+    Amaranth 0.5 gives the clock and reset ports of the domains a design uses but does not define
+    in the order of a set of names, which follows ``PYTHONHASHSEED``: a two-clock core
+    (``clock_multipliers``, e.g. tbox ``bram_pumping: 2``) got its ``clk`` and ``bram_clk`` ports
+    in either order from run to run, so its digest (the stage cache key, ``db upgrade``'s test)
+    changed. Such a core's domains are defined here instead, ``sync`` first and the others
+    sorted, with ports named as Amaranth names them. A one-clock design converts as before."""
+    multipliers = getattr(top.signature, "clock_multipliers", None) or {}
+    if not multipliers:
+        return rtlil.convert(top, name=name, emit_src=False)
+    # Directions None: Amaranth infers them (what the design drives is an output), as it does for
+    # the signature's ports in rtlil.convert.
+    ports = {"__".join(map(str, path)): (Value.cast(value), None)
+             for path, _, value in top.signature.flatten(top)}
+    fragment = Fragment.get(top, None)
+    for domain_name in ["sync"] + sorted(multipliers):
+        domain = ClockDomain(domain_name)
+        fragment.add_domains(domain)
+        ports[domain.clk.name] = (domain.clk, None)
+        ports[domain.rst.name] = (domain.rst, None)
+    text, _ = rtlil.convert_fragment(fragment, ports, name, emit_src=False)
+    return text
+
+
 def generate(point: DesignPoint, target: str | None = None) -> Design:
     """Elaborate the point for ``target`` (default: its target's device family) to RTLIL.
 
@@ -128,7 +154,7 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
                                    fold_width=HARNESS_FOLD_WIDTH)
         harness_rtlil = rtlil.convert(alone, name="harness", emit_src=False)
     try:
-        text = rtlil.convert(top, name=point.top_name, emit_src=False)
+        text = convert_deterministic(top, point.top_name)
     except Exception as e:  # elaboration errors come in every kind; the point records the text
         raise GenerateError(f"{point.label}: elaboration failed: {type(e).__name__}: {e}") from e
     manifest = {
