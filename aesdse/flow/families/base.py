@@ -342,15 +342,38 @@ class FamilyDriver:
         """The package pin the clock input ``clk`` goes on, or None (placed freely)."""
         return None
 
+    #: (device, package) -> the pins of every port bit, ``clk`` first, for a family whose
+    #: nextpnr refuses unplaced I/O; written by :meth:`constraints` into :attr:`pin_file`, one
+    #: :meth:`pin_constraint` line per port bit.
+    pins: dict = {}
+    #: The constraint file of :attr:`pins`, and the nextpnr arguments that read it.
+    pin_file: str | None = None
+    pin_file_args: tuple = ()
+
+    def pin_constraint(self, bit: str, pin: str) -> str:
+        """One line of :attr:`pin_file`: port bit ``bit`` on ``pin``."""
+        raise NotImplementedError(f"{self.name} has pins but no pin constraint syntax")
+
     def port_pins(self, device: str, package: str | None) -> tuple | None:
         """The pins of every port bit (``clk`` first), for a family that refuses unconstrained
         I/O; None otherwise."""
-        return None
+        return self.pins.get((device, package))
 
     def constraints(self, target, ports: dict) -> tuple[list, dict]:
         """``(nextpnr arguments, {file name: text})`` of the target's pin constraints for a top
-        module with ``ports`` (name -> width); none by default."""
-        return [], {}
+        module with ``ports`` (name -> width): every port bit on a pin of :attr:`pins`, or none.
+
+        Raises
+        ------
+        ValueError
+            When the design has more port bits than known pins.
+        """
+        if not self.pins:
+            return [], {}
+        pins = self.pins[(target.device, target.package)]
+        text = "".join(self.pin_constraint(bit, pin) + "\n"
+                       for bit, pin in port_bits(ports, pins, target.device, target.package))
+        return list(self.pin_file_args), {self.pin_file: text}
 
     # --- area-only estimate (a family without place and route) ------------------------------
 

@@ -4,7 +4,7 @@ Numbers come from the GW1NR / GW2A data sheets (DS117, DS102) as nextpnr-himbaec
 them available.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, port_bits, uncited_limits
+from .base import FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["Gowin", "DRIVERS", "PARTS", "DIES", "PINS", "SPEED_LIMITS", "CST_FILE"]
 
@@ -71,6 +71,9 @@ class Gowin(FamilyDriver):
     finished in 2.6 s with -nowidelut (experiments/targets.yaml).
     """
     name = "gowin"
+    pins = PINS
+    pin_file = CST_FILE
+    pin_file_args = ("--vopt", f"cst={CST_FILE}")
     title = "Gowin"
     rank = 50
     parts = PARTS
@@ -121,21 +124,8 @@ class Gowin(FamilyDriver):
                 self.nextpnr_device(target.device, target.package, target.speed),
                 "--vopt", f"family={DIES[target.device]}"]
 
-    def port_pins(self, device: str, package: str | None) -> tuple | None:
-        return PINS.get((device, package))
-
-    def constraints(self, target, ports: dict) -> tuple[list, dict]:
-        """Every port bit on a pin of :data:`PINS`, ``clk`` on the first, in a CST file.
-
-        Raises
-        ------
-        ValueError
-            When the design has more port bits than known pins.
-        """
-        pins = PINS[(target.device, target.package)]
-        text = "".join(f'IO_LOC "{bit}" {pin};\n'
-                       for bit, pin in port_bits(ports, pins, target.device, target.package))
-        return ["--vopt", f"cst={CST_FILE}"], {CST_FILE: text}
+    def pin_constraint(self, bit: str, pin: str) -> str:
+        return f'IO_LOC "{bit}" {pin};'
 
 
 DRIVERS = (Gowin(),)

@@ -3,7 +3,7 @@
 Numbers come from the "CrossLink-NX Family Data Sheet", FPGA-DS-02049, Table 1.1.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, port_bits, uncited_limits
+from .base import FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["Nexus", "DRIVERS", "PARTS", "PINS", "SPEED_LIMITS", "PDC_FILE"]
 
@@ -48,6 +48,9 @@ class Nexus(FamilyDriver):
     pack ("CCU2 ... CIN net ... driven by non-CCU2 cell ... VLO"), so adders are built from LUT4.
     """
     name = "nexus"
+    pins = PINS
+    pin_file = PDC_FILE
+    pin_file_args = ("--pdc", PDC_FILE)
     title = "Nexus"
     rank = 40
     parts = PARTS
@@ -83,21 +86,8 @@ class Nexus(FamilyDriver):
                 self.nextpnr_device(target.device, target.package, target.speed),
                 "--router", "router1"]
 
-    def port_pins(self, device: str, package: str | None) -> tuple | None:
-        return PINS.get((device, package))
-
-    def constraints(self, target, ports: dict) -> tuple[list, dict]:
-        """Every port bit on a pin of :data:`PINS`, ``clk`` on the first, in a PDC file.
-
-        Raises
-        ------
-        ValueError
-            When the design has more port bits than known pins.
-        """
-        pins = PINS[(target.device, target.package)]
-        text = "".join(f"ldc_set_location -site {{{pin}}} [get_ports {{{bit}}}]\n"
-                       for bit, pin in port_bits(ports, pins, target.device, target.package))
-        return ["--pdc", PDC_FILE], {PDC_FILE: text}
+    def pin_constraint(self, bit: str, pin: str) -> str:
+        return f"ldc_set_location -site {{{pin}}} [get_ports {{{bit}}}]"
 
 
 DRIVERS = (Nexus(),)
