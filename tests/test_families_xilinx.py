@@ -213,3 +213,22 @@ def test_each_seed_is_reproduced_on_its_own_fabric(key, file, fabrics):
         assert any(p.device_family == family and p.arch == config["arch"]
                    and all(p.params_dict.get(k) == v for k, v in config.items() if k != "arch")
                    for p in points), (family, config)
+
+
+def test_compact_reference_has_a_spartan2_experiment():
+    # Good & Benaissa (101, a reference paper: no reproduce experiment) is measured on its own
+    # fabric by experiments/compact_spartan2.yaml: the 8-bit compact core on xcv.
+    from aesdse.experiment import load_experiment
+    from aesdse.reproduce import ALSO, EXPERIMENTS, EXPERIMENTS_DIR
+    from aesdse.report.compare import matches_config
+    from aesdse.report.published import find_paper
+    from conftest import _ok
+    assert "101" not in EXPERIMENTS and "101" not in ALSO
+    row = find_paper("101").table("Abstract").row("smallest")
+    points = load_experiment(EXPERIMENTS_DIR / "compact_spartan2.yaml").points
+    assert {p.device_family for p in points} == {row.device_family} == {"spartan2"}
+    measured = [_ok(f"c{n}", p.arch, p.params_dict, luts=1, ffs=1, fmax=1.0, cpb=176)
+                for n, p in enumerate(points)]
+    from dataclasses import replace
+    assert all(matches_config(replace(r, target="xcv"), row.config, "spartan2")
+               for r in measured)
