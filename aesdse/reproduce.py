@@ -7,7 +7,7 @@
    (else :class:`ReproduceError`: nothing can be measured yet);
 3. load its experiment (:data:`EXPERIMENTS`, under ``experiments/``) and the experiments that
    measure the same designs on other targets (:data:`ALSO`: 003's core as an asic estimate,
-   004's designs on Virtex-5);
+   the other seeds' designs on their own Xilinx fabrics);
 4. sweep the design points not yet in the database (:func:`aesdse.engine.sweep.sweep`);
 5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
    the comparison and the figures to ``results/reproduce/<key>_<name>/``.
@@ -42,9 +42,13 @@ EXPERIMENTS = {
 
 #: Paper key -> further experiment files whose points the reproduction also sweeps and compares
 #: (other targets of the same designs): 003's multi-mode core as a gate-equivalent estimate,
-#: beside 003's own gate counts; 004's designs on Virtex-5, its own fabric (an area estimate of
-#: Yosys synth_xilinx, beside 004 Table 1's slices and LUTs).
+#: beside 003's own gate counts; the other seeds' designs on their own fabrics (an area estimate
+#: of Yosys synth_xilinx beside the published slices, LUTs and block RAMs): 000 on Spartan-3,
+#: 001 on Virtex-5/6/7, 002 on Virtex-II Pro, 004 on Virtex-5.
 ALSO = {
+    "000": ("compact_xilinx.yaml",),
+    "001": ("tbox_xilinx.yaml",),
+    "002": ("pipelined_xilinx.yaml",),
     "003": ("multimode_asic.yaml",),
     "004": ("unrolled_xilinx.yaml",),
 }

@@ -188,3 +188,47 @@ def test_004_area_on_its_own_fabric_with_ratios_and_flags():
     assert row_area(_xilinx_row("x3", base, 100, 10, 8, 1, 16), "slice-eq") == 100 + 64
     # A Virtex-5 estimate never matches a table of another fabric (000 is Spartan-3).
     assert not compare([split], [find_paper("000")]).matches
+
+
+@pytest.mark.parametrize("key, file, fabrics", [
+    ("000", "compact_xilinx.yaml", {"spartan3"}),
+    ("001", "tbox_xilinx.yaml", {"virtex5", "virtex6", "virtex7"}),
+    ("002", "pipelined_xilinx.yaml", {"virtex2pro"}),
+    ("004", "unrolled_xilinx.yaml", {"virtex5"}),
+])
+def test_each_seed_is_reproduced_on_its_own_fabric(key, file, fabrics):
+    # `aesdse reproduce KEY` sweeps the seed's own-fabric experiment (ALSO), which loads, targets
+    # exactly the paper's Xilinx fabrics, and has a point for every design the paper measured
+    # on them (so each published own-fabric row gets a measured area).
+    from aesdse.experiment import load_experiment
+    from aesdse.reproduce import ALSO, EXPERIMENTS, EXPERIMENTS_DIR
+    from aesdse.report.published import find_paper
+    assert file in ALSO[key] and file != EXPERIMENTS[key]
+    points = load_experiment(EXPERIMENTS_DIR / file).points
+    assert {p.device_family for p in points} == fabrics
+    published = [(row.device_family, row.config) for row in find_paper(key).rows()
+                 if row.this_work and row.config and row.device_family in fabrics]
+    assert {family for family, _ in published} == fabrics
+    for family, config in published:
+        assert any(p.device_family == family and p.arch == config["arch"]
+                   and all(p.params_dict.get(k) == v for k, v in config.items() if k != "arch")
+                   for p in points), (family, config)
+
+
+def test_compact_reference_has_a_spartan2_experiment():
+    # Good & Benaissa (101, a reference paper: no reproduce experiment) is measured on its own
+    # fabric by experiments/compact_spartan2.yaml: the 8-bit compact core on xcv.
+    from aesdse.experiment import load_experiment
+    from aesdse.reproduce import ALSO, EXPERIMENTS, EXPERIMENTS_DIR
+    from aesdse.report.compare import matches_config
+    from aesdse.report.published import find_paper
+    from conftest import _ok
+    assert "101" not in EXPERIMENTS and "101" not in ALSO
+    row = find_paper("101").table("Abstract").row("smallest")
+    points = load_experiment(EXPERIMENTS_DIR / "compact_spartan2.yaml").points
+    assert {p.device_family for p in points} == {row.device_family} == {"spartan2"}
+    measured = [_ok(f"c{n}", p.arch, p.params_dict, luts=1, ffs=1, fmax=1.0, cpb=176)
+                for n, p in enumerate(points)]
+    from dataclasses import replace
+    assert all(matches_config(replace(r, target="xcv"), row.config, "spartan2")
+               for r in measured)

@@ -33,9 +33,20 @@ def test_one_file_per_seed_paper_and_reference_paper(papers):
     assert [p.key for p in papers if p.is_seed] == ["000", "001", "002", "003", "004"]
     assert [p.path.name for p in papers] == [
         "000_zhou_gaj.yaml", "001_kundi_aziz.yaml", "002_hodjat_verbauwhede.yaml",
-        "003_lin_huang.yaml", "004_unrolled.yaml", "100_moradi.yaml"]
-    (reference,) = [p for p in papers if not p.is_seed]
-    assert reference.seed is None and "2400 GE" in reference.source
+        "003_lin_huang.yaml", "004_unrolled.yaml", "100_moradi.yaml", "101_good_benaissa.yaml"]
+    moradi, good = [p for p in papers if not p.is_seed]
+    assert moradi.seed is None and "2400 GE" in moradi.source
+    assert good.seed is None and "124 slices" in good.source
+
+
+def test_good_benaissa_is_the_compact_reference_on_spartan2():
+    # Good & Benaissa (CHES 2005), the abstract's smallest design: 124 slices and two Spartan-II
+    # block memories (RAMB4, 4 Kbit: 16 Kbit at 4 slices per Kbit), 2.2 Mbit/s; no clock given.
+    row = find_paper("benaissa").table("Abstract").row("smallest")
+    assert row.device_family == "spartan2" and row.config == {"arch": "compact",
+                                                              "datapath_width": 8}
+    assert row.values["slices"] == 124 and row.values["brams"] == 2
+    assert row.throughput_bps == 2.2e6 and row.area("slice-eq") == 124 + 2 * 4 * 4
 
 
 def test_asic_rows_in_gate_equivalents():
