@@ -6,7 +6,8 @@ import pytest
 
 from aesdse.experiment import make_point, parse_experiment
 from aesdse.flow.families import DEVICES, FAMILIES, driver_of
-from aesdse.flow.families.xilinx import classify, longest_path, mark_roms
+from aesdse.flow.families.xilinx import (classify, is_read_address, longest_path, lut_levels,
+                                        mark_roms)
 from aesdse.flow.yosys import SynthOptions
 from aesdse.generate import generate
 from aesdse.spec.schema import Target
@@ -232,3 +233,27 @@ def test_compact_reference_has_a_spartan2_experiment():
     from dataclasses import replace
     assert all(matches_config(replace(r, target="xcv"), row.config, "spartan2")
                for r in measured)
+
+
+def test_a_distributed_ram_is_a_level_only_on_its_read_address():
+    # in(2) -> LUT -> 3 -> LUT -> 4 = D of a RAM16X1D; its DPO (5) reads at DPRA = in(6) and
+    # drives the output through one LUT (7). The write side (D, WE) ends the two-LUT path; the
+    # read is one level: the depth is 2, not the 4 of a path through the memory.
+    def cell(kind, inputs, outputs):
+        pins = {**{k: [v] for k, v in inputs.items()}, **{k: [v] for k, v in outputs.items()}}
+        dirs = {**{k: "input" for k in inputs}, **{k: "output" for k in outputs}}
+        return {"type": kind, "connections": pins, "port_directions": dirs}
+    module = {
+        "ports": {"a": {"direction": "input", "bits": [2]},
+                  "r": {"direction": "input", "bits": [6]},
+                  "y": {"direction": "output", "bits": [7]}},
+        "cells": {
+            "l1": cell("LUT1", {"I0": 2}, {"O": 3}),
+            "l2": cell("LUT1", {"I0": 3}, {"O": 4}),
+            "ram": cell("RAM16X1D", {"D": 4, "WE": 2, "A0": 2, "DPRA0": 6, "WCLK": 8},
+                        {"SPO": 9, "DPO": 5}),
+            "l3": cell("LUT1", {"I0": 5}, {"O": 7}),
+        }}
+    assert lut_levels(module) == 2
+    assert is_read_address("DPRA3") and is_read_address("ADDRB") and is_read_address("A4")
+    assert not any(is_read_address(pin) for pin in ("D", "DIA", "WE", "WCLK"))

@@ -181,13 +181,31 @@ def lut_levels(module: dict) -> int:
                   if directions.get(pin) == "input" for b in bits if isinstance(b, int)]
         outputs = [b for pin, bits in cell["connections"].items()
                    if directions.get(pin) == "output" for b in bits if isinstance(b, int)]
-        if kind in ("luts", "lutram", "carries", "wide_muxes", "other"):
-            level = 1 if kind in ("luts", "lutram") else 0
+        if kind == "lutram":
+            # A distributed RAM's output follows its read address only; data and write enable
+            # are written at the clock edge, so they end paths like a flip-flop's input.
+            reads = [b for pin, bits in cell["connections"].items()
+                     if directions.get(pin) == "input" and is_read_address(pin)
+                     for b in bits if isinstance(b, int)]
+            for bit in outputs:
+                weights[bit] = (1, reads)
+            ends += [b for b in inputs if b not in reads]
+        elif kind in ("luts", "carries", "wide_muxes", "other"):
+            level = 1 if kind == "luts" else 0
             for bit in outputs:
                 weights[bit] = (level, inputs)
         else:
             ends += inputs
     return longest_path(weights, ends)
+
+
+def is_read_address(pin: str) -> bool:
+    """Whether ``pin`` of a Xilinx distributed RAM (RAM16X1S/D, RAM32X1D, RAM64X1D, RAM128X1D,
+    RAM32M, RAM64M, ...) is a read address: ``A0``..``A6`` and ``A`` (the single-port and first
+    port's address, read too), ``DPRA*`` and ``ADDRA``..``ADDRH``; ``D``, ``DI*``, ``WE`` and
+    ``WCLK`` are the synchronous write side."""
+    return pin == "A" or pin.startswith("DPRA") or pin.startswith("ADDR") or \
+        (pin[:1] == "A" and pin[1:].isdigit())
 
 
 def longest_path(weights: dict, ends: list) -> int:
