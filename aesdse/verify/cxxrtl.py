@@ -65,10 +65,12 @@ from .script import Playback, Script
 __all__ = ["CompileError", "PlayError", "Compiler", "ModelOptions", "find_compiler",
            "runtime_include", "design_rtlil", "model_key", "compile_model", "play_compiled",
            "default_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
-           "HARNESS_SOURCE", "run_build_step", "publish_entry", "yosys_version"]
+           "HARNESS_SOURCE", "PLAYER_HEADER", "harness_digest", "run_build_step", "publish_entry", "yosys_version"]
 
 #: The stream harness compiled into every model.
 HARNESS_SOURCE = Path(__file__).with_name("cxxrtl_harness.cc")
+#: The script player both compiled harnesses include (its directory goes on the include path).
+PLAYER_HEADER = Path(__file__).with_name("stream_player.h")
 
 #: Compiler flags of every model, besides :attr:`ModelOptions.cxx_flags`. ``CXXRTL_NDEBUG``: a
 #: memory read at an address past the memory's depth gives 0, as in amaranth.sim, instead of
@@ -193,7 +195,7 @@ def model_key(rtlil_text: str, compiler: Compiler, options: ModelOptions) -> str
                        "flatten": options.flatten,
                        "yosys": yosys_version(), "compiler": compiler.identity,
                        "flags": list(options.cxx_flags),
-                       "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
+                       "harness": harness_digest(HARNESS_SOURCE)},
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
@@ -237,6 +239,12 @@ def publish_entry(staged: Path, entry: Path) -> None:
             raise
 
 
+def harness_digest(harness: Path) -> str:
+    """SHA-256 of a harness source and the script player it includes (a model built with an
+    older player is not reused)."""
+    return hashlib.sha256(harness.read_bytes() + b"\0" + PLAYER_HEADER.read_bytes()).hexdigest()
+
+
 def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
                      timings: dict) -> list[Path]:
     """The harness and the CXXRTL C API compiled once per compiler and flags (cached)."""
@@ -244,7 +252,7 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
     blob = json.dumps({"format": MODEL_FORMAT, "fixed": list(FIXED_FLAGS),
                        "flags": list(options.cxx_flags), "compiler": compiler.identity,
                        "yosys": yosys_version(),
-                       "harness": hashlib.sha256(HARNESS_SOURCE.read_bytes()).hexdigest()},
+                       "harness": harness_digest(HARNESS_SOURCE)},
                       sort_keys=True)
     entry = cache_dir / f"runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
     sources = {"harness.o": HARNESS_SOURCE,
@@ -256,7 +264,7 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
             staged.mkdir()
             for name, source in sources.items():
                 run_build_step([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
-                      "-c", str(source), "-o", name], f"compiling {source.name}",
+                      f"-I{PLAYER_HEADER.parent}", "-c", str(source), "-o", name], f"compiling {source.name}",
                      options.compile_timeout_s, staged)
             publish_entry(staged, entry)
         timings["runtime_s"] = time.perf_counter() - start

@@ -38,8 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cxxrtl import (CompileError, Compiler, default_cache_dir, find_compiler, publish_entry,
-                     run_build_step, yosys_version)
+from .cxxrtl import (PLAYER_HEADER, CompileError, Compiler, default_cache_dir, find_compiler,
+                     harness_digest, publish_entry, run_build_step, yosys_version)
 
 __all__ = ["VerilatorOptions", "verilator_root", "verilator_version", "model_key",
            "ports_header", "compile_verilator_model", "HARNESS_SOURCE", "VERILATOR_FLAGS",
@@ -107,10 +107,6 @@ def verilator_version() -> str:
     return getattr(verilator, "__version__", "unknown")
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def model_key(rtlil_text: str, compiler: Compiler, options: VerilatorOptions) -> str:
     """Cache key of a model (module documentation)."""
     blob = json.dumps({"rtlil": hashlib.sha256(rtlil_text.encode()).hexdigest(),
@@ -118,7 +114,7 @@ def model_key(rtlil_text: str, compiler: Compiler, options: VerilatorOptions) ->
                        "verilator": verilator_version(), "yosys": yosys_version(),
                        "verilator_flags": list(VERILATOR_FLAGS), "defines": list(DEFINES),
                        "compiler": compiler.identity, "flags": list(options.cxx_flags),
-                       "harness": _digest(HARNESS_SOURCE)}, sort_keys=True)
+                       "harness": harness_digest(HARNESS_SOURCE)}, sort_keys=True)
     return "verilator-" + hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
@@ -227,7 +223,7 @@ def compile_verilator_model(rtlil_text: str, *, cache_dir: Path | None = None,
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
         work = Path(temporary)
         obj = _verilate(rtlil_text, work, options, timings)
-        flags = [*DEFINES, *options.cxx_flags, *_includes(root), f"-I{obj}"]
+        flags = [*DEFINES, *options.cxx_flags, *_includes(root), f"-I{obj}", f"-I{PLAYER_HEADER.parent}"]
         jobs = [(source, source.with_suffix(".o"),
                  [*flags, "-O0"] if source.stem.endswith("Slow") else flags)
                 for source in sorted(obj.glob("*.cpp"))]
