@@ -65,7 +65,7 @@ from .script import Playback, Script
 __all__ = ["CompileError", "PlayError", "Compiler", "ModelOptions", "find_compiler",
            "runtime_include", "design_rtlil", "model_key", "compile_model", "play_compiled",
            "default_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
-           "HARNESS_SOURCE", "PLAYER_HEADER", "harness_digest", "run_build_step", "publish_entry", "yosys_version"]
+           "HARNESS_SOURCE", "PLAYER_HEADER", "harness_digest", "cached_build", "run_build_step", "publish_entry", "yosys_version"]
 
 #: The stream harness compiled into every model.
 HARNESS_SOURCE = Path(__file__).with_name("cxxrtl_harness.cc")
@@ -288,32 +288,43 @@ def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
     timings = {} if timings is None else timings
     compiler = compiler or find_compiler()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    entry = cache_dir / model_key(rtlil_text, compiler, options)
+
+    def build(work: Path, staged: Path) -> None:
+        start = time.perf_counter()
+        source = write_cxxrtl(rtlil_text, work, options)
+        timings["write_cxxrtl_s"] = time.perf_counter() - start
+        command = [*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{runtime_include()}"]
+        start = time.perf_counter()
+        run_build_step([*command, "-c", str(source), "-o", "design.o"], "compiling the design",
+                       options.compile_timeout_s, work)
+        timings["compile_s"] = time.perf_counter() - start
+        runtime = _runtime_objects(cache_dir, compiler, options, timings)
+        start = time.perf_counter()
+        run_build_step([*command, "design.o", *map(str, runtime), "-o", str(staged / "model")],
+                       "linking the model", options.compile_timeout_s, work)
+        timings["link_s"] = time.perf_counter() - start
+        (staged / "meta.json").write_text(json.dumps({
+            "compiler": compiler.identity, "command": list(compiler.command),
+            "flags": list(options.cxx_flags), "cxxrtl_opt": options.cxxrtl_opt,
+            "yosys": yosys_version(), "timings": timings}, indent=1))
+
+    return cached_build(cache_dir, model_key(rtlil_text, compiler, options), build)
+
+
+def cached_build(cache_dir: Path, key: str, build) -> Path:
+    """The ``model`` of cache entry ``key`` under ``cache_dir``; when missing, ``build(work,
+    staged)`` makes it in a temporary directory ``work`` and writes the entry's files into
+    ``staged``, which is published whole (a killed or failed build leaves no entry)."""
+    entry = cache_dir / key
     model = entry / "model"
     if model.exists():
         return model
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
         work = Path(temporary)
-        start = time.perf_counter()
-        source = write_cxxrtl(rtlil_text, work, options)
-        timings["write_cxxrtl_s"] = time.perf_counter() - start
-        build = [*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{runtime_include()}"]
-        start = time.perf_counter()
-        run_build_step([*build, "-c", str(source), "-o", "design.o"], "compiling the design",
-             options.compile_timeout_s, work)
-        timings["compile_s"] = time.perf_counter() - start
-        runtime = _runtime_objects(cache_dir, compiler, options, timings)
         staged = work / "entry"
         staged.mkdir()
-        start = time.perf_counter()
-        run_build_step([*build, "design.o", *map(str, runtime), "-o", str(staged / "model")],
-             "linking the model", options.compile_timeout_s, work)
-        timings["link_s"] = time.perf_counter() - start
-        (staged / "meta.json").write_text(json.dumps({
-            "compiler": compiler.identity, "command": list(compiler.command),
-            "flags": list(options.cxx_flags), "cxxrtl_opt": options.cxxrtl_opt,
-            "yosys": yosys_version(), "timings": timings}, indent=1))
+        build(work, staged)
         publish_entry(staged, entry)
     return model
 

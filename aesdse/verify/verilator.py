@@ -38,8 +38,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cxxrtl import (PLAYER_HEADER, CompileError, Compiler, default_cache_dir, find_compiler,
-                     harness_digest, publish_entry, run_build_step, yosys_version)
+from .cxxrtl import (PLAYER_HEADER, CompileError, Compiler, cached_build, default_cache_dir,
+                     find_compiler, harness_digest, publish_entry, run_build_step,
+                     yosys_version)
 
 __all__ = ["VerilatorOptions", "verilator_root", "verilator_version", "model_key",
            "ports_header", "compile_verilator_model", "HARNESS_SOURCE", "VERILATOR_FLAGS",
@@ -215,15 +216,11 @@ def compile_verilator_model(rtlil_text: str, *, cache_dir: Path | None = None,
     root = verilator_root()
     compiler = compiler or find_compiler()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    entry = cache_dir / model_key(rtlil_text, compiler, options)
-    model = entry / "model"
-    if model.exists():
-        return model
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
-        work = Path(temporary)
+
+    def build(work: Path, staged: Path) -> None:
         obj = _verilate(rtlil_text, work, options, timings)
-        flags = [*DEFINES, *options.cxx_flags, *_includes(root), f"-I{obj}", f"-I{PLAYER_HEADER.parent}"]
+        flags = [*DEFINES, *options.cxx_flags, *_includes(root), f"-I{obj}",
+                 f"-I{PLAYER_HEADER.parent}"]
         jobs = [(source, source.with_suffix(".o"),
                  [*flags, "-O0"] if source.stem.endswith("Slow") else flags)
                 for source in sorted(obj.glob("*.cpp"))]
@@ -232,8 +229,6 @@ def compile_verilator_model(rtlil_text: str, *, cache_dir: Path | None = None,
         _compile_all(compiler, jobs, options, work)
         timings["compile_s"] = time.perf_counter() - start
         runtime = _runtime_objects(cache_dir, compiler, options, timings)
-        staged = work / "entry"
-        staged.mkdir()
         start = time.perf_counter()
         run_build_step([*compiler.command, *options.cxx_flags, "-pthread",
                         *(str(obj) for _, obj, _ in jobs), *map(str, runtime),
@@ -245,5 +240,5 @@ def compile_verilator_model(rtlil_text: str, *, cache_dir: Path | None = None,
             "compiler": compiler.identity, "command": list(compiler.command),
             "flags": list(options.cxx_flags), "yosys": yosys_version(), "timings": timings},
             indent=1))
-        publish_entry(staged, entry)
-    return model
+
+    return cached_build(cache_dir, model_key(rtlil_text, compiler, options), build)
