@@ -68,6 +68,12 @@ class Verification:
 
     ``ok`` is true only if every output matched; then ``latency_cycles`` and ``cycles_per_block``
     are measured values. Otherwise ``reason`` says what went wrong first.
+
+    ``verified_with`` names the simulator that played the checks (``"amaranth.sim"``, or a
+    compiled backend with its version); ``fallback_reason`` is set when a compiled backend was
+    asked for but could not be used, and says why (the run then fell back to amaranth.sim: never
+    silently). ``checks`` counts the blocks checked, by source (``fips197``, ``sp800_38a``,
+    ``random``, ...).
     """
     ok: bool
     vectors_checked: int
@@ -76,6 +82,9 @@ class Verification:
     reason: str | None = None
     sim_seconds: float = 0.0
     details: dict = field(default_factory=dict)
+    verified_with: str = "amaranth.sim"
+    fallback_reason: str | None = None
+    checks: dict = field(default_factory=dict)
 
 
 class VerificationError(Exception):
