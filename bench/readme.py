@@ -163,18 +163,27 @@ def _records(store: Store) -> str:
     return bench_records.records_markdown(found)
 
 
+def parse_name(name: str) -> tuple[str, str, str | None]:
+    """Block ``name`` as (kind, experiment or paper key, option): ``report/records/5_pipelined``
+    is (``report``, ``records/5_pipelined``, None), ``report/targets/family`` (``report``,
+    ``targets``, ``family``)."""
+    kind, _, rest = name.partition("/")
+    if rest.endswith("/family"):
+        return kind, rest.removesuffix("/family"), "family"
+    return kind, rest, None
+
+
 def command_of(name: str) -> str:
     """The command a reader runs to print block ``name`` from their own database."""
-    kind, _, rest = name.partition("/")
-    experiment, _, option = rest.partition("/")
-    if kind == "records":
+    kind, experiment, option = parse_name(name)
+    if kind == "records" and not experiment:
         return "python bench/records.py"
-    if kind == "report":
+    if kind == "report" and (EXPERIMENTS_DIR / f"{experiment}.yaml").is_file():
         return (f"aesdse report experiments/{experiment}.yaml"
                 + (" --group-by family" if option == "family" else ""))
-    if kind == "critical-path":
+    if kind == "critical-path" and (EXPERIMENTS_DIR / f"{experiment}.yaml").is_file():
         return f"aesdse report experiments/{experiment}.yaml --critical-path"
-    if kind == "compare":
+    if kind == "compare" and experiment in EXPERIMENTS:
         return f"aesdse reproduce {experiment} --no-sweep"
     raise ValueError(f"unknown generated block {name!r} (records, report/EXPERIMENT, "
                      f"report/EXPERIMENT/family, compare/KEY, critical-path/EXPERIMENT)")
@@ -183,12 +192,11 @@ def command_of(name: str) -> str:
 def render_block(name: str, store: Store) -> str:
     """The Markdown body of generated block ``name`` from the rows of ``store``."""
     command_of(name)  # an unknown name is an error before anything is read
-    kind, _, rest = name.partition("/")
-    experiment, _, option = rest.partition("/")
+    kind, experiment, option = parse_name(name)
     if kind == "records":
         return _records(store)
     if kind == "report":
-        return _report(store, experiment, option or None)
+        return _report(store, experiment, option)
     if kind == "critical-path":
         return _report(store, experiment, "critical-path")
     return _compare(store, experiment)

@@ -99,14 +99,14 @@ def test_progress_lines_name_the_target(rows):
     assert label_of(one) != label_of(other) and "on iCE40UP5K-sg48" in label_of(other)
 
 
-def test_the_readme_shows_the_error_the_tool_prints():
-    # README "Experiments": the example experiment with `sbox: lutt` gives exactly the error shown.
+def test_the_docs_show_the_error_the_tool_prints():
+    # docs/experiments.md: the example experiment with `sbox: lutt` gives exactly the error shown.
     import re
     from pathlib import Path
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = re.search(r"## Experiments.*?```yaml\n(.*?)```", readme, re.S).group(1)
-    shown = re.search(r"^Error: (experiments/x\.yaml:\d+: sbox: 'lutt' .*)$", readme, re.M)
-    assert shown, "README no longer shows the sbox: 'lutt' error"
+    page = (Path(__file__).resolve().parent.parent / "docs" / "experiments.md").read_text()
+    block = re.search(r"^# Experiments.*?```yaml\n(.*?)```", page, re.S | re.M).group(1)
+    shown = re.search(r"^Error: (experiments/x\.yaml:\d+: sbox: 'lutt' .*)$", page, re.M)
+    assert shown, "docs/experiments.md no longer shows the sbox: 'lutt' error"
     with pytest.raises(ExperimentError) as error:
         parse_experiment(block.replace("sbox: lut", "sbox: lutt", 1), "experiments/x.yaml")
     assert str(error.value) == shown.group(1)
