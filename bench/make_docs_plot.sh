@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerate the README's table and Pareto figure from a real sweep.
+# Draw a table and Pareto figure (docs/table.md, docs/pareto.png) from a real sweep. The
+# documentation's own tables are generated from results/reference/ by bench/readme.py.
 #
 #   bench/make_docs_plot.sh [EXPERIMENT.yaml] [DATABASE]
 #

@@ -245,7 +245,7 @@ class FamilyDriver:
         The pip extra that installs the family's tools (``pip install "aesdse[ice40]"``); None
         when they are aesdse's own dependencies.
     unit : str
-        The area unit of the family, in words (the area table of the README).
+        The area unit of the family, in words (the targets table of docs/targets.md).
     area_column : tuple of (str, str)
         The row attribute (:class:`aesdse.store.database.Row`, or ``area_ge``: the gate
         equivalents of ``details["asic"]``) that holds the family's area in its own unit, and
