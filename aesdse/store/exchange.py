@@ -35,7 +35,8 @@ from pathlib import Path
 from .database import PnrRun, Row, Store, StoreError
 
 __all__ = ["ExchangeError", "ImportResult", "export_rows", "row_record", "read_rows",
-           "import_rows", "open_reference", "reference_files", "MEASURED_FIELDS"]
+           "import_rows", "open_reference", "reference_files", "MEASURED_FIELDS",
+           "VERDICTS", "Comparison", "compare_rows", "sample_rows"]
 
 #: The column names of a row, in table order (generic: every field of :class:`Row`).
 COLUMNS = tuple(f.name for f in fields(Row))
@@ -205,6 +206,101 @@ def open_reference(paths: list[Path]) -> Store:
         store.close()
         raise
     return store
+
+
+#: The verdicts of :func:`compare_rows`, in the order a summary lists them.
+VERDICTS = ("identical", "differs", "not comparable", "missing")
+
+
+@dataclass
+class Comparison:
+    """One reference row checked against a database (:func:`compare_rows`).
+
+    Attributes
+    ----------
+    reference : Row
+    verdict : str
+        One of :data:`VERDICTS`.
+    measured : Row or None
+        The database's row it was compared with (the newest of the same configuration and
+        provenance; for ``not comparable`` the newest of the configuration).
+    differences : list of dict
+        ``{"field", "reference", "measured"}`` for each :data:`MEASURED_FIELDS` entry that
+        differs (``differs`` only).
+    reasons : list of str
+        Why the rows are not comparable: ``generator <ref> -> <db>``, ``<tool> <ref> -> <db>``,
+        ``verify options``; or why a row is missing.
+    """
+    reference: Row
+    verdict: str
+    measured: Row | None = None
+    differences: list = field(default_factory=list)
+    reasons: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        ref = self.reference
+        return {"key": ref.key, "config_key": ref.config_key, "experiment": ref.experiment,
+                "arch": ref.arch, "params": ref.params, "target": ref.target, "seed": ref.seed,
+                "verdict": self.verdict,
+                "measured_key": self.measured.key if self.measured else None,
+                "differences": self.differences, "reasons": self.reasons}
+
+
+def provenance_differences(reference: Row, measured: Row) -> list[str]:
+    """What makes ``measured`` not comparable with ``reference``: another generator
+    fingerprint, another version of a tool both recorded, other verification options."""
+    reasons = []
+    if reference.generator != measured.generator:
+        reasons.append(f"generator {reference.generator} -> {measured.generator}")
+    theirs = measured.tool_versions or {}
+    for tool, version in sorted((reference.tool_versions or {}).items()):
+        if tool in theirs and theirs[tool] != version:
+            reasons.append(f"{tool} {version} -> {theirs[tool]}")
+    if (reference.verify or None) != (measured.verify or None):
+        reasons.append(f"verify options {json.dumps(reference.verify, sort_keys=True)} -> "
+                       f"{json.dumps(measured.verify, sort_keys=True)}")
+    return reasons
+
+
+def compare_rows(reference: list[Row], store: Store) -> list[Comparison]:
+    """Check each ``reference`` row against the rows of ``store`` with the same configuration
+    key: the row with the same key, else the newest of the same provenance
+    (:func:`provenance_differences` empty) is compared field by field (:data:`MEASURED_FIELDS`,
+    exact equality: the flow is deterministic); without one the row is ``not comparable``
+    (the newest row's provenance differences named) or ``missing``."""
+    stored: dict = {}
+    for row in store.rows_by_config({r.config_key for r in reference}):
+        stored.setdefault(row.config_key, []).append(row)
+    out = []
+    for ref in sorted(reference, key=lambda r: (r.config_key or "", r.key)):
+        candidates = stored.get(ref.config_key, [])
+        same = [r for r in candidates if r.key == ref.key] or \
+            [r for r in candidates if not provenance_differences(ref, r)]
+        if same:
+            measured = same[-1]
+            differences = [{"field": name, "reference": getattr(ref, name),
+                            "measured": getattr(measured, name)}
+                           for name in MEASURED_FIELDS
+                           if getattr(ref, name) != getattr(measured, name)]
+            out.append(Comparison(ref, "differs" if differences else "identical", measured,
+                                  differences))
+        elif candidates:
+            out.append(Comparison(ref, "not comparable", candidates[-1],
+                                  reasons=provenance_differences(ref, candidates[-1])))
+        else:
+            out.append(Comparison(ref, "missing", reasons=[f"no row of configuration "
+                                                           f"{ref.config_key} in {store.path}"]))
+    return out
+
+
+def sample_rows(rows: list[Row], count: int | None, seed: int) -> list[Row]:
+    """``count`` of ``rows`` drawn at random with ``seed`` (the same seed draws the same rows
+    from the same file), in file order; every row when ``count`` is None or not smaller."""
+    rows = sorted(rows, key=lambda r: (r.config_key or "", r.key))
+    if count is None or count >= len(rows):
+        return rows
+    chosen = set(random.Random(seed).sample(range(len(rows)), count))
+    return [row for n, row in enumerate(rows) if n in chosen]
 
 
 def _clip(text: str, limit: int = 160) -> str:
