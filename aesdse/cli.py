@@ -479,7 +479,14 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
 @click.option("--no-sweep", is_flag=True, help="Do not run missing points; report what is stored.")
 @click.option("--fmax", "fmax", type=click.Choice(FMAX_STATS), default="median",
               show_default=True, help="Seed aggregation of Fmax.")
-def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_sweep, fmax):
+@click.option("--reference", "reference", is_flag=False, default=None, metavar="[PATH]",
+              flag_value=str(Path(__file__).resolve().parent.parent / "results" / "reference"),
+              type=click.Path(exists=True, path_type=Path),
+              help="Read the rows from exported reference results (a .jsonl file or a directory "
+                   "of them; alone: results/reference/ of this checkout) instead of --db; sweeps "
+                   "nothing. Put it after PAPER.")
+def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_sweep, fmax,
+              reference):
     """Reproduce seed paper PAPER: run its experiment if needed, print measured vs published,
     write figures.
 
@@ -487,11 +494,18 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     lin_huang, unrolled, or an alias). The exit code is 2 when the paper cannot be reproduced
     yet (an architecture family or the experiment file is missing), 1 if a design point failed.
 
+    With --no-sweep the rows come from --db when it holds rows of the paper's experiments, else
+    from the reference results shipped in results/reference/*.jsonl (measured by aesdse and
+    exported with `aesdse db export`), so a fresh clone prints the table in seconds. --reference
+    reads reference results in any case. stderr names where the rows came from.
+
     \b
     Example:
       aesdse reproduce 000
       aesdse reproduce zhou_gaj --jobs 2
       aesdse reproduce 004 --no-sweep
+      aesdse reproduce 002 --reference
+      aesdse reproduce 002 --reference results/reference/records_pipelined.jsonl
     """
     from .reproduce import ReproduceError, reproduce as run
 
@@ -500,7 +514,8 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     try:
         result = run(paper, db_path, results_dir, output, run_sweep=not no_sweep,
                      jobs=jobs or os.cpu_count() or 1, echo=echo,
-                     experiment=experiment_file, fmax=fmax)
+                     experiment=experiment_file, fmax=fmax,
+                     reference=None if reference is None else [reference])
     except ReproduceError as e:
         click.echo(f"Error: {e}", err=True)
         sys.exit(2)
@@ -508,9 +523,11 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
         raise click.ClickException(str(e)) from None
     click.echo(result.table, nl=False)
     click.echo("")
+    click.echo(f"rows from {result.source}", err=True)
     if result.missing:
-        click.echo(f"{result.missing} design points of {result.experiment} are not in {db_path}"
-                   f" (run without --no-sweep)", err=True)
+        click.echo(f"{result.missing} design points of {result.experiment} are not in "
+                   f"{result.source}" + ("" if reference else " (run without --no-sweep)"),
+                   err=True)
     for note in result.notes:
         click.echo(note, err=True)
     click.echo("wrote " + ", ".join(str(f) for f in result.files))
