@@ -814,7 +814,7 @@ def _compare_against(against, db_path, sample, sample_seed, rerun, jobs, strict,
         if rerun:
             db_path = _rerun_reference(rerun, chosen, Path(scratch), jobs)
         with _open_readonly(db_path) as store:
-            results = compare_rows(chosen, store)
+            results = compare_rows(chosen, store, tools_used=_tools_used)
             _warn_unreadable(store)
     counts = {v: sum(c.verdict == v for c in results) for v in VERDICTS}
     bad = counts["differs"] + (counts["missing"] + counts["not comparable"] if strict else 0)
@@ -830,6 +830,17 @@ def _compare_against(against, db_path, sample, sample_seed, rerun, jobs, strict,
         click.echo(", ".join(f"{n} {v}" for v, n in counts.items()) + f" (of {len(results)} "
                    f"reference rows, against {'a re-run' if rerun else db_path})")
     sys.exit(1 if bad else 0)
+
+
+def _tools_used(row) -> tuple:
+    """The tools a row's flow ran (its device family's), or every recorded one when its target
+    names no known family."""
+    from .flow.families import family_info
+    from .report.table import family_of_row
+    try:
+        return tuple(family_info(family_of_row(row)).tools)
+    except ValueError:
+        return tuple(row.tool_versions or ())
 
 
 def _comparison_lines(results) -> list[str]:

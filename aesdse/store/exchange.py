@@ -246,14 +246,19 @@ class Comparison:
                 "differences": self.differences, "reasons": self.reasons}
 
 
-def provenance_differences(reference: Row, measured: Row) -> list[str]:
+def provenance_differences(reference: Row, measured: Row, tools_used=None) -> list[str]:
     """What makes ``measured`` not comparable with ``reference``: another generator
-    fingerprint, another version of a tool both recorded, other verification options."""
+    fingerprint, another version of a tool both recorded (of the tools ``tools_used(row)``
+    names, when given: a row records every installed tool, but only its family's ran), other
+    verification options."""
     reasons = []
     if reference.generator != measured.generator:
         reasons.append(f"generator {reference.generator} -> {measured.generator}")
     theirs = measured.tool_versions or {}
+    used = None if tools_used is None else set(tools_used(reference))
     for tool, version in sorted((reference.tool_versions or {}).items()):
+        if used is not None and tool not in used:
+            continue
         if tool in theirs and theirs[tool] != version:
             reasons.append(f"{tool} {version} -> {theirs[tool]}")
     if (reference.verify or None) != (measured.verify or None):
@@ -262,12 +267,12 @@ def provenance_differences(reference: Row, measured: Row) -> list[str]:
     return reasons
 
 
-def compare_rows(reference: list[Row], store: Store) -> list[Comparison]:
+def compare_rows(reference: list[Row], store: Store, tools_used=None) -> list[Comparison]:
     """Check each ``reference`` row against the rows of ``store`` with the same configuration
     key: the row with the same key, else the newest of the same provenance
-    (:func:`provenance_differences` empty) is compared field by field (:data:`MEASURED_FIELDS`,
-    exact equality: the flow is deterministic); without one the row is ``not comparable``
-    (the newest row's provenance differences named) or ``missing``."""
+    (:func:`provenance_differences` empty; ``tools_used`` passed on) is compared field by field
+    (:data:`MEASURED_FIELDS`, exact equality: the flow is deterministic); without one the row is
+    ``not comparable`` (the newest row's provenance differences named) or ``missing``."""
     stored: dict = {}
     for row in store.rows_by_config({r.config_key for r in reference}):
         stored.setdefault(row.config_key, []).append(row)
@@ -275,7 +280,7 @@ def compare_rows(reference: list[Row], store: Store) -> list[Comparison]:
     for ref in sorted(reference, key=lambda r: (r.config_key or "", r.key)):
         candidates = stored.get(ref.config_key, [])
         same = [r for r in candidates if r.key == ref.key] or \
-            [r for r in candidates if not provenance_differences(ref, r)]
+            [r for r in candidates if not provenance_differences(ref, r, tools_used)]
         if same:
             measured = same[-1]
             differences = [{"field": name, "reference": getattr(ref, name),
@@ -286,7 +291,8 @@ def compare_rows(reference: list[Row], store: Store) -> list[Comparison]:
                                   differences))
         elif candidates:
             out.append(Comparison(ref, "not comparable", candidates[-1],
-                                  reasons=provenance_differences(ref, candidates[-1])))
+                                  reasons=provenance_differences(ref, candidates[-1],
+                                                                 tools_used)))
         else:
             out.append(Comparison(ref, "missing", reasons=[f"no row of configuration "
                                                            f"{ref.config_key} in {store.path}"]))
