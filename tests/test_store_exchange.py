@@ -186,3 +186,22 @@ def test_compare_ignores_tools_the_row_did_not_run(tmp_path, source):
         (used,) = compare_rows(ref, db, tools_used=lambda row: ("yosys", "nextpnr-ecp5"))
     assert strict.verdict == "not comparable" and strict.reasons == ["nextpnr-gowin one -> other"]
     assert used.verdict == "identical"
+
+
+# --- the shipped reference results ----------------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+REFERENCE = Path(__file__).resolve().parent.parent / "results" / "reference"
+
+
+@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*.jsonl")), ids=lambda p: p.name)
+def test_shipped_reference_files_are_verified_rows_in_canonical_form(path, tmp_path):
+    """Each file loads, holds only verified rows of one experiment named like the file, and is
+    exactly what exporting its rows writes (so a re-export gives a zero diff)."""
+    with open_reference([path]) as ref:
+        rows = ref.rows()
+        assert rows and {r.status for r in rows} == {"ok"}
+        assert {r.experiment for r in rows} == {path.stem}
+        export_rows(ref, tmp_path / path.name, rows)
+    assert (tmp_path / path.name).read_bytes() == path.read_bytes()
