@@ -479,7 +479,14 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
 @click.option("--no-sweep", is_flag=True, help="Do not run missing points; report what is stored.")
 @click.option("--fmax", "fmax", type=click.Choice(FMAX_STATS), default="median",
               show_default=True, help="Seed aggregation of Fmax.")
-def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_sweep, fmax):
+@click.option("--reference", "reference", is_flag=False, default=None, metavar="[PATH]",
+              flag_value=str(Path(__file__).resolve().parent.parent / "results" / "reference"),
+              type=click.Path(exists=True, path_type=Path),
+              help="Read the rows from exported reference results (a .jsonl file or a directory "
+                   "of them; alone: results/reference/ of this checkout) instead of --db; sweeps "
+                   "nothing. Put it after PAPER.")
+def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_sweep, fmax,
+              reference):
     """Reproduce seed paper PAPER: run its experiment if needed, print measured vs published,
     write figures.
 
@@ -487,11 +494,18 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     lin_huang, unrolled, or an alias). The exit code is 2 when the paper cannot be reproduced
     yet (an architecture family or the experiment file is missing), 1 if a design point failed.
 
+    With --no-sweep the rows come from --db when it holds rows of the paper's experiments, else
+    from the reference results shipped in results/reference/*.jsonl (measured by aesdse and
+    exported with `aesdse db export`), so a fresh clone prints the table in seconds. --reference
+    reads reference results in any case. stderr names where the rows came from.
+
     \b
     Example:
       aesdse reproduce 000
       aesdse reproduce zhou_gaj --jobs 2
       aesdse reproduce 004 --no-sweep
+      aesdse reproduce 002 --reference
+      aesdse reproduce 002 --reference results/reference/records_pipelined.jsonl
     """
     from .reproduce import ReproduceError, reproduce as run
 
@@ -500,7 +514,8 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     try:
         result = run(paper, db_path, results_dir, output, run_sweep=not no_sweep,
                      jobs=jobs or os.cpu_count() or 1, echo=echo,
-                     experiment=experiment_file, fmax=fmax)
+                     experiment=experiment_file, fmax=fmax,
+                     reference=None if reference is None else [reference])
     except ReproduceError as e:
         click.echo(f"Error: {e}", err=True)
         sys.exit(2)
@@ -508,9 +523,11 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
         raise click.ClickException(str(e)) from None
     click.echo(result.table, nl=False)
     click.echo("")
+    click.echo(f"rows from {result.source}", err=True)
     if result.missing:
-        click.echo(f"{result.missing} design points of {result.experiment} are not in {db_path}"
-                   f" (run without --no-sweep)", err=True)
+        click.echo(f"{result.missing} design points of {result.experiment} are not in "
+                   f"{result.source}" + ("" if reference else " (run without --no-sweep)"),
+                   err=True)
     for note in result.notes:
         click.echo(note, err=True)
     click.echo("wrote " + ", ".join(str(f) for f in result.files))
@@ -604,10 +621,17 @@ def db_group():
     Every sweep of a configuration whose code or tools changed adds a row and keeps the old one;
     reports show the newest. These commands show and clean up the others.
 
+    `aesdse db export` writes rows as JSON Lines (results/reference/ holds the reference
+    results made so), `aesdse db import` loads them, `aesdse db compare --against` checks a
+    database against them.
+
     \b
     Example:
       aesdse db list --all
       aesdse db prune --dry-run
+      aesdse db export experiments/records/1_sbox.yaml -o sbox.jsonl
+      aesdse db import results/reference
+      aesdse db compare --against results/reference --sample 5
     """
 
 
@@ -685,17 +709,61 @@ def db_list(experiment, db_path, show_all, as_json):
 
 
 @db_group.command("compare")
-@click.argument("key")
+@click.argument("key", required=False)
 @_db_option
+@click.option("--against", "against", multiple=True,
+              type=click.Path(exists=True, path_type=Path), metavar="FILE",
+              help="Reproducibility check: compare the rows of these exported files (a directory: "
+                   "its *.jsonl) with the database's rows of the same configuration.")
+@click.option("--sample", type=click.IntRange(min=1), metavar="N",
+              help="With --against: check only N reference rows, drawn at random.")
+@click.option("--seed", "sample_seed", type=click.IntRange(min=0), metavar="S",
+              help="Seed of --sample (default: a new one, printed, so the draw can be repeated).")
+@click.option("--rerun", "rerun", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="EXPERIMENT",
+              help="With --against: measure the reference rows again first, with the points of "
+                   "EXPERIMENT of the same configuration, into a scratch database (the stage "
+                   "cache off), and compare with that instead of --db.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Design points run in parallel by --rerun.")
+@click.option("--strict", is_flag=True,
+              help="With --against: exit 1 also when a row is missing or not comparable.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def db_compare(key, db_path, as_json):
+def db_compare(key, db_path, against, sample, sample_seed, rerun, jobs, strict, as_json):
     """Every row of the configuration of row KEY (a key or a unique prefix), side by side: what
     changed between the code or tool versions that made them.
+
+    With --against FILE instead of KEY: the reproducibility check. Each reference row (or a
+    --sample of them) is matched with the database's row of the same configuration key and the
+    same provenance (the same key, else the newest with the same generator fingerprint, tool
+    versions and verify options) and printed as identical; differs, with each differing
+    measured field (status, LUT4, FF, BRAM, Fmax, latency, cycles per block, throughput, ...)
+    and both values; not comparable, naming the generator, tool versions or verify options
+    that differ; or missing. The exit code is 1 when a row differs (with --strict also when one
+    is missing or not comparable), else 0.
 
     \b
     Example:
       aesdse db compare 3f2a9c
+      aesdse db compare --against results/reference/records_sbox.jsonl --db my.sqlite
+      aesdse db compare --against results/reference --sample 3 --seed 7 --json
+      aesdse db compare --against results/reference/records_sbox.jsonl \\
+          --rerun experiments/records/1_sbox.yaml
     """
+    if against:
+        if key is not None:
+            raise click.UsageError("give KEY or --against, not both")
+        _compare_against(against, db_path, sample, sample_seed, rerun, jobs, strict, as_json)
+        return
+    if key is None:
+        raise click.UsageError("give KEY (a row's key or prefix) or --against FILE")
+    if sample or sample_seed is not None or rerun or strict:
+        raise click.UsageError("--sample, --seed, --rerun and --strict go with --against")
+    _compare_key(key, db_path, as_json)
+
+
+def _compare_key(key, db_path, as_json):
+    """``db compare KEY``: the rows of KEY's configuration side by side."""
     from .store.provenance import stale_reasons
     with _open_readonly(db_path) as store:
         matches = [k for k in store.keys() if k.startswith(key)]
@@ -724,6 +792,184 @@ def db_compare(key, db_path, as_json):
                  for f in fields[:-1]]
         click.echo("| " + " | ".join(cells) + " | " + (", ".join(r["stale"]) or "current")
                    + " |")
+
+
+def _compare_against(against, db_path, sample, sample_seed, rerun, jobs, strict, as_json):
+    """``db compare --against``: the reproducibility check (:func:`compare_rows`)."""
+    import random
+    import tempfile
+    from .store.exchange import (ExchangeError, VERDICTS, compare_rows, open_reference,
+                                 sample_rows)
+    try:
+        with open_reference(list(against)) as ref:
+            reference = ref.rows()
+    except ExchangeError as e:
+        raise click.ClickException(str(e)) from None
+    seed = sample_seed if sample_seed is not None else random.SystemRandom().randrange(10**6)
+    chosen = sample_rows(reference, sample, seed)
+    if sample and sample < len(reference):
+        click.echo(f"checking {len(chosen)} of {len(reference)} reference rows, drawn with "
+                   f"--seed {seed}", err=True)
+    with tempfile.TemporaryDirectory(prefix="aesdse-rerun-") as scratch:
+        if rerun:
+            db_path = _rerun_reference(rerun, chosen, Path(scratch), jobs)
+        with _open_readonly(db_path) as store:
+            results = compare_rows(chosen, store, tools_used=_tools_used)
+            _warn_unreadable(store)
+    counts = {v: sum(c.verdict == v for c in results) for v in VERDICTS}
+    bad = counts["differs"] + (counts["missing"] + counts["not comparable"] if strict else 0)
+    if as_json:
+        click.echo(json.dumps({"database": "(rerun)" if rerun else str(db_path),
+                               "reference": [str(p) for p in against],
+                               "sample": sample, "seed": seed if sample else None,
+                               "counts": counts, "rows": [c.as_dict() for c in results]},
+                              indent=2, default=str))
+    else:
+        for line in _comparison_lines(results):
+            click.echo(line)
+        click.echo(", ".join(f"{n} {v}" for v, n in counts.items()) + f" (of {len(results)} "
+                   f"reference rows, against {'a re-run' if rerun else db_path})")
+    sys.exit(1 if bad else 0)
+
+
+def _tools_used(row) -> tuple:
+    """The tools a row's flow ran (its device family's), or every recorded one when its target
+    names no known family."""
+    from .flow.families import family_info
+    from .report.table import family_of_row
+    try:
+        return tuple(family_info(family_of_row(row)).tools)
+    except ValueError:
+        return tuple(row.tool_versions or ())
+
+
+def _comparison_lines(results) -> list[str]:
+    """The text of ``db compare --against``: one line per reference row, then its details."""
+    from .engine.progress import label_of
+    lines = []
+    for c in results:
+        ref = c.reference
+        lines.append(f"{c.verdict:14}  {ref.key}  {label_of(ref)}")
+        for d in c.differences:
+            lines.append(f"    {d['field']}: reference {_show(d['reference'])}, measured "
+                         f"{_show(d['measured'])}")
+        for reason in c.reasons:
+            lines.append(f"    {reason}")
+    return lines
+
+
+def _rerun_reference(experiment_file, reference, scratch: Path, jobs) -> Path:
+    """Measure the points of ``experiment_file`` whose configuration is one of the
+    ``reference`` rows again, into a database under ``scratch`` (no stage cache: every tool
+    runs); returns that database."""
+    from dataclasses import replace
+    from .engine.sweep import sweep
+    exp = _experiment(experiment_file)
+    wanted = {r.config_key for r in reference}
+    points = tuple(p for p in exp.points if p.config_key() in wanted)
+    unknown = len(wanted - {p.config_key() for p in points})
+    if unknown:
+        click.echo(f"{unknown} reference configurations are not points of {experiment_file}: "
+                   f"they are reported missing", err=True)
+    db_path = scratch / "rerun.sqlite"
+    with Store(db_path) as store:
+        sweep(replace(exp, points=points), store, scratch, jobs=jobs,
+              echo=lambda line: click.echo(line, err=True), use_cache=False, live=False)
+    return db_path
+
+
+@db_group.command("export")
+@click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
+@_db_option
+@_where_option
+@click.option("--newest", is_flag=True,
+              help="Only the newest row of each configuration (default: every row).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              default="-", show_default=True, help="JSON Lines file to write; - is stdout.")
+@click.option("--by-experiment", "by_experiment", metavar="DIR",
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Instead of -o: one file per experiment name of the rows, "
+                   "DIR/<experiment>.jsonl (how results/reference/ is made).")
+def db_export(experiment, db_path, where, newest, output, by_experiment):
+    """Write stored rows as JSON Lines (text git can diff): the rows of EXPERIMENT's
+    configurations (every provenance, as `aesdse db list EXPERIMENT --all` lists them), those
+    matching --where, both, or every row.
+
+    One row per line with every column: the numbers, the configuration and its key, and the
+    provenance (generator fingerprint, tool versions, verify options, key, host, date), plus
+    the Fmax-search runs. Keys are sorted and rows sorted by configuration key then key, so
+    exporting the same rows again gives the same file. `aesdse db import` loads it back.
+
+    \b
+    Example:
+      aesdse db export experiments/records/1_sbox.yaml --where "status = 'ok'" \\
+          -o results/reference/records_sbox.jsonl
+      aesdse db export --db other.sqlite --newest > all.jsonl
+      aesdse db export --db mine.sqlite --where "status = 'ok'" --by-experiment results/reference
+    """
+    from .store.exchange import export_rows
+    exp = _experiment(experiment) if experiment else None
+    with _open_readonly(db_path) as store:
+        try:
+            keys = store.select_keys(where) if where else None
+        except StoreError as e:
+            raise click.ClickException(str(e)) from None
+        rows = store.rows_by_config({p.config_key() for p in exp.points}) if exp \
+            else store.rows()
+        rows = [r for r in rows if keys is None or r.key in keys]
+        if newest:
+            last = {r.config_key: r for r in rows}  # oldest first: the last one is the newest
+            rows = list(last.values())
+        _warn_unreadable(store)
+        files = {output: rows} if by_experiment is None else {
+            by_experiment / f"{name}.jsonl": [r for r in rows if r.experiment == name]
+            for name in sorted({r.experiment for r in rows})}
+        for file, part in files.items():
+            count = export_rows(store, file, part)
+            if str(file) != "-":
+                click.echo(f"wrote {count} rows to {file}", err=True)
+
+
+@db_group.command("import")
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=Path))
+@_db_option
+@click.option("--skip-malformed", is_flag=True,
+              help="Import the valid lines and name the malformed ones (default: a malformed "
+                   "line stops the import before anything is stored).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_import(files, db_path, skip_malformed, as_json):
+    """Load rows exported by `aesdse db export` (FILES: .jsonl files or directories of them)
+    into the database, keeping their keys and dates.
+
+    Importing is idempotent: a key already stored is not stored again (an identical row is
+    counted as present; a different one is a conflict, the stored row is kept and the exit code
+    is 1). A malformed line is named as FILE:LINE; by default nothing is imported then (exit
+    code 1), with --skip-malformed the other lines are.
+
+    \b
+    Example:
+      aesdse db import results/reference
+      aesdse db import results/reference/records_sbox.jsonl --db mine.sqlite
+    """
+    from .store.exchange import import_rows, reference_files
+    try:
+        with Store(db_path) as store:
+            result = import_rows(store, reference_files(files), skip_malformed=skip_malformed)
+    except StoreError as e:  # ExchangeError included
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2))
+    else:
+        for line in result.malformed:
+            click.echo(f"skipped {line}", err=True)
+        for key in result.conflicts:
+            click.echo(f"conflict: row {key} is stored with other values; kept the stored one",
+                       err=True)
+        click.echo(f"{db_path}: {len(result.added)} rows added, {len(result.present)} already "
+                   f"present, {len(result.conflicts)} conflicts, {len(result.malformed)} "
+                   f"malformed lines skipped")
+    sys.exit(1 if result.conflicts else 0)
 
 
 @db_group.command("prune")

@@ -11,6 +11,11 @@
 4. sweep the design points not yet in the database (:func:`aesdse.engine.sweep.sweep`);
 5. compare the measured rows with the paper's tables (:mod:`aesdse.report.compare`) and write
    the comparison and the figures to ``results/reproduce/<key>_<name>/``.
+
+Without a sweep (``--no-sweep``) the rows come from the results database when it holds rows of
+the experiments, else from the reference results shipped in ``results/reference/*.jsonl``
+(:data:`REFERENCE_DIR`, read through :func:`aesdse.store.exchange.open_reference`), so a fresh
+clone prints the table at once; ``--reference [PATH]`` reads reference files in any case.
 """
 
 from dataclasses import dataclass, field
@@ -28,8 +33,10 @@ from .report.resources import resources_markdown
 from .report.select import select_rows
 from .report.table import family_of_row, render
 from .store.database import Store
+from .store.exchange import open_reference, reference_files
 
-__all__ = ["EXPERIMENTS", "ALSO", "ReproduceError", "Reproduction", "plan", "reproduce"]
+__all__ = ["EXPERIMENTS", "ALSO", "REFERENCE_DIR", "ReproduceError", "Reproduction", "plan",
+           "reproduce"]
 
 #: Paper key -> experiment file (relative to the experiments directory) that reproduces it.
 EXPERIMENTS = {
@@ -58,6 +65,11 @@ ALSO = {
 EXPERIMENTS_DIR = Path(str(resources.files("aesdse") / "experiments"))
 
 
+#: The reference results of a checkout (``results/reference/*.jsonl`` at its top): what
+#: ``reproduce --no-sweep`` reads when the database holds none of the experiment's rows.
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "results" / "reference"
+
+
 class ReproduceError(Exception):
     """A paper cannot be reproduced (yet); the message says why and what to do."""
 
@@ -82,6 +94,8 @@ class Reproduction:
         Points still not in the database (when the sweep was skipped).
     notes : list of str
         Figures that could not be drawn, and why.
+    source : str
+        Where the rows came from: the database, or the reference files read.
     """
     paper: Paper
     experiment: Path
@@ -91,6 +105,7 @@ class Reproduction:
     failed: int = 0
     missing: int = 0
     notes: list = field(default_factory=list)
+    source: str = ""
 
 
 def plan(name: str, experiments_dir=None, experiment=None) -> tuple[Paper, Path]:
@@ -144,7 +159,7 @@ def _show(path: Path) -> str:
 
 def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sweep: bool = True,
               jobs: int = 1, echo=None, experiments_dir=None, experiment=None,
-              fmax: str = "median") -> Reproduction:
+              fmax: str = "median", reference=None) -> Reproduction:
     """Reproduce paper ``name``; see the module docstring.
 
     Parameters
@@ -166,6 +181,10 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
         Where the experiment files are, or one file that overrides :data:`EXPERIMENTS`.
     fmax : str
         Seed aggregation of the table.
+    reference : list of path, optional
+        Read the rows from these exported files (directories: their ``*.jsonl``) instead of
+        the database, and sweep nothing. Without a sweep and without ``reference``, the
+        database is read when it holds rows of the experiments, else :data:`REFERENCE_DIR`.
 
     Raises
     ------
@@ -181,29 +200,55 @@ def reproduce(name: str, db_path, results_dir="results", out_dir=None, *, run_sw
     result = Reproduction(paper, path)
     out = Path(out_dir) if out_dir is not None else \
         Path(results_dir) / "reproduce" / f"{paper.key}_{paper.name}"
-    if run_sweep:
+    if run_sweep and reference is None:
         from .engine.sweep import sweep
         with Store(db_path) as store:
             for each in [exp] + also:
                 result.swept += sweep(each, store, results_dir, jobs=jobs, echo=echo).done
-    elif not Path(db_path).is_file():
-        raise ReproduceError(f"{db_path}: no results database; run `aesdse reproduce "
-                             f"{paper.key}` without --no-sweep, or give --db")
-    selection = _selection(db_path, [exp] + also)
+    with _results(db_path, [exp] + also, reference, paper, result) as store:
+        selection = _selection(store, [exp] + also)
     result.missing = selection.missing
     result.failed = sum(r.status != "ok" for r in selection.rows)
     _write_outputs(result, [exp] + also, selection, out, fmax)
     return result
 
 
-def _selection(db_path, experiments: list):
+def _results(db_path, experiments: list, reference, paper, result: Reproduction) -> Store:
+    """The store the rows are read from (see :func:`reproduce`); ``result.source`` says which.
+
+    Raises
+    ------
+    ReproduceError
+        No database, and no reference files to fall back on.
+    """
+    if reference is None:
+        shipped = reference_files([REFERENCE_DIR]) if REFERENCE_DIR.is_dir() else []
+        if Path(db_path).is_file():
+            store = Store(db_path, readonly=True)
+            wanted = {p.config_key() for e in experiments for p in e.points}
+            if not shipped or store.rows_by_config(wanted):
+                result.source = str(db_path)
+                return store
+            store.close()
+        elif not shipped:
+            raise ReproduceError(f"{db_path}: no results database; run `aesdse reproduce "
+                                 f"{paper.key}` without --no-sweep, or give --db")
+        reference = [REFERENCE_DIR]
+    files = reference_files(reference)
+    if not files:
+        raise ReproduceError(f"no reference results (*.jsonl) in "
+                             f"{', '.join(_show(Path(p)) for p in reference)}")
+    result.source = (f"the reference results in {', '.join(_show(Path(p)) for p in reference)}"
+                     f" ({len(files)} file{'s' if len(files) != 1 else ''})")
+    return open_reference(files)
+
+
+def _selection(store: Store, experiments: list):
     """The stored rows of ``experiments`` (the paper's own first), by what they measure:
     results made by older code or tools are shown, marked stale. One
     :class:`~aesdse.report.select.Selection` of them all."""
-    with Store(db_path, readonly=True) as store:
-        checkout = current_checkout()
-        selection, *others = [select_rows(store, each, checkout=checkout)
-                              for each in experiments]
+    checkout = current_checkout()
+    selection, *others = [select_rows(store, each, checkout=checkout) for each in experiments]
     selection.rows = selection.rows + [r for other in others for r in other.rows]
     selection.missing += sum(other.missing for other in others)
     for other in others:

@@ -10,6 +10,11 @@ and the targets: a record is whatever the database holds.
 
     python bench/records.py                          # results/aesdse.sqlite, Markdown on stdout
     python bench/records.py --db other.sqlite --figure docs/pareto_all.png
+    python bench/records.py --reference results/reference   # the shipped reference results
+
+Rows come from ``--reference`` files (exported by ``aesdse db export``; a directory stands for
+its ``*.jsonl``) when given, else from ``--db``; without either, from results/aesdse.sqlite when it
+exists, else from the checkout's results/reference/ (a fresh clone).
 
 The figure is :func:`aesdse.report.plot.pareto_figure` over every verified cipher of the device, in
 slice-equivalents (block RAM converted by the documented convention,
@@ -28,9 +33,15 @@ from aesdse.report.plot import pareto_figure, save
 from aesdse.fingerprint import current_checkout
 from aesdse.report.select import select_rows
 from aesdse.report.table import aggregate
-from aesdse.store.database import Row, Store
+from aesdse.store.database import Row, Store, StoreError
+from aesdse.store.exchange import open_reference, reference_files
 
-__all__ = ["RecordClass", "ClassBest", "CLASSES", "records", "records_markdown", "main"]
+__all__ = ["RecordClass", "ClassBest", "CLASSES", "records", "records_markdown", "open_rows",
+           "main"]
+
+#: The reference results of this checkout (what a fresh clone reads).
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "results" / "reference"
+DEFAULT_DB = "results/aesdse.sqlite"
 
 #: Where the issue's reference numbers come from.
 REFERENCE_SOURCE = ("issue 15, measured on LFE5U-85F-8 with yowasp Yosys 0.70 + nextpnr-ecp5 "
@@ -220,18 +231,45 @@ def records_markdown(recs: list[ClassBest], device: str = "LFE5U-85F") -> str:
     return "\n".join(lines) + "\n"
 
 
+def open_rows(db: str | None, reference: list | None) -> tuple[Store, str]:
+    """The store to read (see the module docstring) and what it is, for messages.
+
+    Raises
+    ------
+    StoreError
+        The database does not exist, or a reference file cannot be read.
+    """
+    if reference:
+        return open_reference([Path(p) for p in reference]), "reference " + ", ".join(reference)
+    shipped = REFERENCE_DIR.is_dir() and bool(reference_files([REFERENCE_DIR]))
+    if db is None and not Path(DEFAULT_DB).exists() and shipped:
+        return open_reference([REFERENCE_DIR]), f"reference {REFERENCE_DIR}"
+    db = db or DEFAULT_DB
+    if not Path(db).exists():
+        raise StoreError(f"no database at {db}: run a sweep first, or give --reference "
+                         f"results/reference")
+    return Store(db, readonly=True), db
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", default="results/aesdse.sqlite", help="results database")
+    parser.add_argument("--db", default=None,
+                        help=f"results database (default {DEFAULT_DB}, else results/reference)")
+    parser.add_argument("--reference", action="append", metavar="PATH",
+                        help="exported reference results (.jsonl or a directory of them) "
+                             "instead of a database; may be repeated")
     parser.add_argument("--device", default="LFE5U-85F", help="device name (all speed grades)")
     parser.add_argument("--figure", help="also save the Pareto figure (.png, .svg or .pdf)")
     parser.add_argument("--bram-slices-per-kbit", type=float, default=None,
                         help="block-RAM conversion of the figure (default: aesdse's convention)")
     args = parser.parse_args(argv)
-    if not Path(args.db).exists():
-        print(f"error: no database at {args.db}: run a sweep first", file=sys.stderr)
+    try:
+        store, source = open_rows(args.db, args.reference)
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
-    with Store(args.db, readonly=True) as store:
+    print(f"rows from {source}", file=sys.stderr)
+    with store:
         rows = select_rows(store, checkout=current_checkout()).rows
     sys.stdout.write(records_markdown(records(rows, args.device), args.device))
     if args.figure:

@@ -134,3 +134,25 @@ def test_block_ram_iterative_core_has_its_own_row(bench):
     logic = recs["iterative, no block RAM"]
     assert logic.row.key != "t1" and not logic.row.brams
     assert recs["one chip, several pipelines"].row.key == "l2"
+
+
+def test_main_reads_reference_files(bench, tmp_path, capsys, monkeypatch):
+    """--reference reads exported rows (aesdse db export); without --db and without the default
+    database a fresh clone reads the checkout's results/reference/."""
+    from aesdse.store.exchange import export_rows
+    ref = tmp_path / "reference"
+    with Store(tmp_path / "r.sqlite") as store:
+        for row in _rows():
+            store.put(row)
+        export_rows(store, ref / "records.jsonl", store.rows())
+    assert bench.main(["--reference", str(ref)]) == 0
+    out, err = capsys.readouterr()
+    assert "32.0 Gbit/s at 250.0 MHz" in out and f"rows from reference {ref}" in err
+    monkeypatch.chdir(tmp_path / "reference")  # no results/aesdse.sqlite here
+    monkeypatch.setattr(bench, "REFERENCE_DIR", ref)
+    assert bench.main([]) == 0
+    out, err = capsys.readouterr()
+    assert "32.0 Gbit/s at 250.0 MHz" in out and f"rows from reference {ref}" in err
+    monkeypatch.setattr(bench, "REFERENCE_DIR", tmp_path / "nothing")
+    assert bench.main([]) == 2
+    assert "give --reference results/reference" in capsys.readouterr().err

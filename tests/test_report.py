@@ -516,7 +516,11 @@ def test_cli_reproduce_missing_experiment(fixture_db, tmp_path, monkeypatch):
 
 
 def test_cli_reproduce_no_sweep_without_database(tmp_path, monkeypatch):
-    # --no-sweep only reads: with no database there is nothing to report, and nothing is created.
+    # --no-sweep only reads: with no database and no reference results (tests of the fallback
+    # to results/reference: tests/test_reproduce_reference.py) there is nothing to report, and
+    # nothing is created.
+    import aesdse.reproduce
+    monkeypatch.setattr(aesdse.reproduce, "REFERENCE_DIR", tmp_path / "no-reference")
     _fake_compact(monkeypatch)
     exp_file = tmp_path / "compact.yaml"
     exp_file.write_text("name: compact\narchitectures:\n  - arch: compact\n")

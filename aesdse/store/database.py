@@ -349,6 +349,30 @@ class Store:
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
                                  (row.key, owner))
 
+    def insert(self, row: Row, runs=()) -> bool:
+        """Store a row made elsewhere (:mod:`aesdse.store.exchange`) as it is, its
+        ``created_at`` included, with its Fmax-search ``runs``, in one transaction; False, and
+        nothing changed, when its key is already stored."""
+        values = row.as_dict()
+        if values["created_at"] is None:
+            values.pop("created_at")
+        for name in _JSON:
+            if values[name] is not None:
+                values[name] = json.dumps(values[name], sort_keys=True)
+        columns = ", ".join(values)
+        marks = ", ".join(f":{c}" for c in values)
+        with self._transaction():
+            added = self._db.execute(f"INSERT OR IGNORE INTO points ({columns}) VALUES ({marks})",
+                                     values).rowcount
+            if added:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO pnr_runs (point_key, batch, target_mhz, seed, "
+                    "achieved_mhz, ok, seconds, report_path, reason) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                    "?, ?)",
+                    [(row.key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok),
+                      r.seconds, r.report_path, r.reason) for r in runs])
+        return bool(added)
+
     def pnr_runs(self, keys=None) -> dict:
         """Point key -> its Fmax-search runs (:class:`PnrRun`, in batch and target order), for
         ``keys`` (default: every point that has runs)."""
