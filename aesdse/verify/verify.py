@@ -195,8 +195,10 @@ def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> lis
     Such a core states the modes it supports in a ``modes`` attribute (names as in
     :class:`archs.Family`) and takes them in a ``mode`` block field whose enum has members of the
     same names in upper case, plus ``first`` (the block starts a message) and ``iv``. Checked:
-    SP 800-38A F.1/F.2/F.5 for every supported key size and direction, then random messages of
-    1..5 blocks in random modes, key sizes and directions from the ``cryptography`` oracle.
+    SP 800-38A F.1/F.2/F.5 for every supported key size and direction (and, as the options ask,
+    the CAVP and Monte Carlo messages of :func:`aesdse.verify.vectors.mode_messages`), then
+    random messages of 1..5 blocks in random modes, key sizes and directions from the
+    ``cryptography`` oracle.
     """
     modes = tuple(m for m in dut.signature.modes if m in ("ecb", "cbc", "ctr"))
     if not modes or not hasattr(dut.i.payload, "mode"):
