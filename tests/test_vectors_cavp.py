@@ -1,3 +1,4 @@
+# amaranth: UnusedElaboratable=no
 """The AESAVS Monte Carlo test, the CAVP KAT/MMT files and the vector sources of a verify run
 (aesdse.verify.vectors), the verify options that ask for them, and one short simulation."""
 
