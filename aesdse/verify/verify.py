@@ -173,9 +173,10 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
 
 
 def _blocks(vectors, directions, rng) -> list[_Block]:
-    """Every vector in each supported direction. With both directions, the direction of each
-    block is drawn at random, so that switches between consecutive blocks under one key and
-    runs of one direction both occur; every vector is still checked both ways."""
+    """Every vector in each supported direction (a vector whose source gives one direction: that
+    one, :func:`aesdse.verify.vectors.vector_directions`). With both directions, the direction
+    of each block is drawn at random, so that switches between consecutive blocks under one key
+    and runs of one direction both occur; every such vector is still checked both ways."""
     blocks = []
     for v in vectors:
         pair, ways = [], vector_directions(v, directions)
