@@ -33,6 +33,8 @@ Schema (every key optional unless marked)::
     verify:
       random_vectors: 32              # random vectors per point, on top of the standard ones
       seed: 1
+      monte_carlo: false              # also the AESAVS Monte Carlo test (ECB; CBC with that mode)
+      cavp: sample                    # sample: FIPS-197 and SP 800-38A; all: + every CAVP KAT/MMT
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -63,8 +65,8 @@ from pathlib import Path
 import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
-from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings, Target,
-                          VerifyOptions, config_key)
+from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings,
+                          Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -353,13 +355,17 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed"), "verify", line_of(doc, "verify"))
+    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp"), "verify",
+               line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
     _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
     seed = _typed(raw, "seed", raw.get("seed", 1), 0, (int,), "a number")
     _bounded(raw, "seed", seed, 0, 0, LIMITS["seed"])
-    return VerifyOptions(random_vectors=count, seed=seed)
+    monte_carlo = _choice(raw, "monte_carlo", raw.get("monte_carlo", VerifyOptions.monte_carlo),
+                          0, (False, True))
+    cavp = _choice(raw, "cavp", raw.get("cavp", VerifyOptions.cavp), 0, CAVP_CHOICES)
+    return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:

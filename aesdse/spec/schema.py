@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
-           "CONFIG_IGNORED_FLOW", "config_key"]
+           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "CONFIG_IGNORED_FLOW", "config_key"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -141,6 +141,12 @@ class FlowOptions:
         return d
 
 
+#: Values of :attr:`VerifyOptions.cavp`.
+CAVP_CHOICES = ("sample", "all")
+#: Outer iterations of the AESAVS Monte Carlo test (NIST AESAVS section 6.4).
+MONTE_CARLO_OUTER = 100
+
+
 @dataclass(frozen=True)
 class VerifyOptions:
     """How hard to check a design point.
@@ -157,13 +163,50 @@ class VerifyOptions:
     measure_blocks : int
         Blocks streamed back to back for the cycles-per-block measurement.
     max_cycles : int
-        A run that has not finished after this many cycles fails as a hang.
+        Cycle budget of a run, at least: a run that has not finished after
+        :meth:`cycle_budget` cycles fails as a hang.
+    max_cycles_per_block : int
+        Cycle budget per block sent, for long runs (:meth:`cycle_budget`).
+    monte_carlo : bool
+        Also check the AESAVS Monte Carlo test (NIST AESAVS section 6.4): 100 outer iterations
+        of 1,000 chained blocks, ECB for every core and CBC for a core with the ``cbc`` mode, in
+        every key size and direction the core supports (:mod:`aesdse.verify.vectors`).
+    monte_carlo_outer : int
+        Outer iterations of the Monte Carlo test, 1 to 100; AESAVS takes 100. Fewer only for a
+        short check (tests): the first iterations are those of the full test.
+    cavp : str
+        Known-answer vectors: ``"sample"``, FIPS-197 Appendices B and C and SP 800-38A Appendix
+        F; ``"all"``, those and every NIST CAVP AESAVS KAT and MMT file (ECB, and CBC and the
+        RFC 3686 CTR vectors for a core with those modes) of ``cryptography-vectors``.
     """
     random_vectors: int = 32
     seed: int = 1
     stall_probability: float = 0.25
     measure_blocks: int = 12
     max_cycles: int = 200_000
+    max_cycles_per_block: int = 1_000
+    monte_carlo: bool = False
+    monte_carlo_outer: int = MONTE_CARLO_OUTER
+    cavp: str = "sample"
+
+    def __post_init__(self):
+        if self.cavp not in CAVP_CHOICES:
+            raise ValueError(f"cavp must be one of {', '.join(CAVP_CHOICES)}, not {self.cavp!r}")
+        if not 1 <= self.monte_carlo_outer <= MONTE_CARLO_OUTER:
+            raise ValueError(f"monte_carlo_outer must be 1 to {MONTE_CARLO_OUTER}, "
+                             f"not {self.monte_carlo_outer!r}")
+
+    def cycle_budget(self, blocks: int) -> int:
+        """Cycles a run that sends ``blocks`` blocks (or wide transfers) may take before it is a
+        hang: ``max_cycles``, or ``max_cycles_per_block`` per block when that is more.
+
+        A run grows with the checks asked for (2,000 blocks of the compact 8-bit core, with the
+        default stalls, took 356,082 cycles; a Monte Carlo test sends 100,000 blocks per key
+        size and direction), so a fixed budget cannot fit all. The bound per block is above
+        five times the slowest core measured (about 180 cycles per block with stalls); the
+        fixed part keeps the budget of short runs as it was (up to 200 blocks).
+        """
+        return max(self.max_cycles, self.max_cycles_per_block * blocks)
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).

@@ -45,9 +45,8 @@ from amaranth.hdl import Value
 from archs.bytestream import ByteStreamAdapter
 
 from ..spec.schema import VerifyOptions
-from . import reference
 from .testbench import run_testbenches
-from .vectors import FIPS197, SP800_38A_ECB, BlockVector, random_vectors
+from .vectors import cipher_block_vectors, vector_directions
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
            "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "script_clocks",
@@ -179,22 +178,6 @@ def _stalls(options: VerifyOptions):
     return gap, pattern
 
 
-def _vectors(options: VerifyOptions, key_sizes) -> list[BlockVector]:
-    """FIPS-197 and SP 800-38A F.1 vectors of the key sizes, then random vectors; random
-    vectors share a key in runs of four (back-to-back blocks under one key)."""
-    vectors = [v for v in FIPS197 + SP800_38A_ECB if v.key_bits in key_sizes]
-    for n, key_bits in enumerate(key_sizes):
-        randoms = random_vectors(options.random_vectors, key_bits=key_bits,
-                                 seed=options.seed * 1000 + n)
-        for k, v in enumerate(randoms):
-            if k % 4:
-                head = randoms[k - k % 4]
-                v = BlockVector(head.key, key_bits, v.plaintext,
-                                reference.encrypt_int(head.key, v.plaintext, key_bits), v.source)
-            vectors.append(v)
-    return vectors
-
-
 def _check_plain(dut):
     if dut.signature.port_width != 128:
         raise ScriptUnsupported("a byte-stream core is played behind ByteStreamAdapter")
@@ -235,8 +218,8 @@ def block_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(12
     rng = random.Random(options.seed)
     gap, pattern = _stalls(options)
     items, expected, notes, loaded = [], [], [], None
-    for v in _vectors(options, key_sizes):
-        order = list(directions)
+    for v in cipher_block_vectors(options, key_sizes, directions):
+        order = list(vector_directions(v, directions))
         if len(order) == 2 and rng.random() < 0.5:
             order.reverse()
         for direction in order:
@@ -256,7 +239,7 @@ def block_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(12
             notes.append(note)
     return Script(inputs=("key", "i"), items=tuple(items),
                   outputs=(OutputStream("o", tuple(expected), pattern, tuple(notes)),),
-                  clocks=script_clocks(dut), max_cycles=options.max_cycles)
+                  clocks=script_clocks(dut), max_cycles=options.cycle_budget(len(expected)))
 
 
 def play_amaranth(dut, script: Script) -> Playback:

@@ -3,25 +3,54 @@
 Known-answer vectors are transcribed from the standards (the ``cryptography-vectors`` package does
 not carry FIPS-197 Appendix C or SP 800-38A Appendix F, docs/toolchain.md). Random vectors are
 computed by ``cryptography`` (pyca), an implementation independent of :mod:`aesdse.verify.reference`.
+
+What a verify run checks (:class:`aesdse.spec.schema.VerifyOptions`) comes from here:
+:func:`cipher_block_vectors` gives the single blocks every cipher core gets, and
+:func:`mode_messages` the multi-block messages of a core that chains blocks itself. Besides the
+sample of the standards and the random vectors they hold, on request, every NIST CAVP AESAVS
+KAT and MMT file of ``cryptography-vectors`` (``cavp="all"``) and the AESAVS Monte Carlo test
+(``monte_carlo``, :func:`aesavs_monte_carlo`). Every vector names its ``source``;
+:func:`source_category` maps a source to a stable category for counting checks by source.
 """
 
 import random
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 __all__ = ["BlockVector", "FIPS197", "SP800_38A_ECB", "SP800_38A_CTR", "ModeVector",
            "SP800_38A_MODES", "random_vectors", "oracle_encrypt", "oracle_decrypt", "oracle_mode",
            "CCM_TAG_BYTES", "CCM_NONCE_BYTES", "CCMFormat", "ccm_format", "CCMBlock",
-           "ccm_blocks", "oracle_ccm", "CCMVector", "RFC3610", "cavp_ccm", "cavp_modes"]
+           "ccm_blocks", "oracle_ccm", "CCMVector", "RFC3610", "cavp_ccm", "cavp_modes",
+           "vector_directions", "CAVP_KINDS", "cavp_entries", "cavp_block_vectors",
+           "rfc3686_ctr", "AESAVS_MCT_SEEDS", "aesavs_monte_carlo", "monte_carlo_block_vectors",
+           "cipher_block_vectors", "mode_messages", "source_category", "count_by_category"]
 
 
-@dataclass(frozen=True)
+# Slots: a Monte Carlo test is 100,000 vectors per key size and direction.
+@dataclass(frozen=True, slots=True)
 class BlockVector:
-    """One block cipher known answer: key, plaintext and ciphertext as big-endian integers."""
+    """One block cipher known answer: key, plaintext and ciphertext as big-endian integers.
+
+    ``direction`` is None for a vector checked in every direction a core supports, or the one
+    direction its source gives (``"encrypt"``, ``"decrypt"``: a CAVP ``[DECRYPT]`` entry, a
+    Monte Carlo chain), see :func:`vector_directions`.
+    """
     key: int
     key_bits: int
     plaintext: int
     ciphertext: int
     source: str
+    direction: str | None = None
+
+
+def vector_directions(vector, directions) -> tuple:
+    """The directions to check ``vector`` (a :class:`BlockVector` or :class:`ModeVector`) in, of
+    the ``directions`` a core supports: its own ``direction`` when the core supports that, else
+    all of them (the vector states one relation, which holds either way)."""
+    if vector.direction is None or vector.direction not in directions:
+        return tuple(directions)
+    return (vector.direction,)
 
 
 def _v(key, pt, ct, source):
@@ -67,7 +96,8 @@ SP800_38A_CTR = (
 class ModeVector:
     """One multi-block message of a confidentiality mode (SP 800-38A): ``mode`` is ``"ecb"``,
     ``"cbc"`` or ``"ctr"``; ``iv`` the IV (CBC), the initial counter block (CTR) or None (ECB);
-    blocks and key are big-endian integers."""
+    blocks and key are big-endian integers, the message in its encryption form (``plaintexts``
+    encrypt to ``ciphertexts``, whichever way it is checked)."""
     mode: str
     key: int
     key_bits: int
@@ -75,6 +105,8 @@ class ModeVector:
     plaintexts: tuple
     ciphertexts: tuple
     source: str
+    #: As :attr:`BlockVector.direction`: None, or the one direction the source gives.
+    direction: str | None = None
 
 
 _SP800_38A_KEYS = {
@@ -450,3 +482,263 @@ def cavp_modes(path: str) -> list[ModeVector]:
             _blocks_of(bytes.fromhex(e["PLAINTEXT"])), _blocks_of(bytes.fromhex(e["CIPHERTEXT"])),
             f"CAVP {path.rsplit('/', 1)[-1]} {e['section']} COUNT={e['count']}"))
     return out
+
+
+#: The AESAVS known-answer and multi-block message files (NIST AESAVS sections 6.2 and 6.3), as
+#: ``cryptography-vectors`` holds them: ``ciphers/AES/<MODE>/<MODE><kind><key bits>.rsp``.
+CAVP_KINDS = ("GFSbox", "KeySbox", "VarKey", "VarTxt", "MMT")
+
+
+@lru_cache(maxsize=None)
+def cavp_entries(mode: str, key_bits: int) -> tuple:
+    """Every entry of the ECB or CBC KAT and MMT files of one key size (:data:`CAVP_KINDS`), as
+    :class:`ModeVector` with a direction: the KAT files list each entry under ``[ENCRYPT]`` and
+    again under ``[DECRYPT]``; such an entry comes once, checked both ways (direction None,
+    source without the section), every other one with the direction of its section."""
+    out, both = [], {}
+    for kind in CAVP_KINDS:
+        name = f"{mode.upper()}{kind}{key_bits}.rsp"
+        for v in cavp_modes(f"ciphers/AES/{mode.upper()}/{name}"):
+            section = "DECRYPT" if " DECRYPT " in v.source else "ENCRYPT"
+            relation = (v.key, v.iv, v.plaintexts, v.ciphertexts)
+            if relation in both:
+                n = both[relation]
+                out[n] = replace(out[n], direction=None,
+                                 source=out[n].source.replace(" ENCRYPT ", " "))
+                continue
+            if section == "ENCRYPT":
+                both[relation] = len(out)
+            out.append(replace(v, direction=section.lower()))
+    return tuple(out)
+
+
+def cavp_block_vectors(key_bits: int) -> list[BlockVector]:
+    """The ECB entries of :func:`cavp_entries` as single blocks (an MMT message of several
+    blocks gives one vector per block, ``block n`` in its source)."""
+    out = []
+    for v in cavp_entries("ecb", key_bits):
+        for n, (pt, ct) in enumerate(zip(v.plaintexts, v.ciphertexts)):
+            source = v.source if len(v.plaintexts) == 1 else f"{v.source} block {n + 1}"
+            out.append(BlockVector(v.key, v.key_bits, pt, ct, source, v.direction))
+    return out
+
+
+@lru_cache(maxsize=None)
+def rfc3686_ctr(key_bits: int) -> tuple:
+    """The CTR vectors of ``cryptography-vectors`` (``ciphers/AES/CTR/aes-<bits>-ctr.txt``,
+    RFC 3686 section 6) as :class:`ModeVector`. A message whose last block is partial is padded
+    with zero bytes to whole blocks; its ciphertext there is the oracle's, whose first bytes
+    must be the file's (CTR is a stream: the padding does not change them)."""
+    name = f"aes-{key_bits}-ctr.txt"
+    out = []
+    for e in _rsp_entries(f"ciphers/AES/CTR/{name}"):
+        plain, cipher = bytes.fromhex(e["PLAINTEXT"]), bytes.fromhex(e["CIPHERTEXT"])
+        pad = bytes(-len(plain) % 16)
+        key, iv = int(e["KEY"], 16), int(e["IV"], 16)
+        blocks = _blocks_of(plain + pad)
+        expected = oracle_mode("ctr", key, key_bits, iv, blocks)
+        if b"".join(b.to_bytes(16, "big") for b in expected)[:len(cipher)] != cipher:
+            raise ValueError(f"{name} COUNT={e['count']}: the oracle disagrees with the file")
+        out.append(ModeVector("ctr", key, key_bits, iv, tuple(blocks), tuple(expected),
+                              f"RFC 3686 {name} COUNT={e['count']}"))
+    return tuple(out)
+
+
+# --- The AESAVS Monte Carlo test ---------------------------------------------------------------
+
+#: Seeds of the AESAVS Monte Carlo test: KEY, IV (CBC) and the first input (PLAINTEXT of
+#: ``[ENCRYPT]``, CIPHERTEXT of ``[DECRYPT]``) of COUNT = 0 in the NIST CAVP sample response
+#: files of the AESAVS (aesmct.zip: ECBMCT128.rsp ... CBCMCT256.rsp). ``cryptography-vectors``
+#: does not carry those files; tests/test_vectors_cavp.py checks the results of COUNT = 99.
+AESAVS_MCT_SEEDS = {
+    ("ecb", 128, "encrypt"): ("139a35422f1d61de3c91787fe0507afd", None,
+                              "b9145a768b7dc489a096b546f43b231f"),
+    ("ecb", 128, "decrypt"): ("0c60e7bf20ada9baa9e1ddf0d1540726", None,
+                              "b08a29b11a500ea3aca42c36675b9785"),
+    ("ecb", 192, "encrypt"): ("b9a63e09e1dfc42e93a90d9bad739e5967aef672eedd5da9", None,
+                              "85a1f7a58167b389cddc8a9ff175ee26"),
+    ("ecb", 192, "decrypt"): ("4b97585701c03fbebdfa8555024f589f1482c58a00fdd9fd", None,
+                              "d0bd0e02ded155e4516be83f42d347a4"),
+    ("ecb", 256, "encrypt"): ("f9e8389f5b80712e3886cc1fa2d28a3b8c9cd88a2d4a54c6aa86ce0fef944be0",
+                              None, "b379777f9050e2a818f2940cbbd9aba4"),
+    ("ecb", 256, "decrypt"): ("2b09ba39b834062b9e93f48373b8dd018dedf1e5ba1b8af831ebbacbc92a2643",
+                              None, "89649bd0115f30bd878567610223a59d"),
+    ("cbc", 128, "encrypt"): ("8809e7dd3a959ee5d8dbb13f501f2274",
+                              "e5c0bb535d7d54572ad06d170a0e58ae",
+                              "1fd4ee65603e6130cfc2a82ab3d56c24"),
+    ("cbc", 128, "decrypt"): ("287b07c78f8e3e1be7c41b3d96c04e6e",
+                              "41b461f9464fd515d25413b4241002b8",
+                              "7c54923b0490a9d4de4ec1ce6790aa4d"),
+    ("cbc", 192, "encrypt"): ("dea64f83cfe6a0a183ddbe865cfca059b3c615c1623d63fc",
+                              "426fbc087b50b395c0fc81ef9fd6d1aa",
+                              "cd0b8c8a8179ecb171b64c894a4d60fd"),
+    ("cbc", 192, "decrypt"): ("a24ebd4d7a080c28caae984b5098a9ea38cf7280e2c5f122",
+                              "c5aeb9b51ad5108371c59d0b90816310",
+                              "eb2c4e2712591ff13b8ac7870c9c404c"),
+    ("cbc", 256, "encrypt"): ("632bac4fe4db44cfcf18cfa90b43f86f378611b8d968595eb89e7ae98624564a",
+                              "ff8127621be616803e3f002377730185",
+                              "90ed17475f0a62bc381ba1f3ffbfff33"),
+    ("cbc", 256, "decrypt"): ("31397ad8cc79c519e0f46e0f70303587e38958d70723b771552336b7771f6311",
+                              "4139cb54eeac3fcf36ed72941122c40f",
+                              "27a1d5c10fe45b801d15f56e654a70f0"),
+}
+
+
+def _mct_inner(mode: str, key: int, key_bits: int, iv: int | None, first: int, decrypt: bool,
+               inner: int) -> tuple[list, list]:
+    """One outer iteration's inner loop (AESAVS 6.4.1 / 6.4.2): (inputs, outputs) of its
+    ``inner`` blocks. ECB: each output is the next input. CBC: one chained message under
+    ``iv`` whose second input is the IV and every later one the output two blocks back."""
+    cipher = _cipher(key, key_bits)
+    ctx = cipher.decryptor() if decrypt else cipher.encryptor()
+
+    def aes(block):
+        return int.from_bytes(ctx.update(block.to_bytes(16, "big")), "big")
+
+    inputs, outputs, block = [], [], first
+    for j in range(inner):
+        inputs.append(block)
+        if mode == "ecb":
+            out = aes(block)
+        elif decrypt:       # CBC: the previous input (the IV first) xored into the output
+            out = aes(block) ^ (iv if j == 0 else inputs[j - 1])
+        else:               # CBC: the previous output (the IV first) xored into the input
+            out = aes(block ^ (iv if j == 0 else outputs[j - 1]))
+        outputs.append(out)
+        block = out if mode == "ecb" else (iv if j == 0 else outputs[j - 1])
+    return inputs, outputs
+
+
+@lru_cache(maxsize=12)
+def aesavs_monte_carlo(mode: str, key_bits: int, direction: str, outer: int = 100,
+                       inner: int = 1000) -> tuple:
+    """The AESAVS Monte Carlo test (NIST AESAVS section 6.4: 6.4.1 ECB, 6.4.2 CBC) from the
+    seeds of :data:`AESAVS_MCT_SEEDS`, with results from ``cryptography``: one
+    :class:`ModeVector` per outer iteration (COUNT = 0 .. ``outer`` - 1), of ``inner`` chained
+    blocks (:func:`_mct_inner`), in encryption form and with ``direction`` set.
+
+    Between outer iterations the key takes the xor of the last ``key_bits`` of the last two
+    outputs (128: the last output; 192: the low 64 bits of the one before and the last; 256:
+    both); the next first input is the last output (ECB) or the one before (CBC, whose next IV
+    is the last output). AESAVS takes 100 outer iterations of 1,000 blocks; a test may take
+    fewer outer ones (the first iterations are the same).
+    """
+    if (mode, key_bits, direction) not in AESAVS_MCT_SEEDS or inner < 2:
+        raise ValueError(f"No AESAVS Monte Carlo test for {mode!r}, {key_bits!r}, "
+                         f"{direction!r} with {inner} inner blocks")
+    key, iv, first = (None if x is None else int(x, 16)
+                      for x in AESAVS_MCT_SEEDS[mode, key_bits, direction])
+    decrypt, name = direction == "decrypt", f"{mode.upper()}MCT{key_bits}"
+    rounds = []
+    for count in range(outer):
+        inputs, outputs = _mct_inner(mode, key, key_bits, iv, first, decrypt, inner)
+        plain, cipher = (outputs, inputs) if decrypt else (inputs, outputs)
+        rounds.append(ModeVector(mode, key, key_bits, iv, tuple(plain), tuple(cipher),
+                                 f"AESAVS {name} {direction.upper()} COUNT={count}",
+                                 direction))
+        key ^= (outputs[-2] << 128 | outputs[-1]) & ((1 << key_bits) - 1)
+        if mode == "ecb":
+            first = outputs[-1]
+        else:
+            iv, first = outputs[-1], outputs[-2]
+    return tuple(rounds)
+
+
+def monte_carlo_block_vectors(key_bits: int, direction: str,
+                              outer: int = 100) -> list[BlockVector]:
+    """The ECB Monte Carlo test of :func:`aesavs_monte_carlo` as single blocks, in order (the
+    key changes every 1,000 blocks), ``block j`` (0-based, as AESAVS counts) in the source."""
+    return [BlockVector(v.key, key_bits, pt, ct, f"{v.source} block {j}", direction)
+            for v in aesavs_monte_carlo("ecb", key_bits, direction, outer)
+            for j, (pt, ct) in enumerate(zip(v.plaintexts, v.ciphertexts))]
+
+
+# --- What a verify run checks ------------------------------------------------------------------
+
+
+def cipher_block_vectors(options, key_sizes, directions=("encrypt", "decrypt")) -> list:
+    """The single blocks a cipher core is checked on, for :class:`VerifyOptions
+    <aesdse.spec.schema.VerifyOptions>` ``options``: FIPS-197 and SP 800-38A F.1 vectors of
+    ``key_sizes``, then ``random_vectors`` random vectors per key size (sharing a key in runs
+    of four, so that back-to-back blocks under one key occur), then with ``cavp="all"`` every
+    ECB entry of :func:`cavp_entries`, then with ``monte_carlo`` the ECB Monte Carlo test of
+    every key size in each of ``directions`` (the directions the core supports)."""
+    key_sizes = tuple(key_sizes)
+    vectors = [v for v in FIPS197 + SP800_38A_ECB if v.key_bits in key_sizes]
+    for n, key_bits in enumerate(key_sizes):
+        randoms = random_vectors(options.random_vectors, key_bits=key_bits,
+                                 seed=options.seed * 1000 + n)
+        for k, v in enumerate(randoms):
+            if k % 4:
+                head = randoms[k - k % 4]
+                v = BlockVector(head.key, key_bits, v.plaintext,
+                                oracle_encrypt(head.key, v.plaintext, key_bits), v.source)
+            vectors.append(v)
+    if options.cavp == "all":
+        for key_bits in key_sizes:
+            vectors += cavp_block_vectors(key_bits)
+    if options.monte_carlo:
+        for key_bits in key_sizes:
+            for direction in ("encrypt", "decrypt"):
+                if direction in directions:
+                    vectors += monte_carlo_block_vectors(key_bits, direction,
+                                                         options.monte_carlo_outer)
+    return vectors
+
+
+def mode_messages(options, key_sizes, modes, directions) -> list[tuple]:
+    """The multi-block messages a core that chains blocks itself is checked on, as
+    (:class:`ModeVector`, decrypt) pairs, for the ``modes`` (of ``"ecb"``, ``"cbc"``,
+    ``"ctr"``), ``key_sizes`` and ``directions`` the core supports: SP 800-38A F.1/F.2/F.5 in
+    every direction, then with ``cavp="all"`` every CBC entry of :func:`cavp_entries` and the
+    RFC 3686 CTR vectors (:func:`rfc3686_ctr`), then with ``monte_carlo`` the CBC Monte Carlo
+    test (one message per outer iteration), each in the directions of
+    :func:`vector_directions`."""
+    key_sizes = tuple(key_sizes)
+    candidates = list(SP800_38A_MODES)
+    for key_bits in key_sizes:
+        if options.cavp == "all" and "cbc" in modes:
+            candidates += cavp_entries("cbc", key_bits)
+        if options.cavp == "all" and "ctr" in modes:
+            candidates += rfc3686_ctr(key_bits)
+    if options.monte_carlo and "cbc" in modes:
+        for key_bits in key_sizes:
+            for direction in ("encrypt", "decrypt"):
+                if direction in directions:
+                    candidates += aesavs_monte_carlo("cbc", key_bits, direction,
+                                                     options.monte_carlo_outer)
+    out = []
+    for v in candidates:
+        if v.mode in modes and v.key_bits in key_sizes:
+            ways = vector_directions(v, directions)
+            out += [(v, decrypt) for decrypt in (False, True)
+                    if ("decrypt" if decrypt else "encrypt") in ways]
+    return out
+
+
+#: Source prefixes and their categories (:func:`source_category`), first match wins.
+_CATEGORIES = (("FIPS-197", "fips197"), ("SP 800-38A", "sp800_38a"), ("random #", "random"),
+               ("random CCM", "random-ccm"), ("random filler", "random-filler"),
+               ("random ", "random-modes"), ("RFC 3610", "rfc3610"), ("RFC 3686", "rfc3686"),
+               ("back-to-back", "measure"))
+
+
+def source_category(source: str) -> str:
+    """The stable category of a vector's ``source``, for counting checks by source:
+    ``"fips197"``, ``"sp800_38a"``, ``"random"`` (single random blocks), ``"random-modes"``
+    (random chained messages), ``"random-ccm"``, ``"random-filler"`` (the filling of a wide
+    transfer), ``"rfc3610"``, ``"rfc3686"``, ``"cavp <file>"`` (e.g. ``"cavp ECBGFSbox128"``),
+    ``"aesavs-mct <test>"`` (e.g. ``"aesavs-mct ECBMCT128"``), ``"measure"``; ``"other"`` for
+    anything else. A suffix the verify stage appends (`` (decrypt)``, `` block 3``) does not
+    change it."""
+    if source.startswith("CAVP "):
+        return "cavp " + source.split()[1].removesuffix(".rsp")
+    if source.startswith("AESAVS "):
+        return "aesavs-mct " + source.split()[1]
+    return next((category for prefix, category in _CATEGORIES if source.startswith(prefix)),
+                "other")
+
+
+def count_by_category(sources) -> dict:
+    """How many of ``sources`` fall in each :func:`source_category`, sorted by category."""
+    return dict(sorted(Counter(source_category(s) for s in sources).items()))

@@ -56,8 +56,8 @@ from ..spec.schema import VerifyOptions
 from . import reference
 from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
                         stream_get, stream_put)
-from .vectors import (CCM_TAG_BYTES, FIPS197, SP800_38A_ECB, SP800_38A_MODES, BlockVector,
-                      ccm_blocks, oracle_ccm, oracle_mode, random_vectors)
+from .vectors import (CCM_TAG_BYTES, BlockVector, ccm_blocks, cipher_block_vectors,
+                      mode_messages, oracle_ccm, oracle_mode, vector_directions)
 
 __all__ = ["Verification", "verify_component", "VerificationError"]
 
@@ -172,34 +172,17 @@ def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
     return outputs, accept_cycles, output_cycles
 
 
-def _cipher_vectors(options: VerifyOptions, key_sizes) -> list[BlockVector]:
-    vectors = [v for v in FIPS197 + SP800_38A_ECB if v.key_bits in key_sizes]
-    for n, key_bits in enumerate(key_sizes):
-        vectors += random_vectors(options.random_vectors, key_bits=key_bits,
-                                  seed=options.seed * 1000 + n)
-    # Random vectors each carry their own key; they share it in runs of four so that
-    # back-to-back blocks under one key are exercised too.
-    shared = []
-    for n, v in enumerate(vectors):
-        if v.source.startswith("random") and n % 4:
-            prev = shared[-1]
-            if prev.source.startswith("random") and prev.key_bits == v.key_bits:
-                ct = reference.encrypt_int(prev.key, v.plaintext, v.key_bits)
-                v = BlockVector(prev.key, v.key_bits, v.plaintext, ct, v.source)
-        shared.append(v)
-    return shared
-
-
 def _blocks(vectors, directions, rng) -> list[_Block]:
-    """Every vector in each supported direction. With both directions, the direction of each
-    block is drawn at random, so that switches between consecutive blocks under one key and
-    runs of one direction both occur; every vector is still checked both ways."""
+    """Every vector in each supported direction (a vector whose source gives one direction: that
+    one, :func:`aesdse.verify.vectors.vector_directions`). With both directions, the direction
+    of each block is drawn at random, so that switches between consecutive blocks under one key
+    and runs of one direction both occur; every such vector is still checked both ways."""
     blocks = []
     for v in vectors:
-        pair = []
-        if "encrypt" in directions:
+        pair, ways = [], vector_directions(v, directions)
+        if "encrypt" in ways:
             pair.append(_Block(v.plaintext, v.ciphertext, False, v.source, v))
-        if "decrypt" in directions:
+        if "decrypt" in ways:
             pair.append(_Block(v.ciphertext, v.plaintext, True, f"{v.source} (decrypt)", v))
         if len(pair) == 2 and rng.random() < 0.5:
             pair.reverse()
@@ -213,8 +196,10 @@ def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> lis
     Such a core states the modes it supports in a ``modes`` attribute (names as in
     :class:`archs.Family`) and takes them in a ``mode`` block field whose enum has members of the
     same names in upper case, plus ``first`` (the block starts a message) and ``iv``. Checked:
-    SP 800-38A F.1/F.2/F.5 for every supported key size and direction, then random messages of
-    1..5 blocks in random modes, key sizes and directions from the ``cryptography`` oracle.
+    SP 800-38A F.1/F.2/F.5 for every supported key size and direction (and, as the options ask,
+    the CAVP and Monte Carlo messages of :func:`aesdse.verify.vectors.mode_messages`), then
+    random messages of 1..5 blocks in random modes, key sizes and directions from the
+    ``cryptography`` oracle.
     """
     modes = tuple(m for m in dut.signature.modes if m in ("ecb", "cbc", "ctr"))
     if not modes or not hasattr(dut.i.payload, "mode"):
@@ -230,13 +215,10 @@ def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> lis
                 for n, (d, e) in enumerate(zip(data, expected))]
 
     blocks = []
-    for v in SP800_38A_MODES:
-        if v.mode in modes and v.key_bits in key_sizes:
-            for decrypt in (False, True):
-                if ("decrypt" if decrypt else "encrypt") in directions:
-                    data = v.ciphertexts if decrypt else v.plaintexts
-                    blocks += message(v.mode, v.key, v.key_bits, v.iv, list(data), decrypt,
-                                      f"{v.source} ({'decrypt' if decrypt else 'encrypt'})")
+    for v, decrypt in mode_messages(options, key_sizes, modes, directions):
+        data = v.ciphertexts if decrypt else v.plaintexts
+        blocks += message(v.mode, v.key, v.key_bits, v.iv, list(data), decrypt,
+                          f"{v.source} ({'decrypt' if decrypt else 'encrypt'})")
     for n in range(max(1, options.random_vectors // 4)):
         mode, key_bits = rng.choice(modes), rng.choice(tuple(key_sizes))
         decrypt = rng.choice(directions) == "decrypt"
@@ -478,7 +460,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
     key_sizes = first.signature.key_sizes
     if not hasattr(first.i.payload, "decrypt"):
         directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
-    blocks = _blocks(_cipher_vectors(options, key_sizes), directions, rng)
+    blocks = _blocks(cipher_block_vectors(options, key_sizes, directions), directions, rng)
     blocks += _mode_blocks(first, options, key_sizes, directions, rng)
     blocks += _ccm_blocks(first, options, key_sizes, directions, rng)
     streams = 2 if hasattr(first.i.payload, "stream") else 1
@@ -489,7 +471,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
         blocks = _wide_transfers(blocks, per_transfer, rng)
     outputs, _, _ = _run_cipher(first, _items_for(blocks),
                                 stall_probability=options.stall_probability, rng=rng,
-                                max_cycles=options.max_cycles)
+                                max_cycles=options.cycle_budget(len(blocks)))
     _check_outputs(blocks, outputs, streams)
 
     # Timing, per direction; the slower direction is the core's (a throughput must hold for
