@@ -94,7 +94,7 @@ def netlist_verify_default() -> bool:
 
 def model_cache_dir(cache: StageCache) -> Path:
     """Where compiled simulation models are cached: ``models/`` in the stage cache."""
-    return cache.root / "models"
+    return cache.root.resolve() / "models"  # absolute: the compiler runs in another directory
 
 
 def verification_record(v) -> dict:
