@@ -52,7 +52,8 @@ def _record(row) -> dict:
 
 def test_each_row_records_how_it_was_verified(tmp_path, fake_tools):
     with Store(tmp_path / "db.sqlite") as store:
-        summary = sweep(experiment(), store, tmp_path / "results", echo=None)
+        summary = sweep(experiment(), store, tmp_path / "results", echo=None,
+                        netlist_verify=True)
         row, = store.rows()
     record = _record(row)
     assert row.status == "ok" and record["verified_with"] == "amaranth.sim"
@@ -86,6 +87,7 @@ def test_a_fallback_is_said_in_a_line_and_in_json(tmp_path, fake_tools, monkeypa
         record = _record(store.rows()[0])
     assert record["fallback_reason"].startswith("no C++ compiler")
     assert record["netlist_verified"] == "not checked: turned off (--no-netlist-verify)"
+    monkeypatch.setenv("AESDSE_NETLIST_VERIFY", "1")   # the default outside the tests
     forced = CliRunner().invoke(main, ["sweep", "tiny.yaml", "--db", "db.sqlite", "-j", "1",
                                        "--force", "--json", "--no-cache"])
     doc = json.loads(forced.output)
@@ -118,7 +120,7 @@ def test_a_family_without_cell_models_is_recorded_not_checked(tmp_path, fake_too
                                                               monkeypatch):
     monkeypatch.delitem(netlist_mod.CELL_MODELS, "ecp5")
     with Store(tmp_path / "db.sqlite") as store:
-        sweep(experiment(), store, tmp_path / "results", echo=None)
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
     assert row.status == "ok" and row.luts
     assert _record(row)["netlist_verified"] == (
@@ -157,7 +159,7 @@ def test_a_small_ecp5_sweep_verifies_its_netlist(tmp_path):
     _compiler_or_skip()
     exp = parse_experiment(SMALL_ECP5.format(name="netlist"))
     with Store(tmp_path / "db.sqlite") as store:
-        summary = sweep(exp, store, tmp_path / "results", echo=None)
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
     assert row.status == "ok", row.reason
     record = _record(row)
@@ -207,7 +209,7 @@ def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monk
     monkeypatch.setattr(point_mod, "synthesize", corrupted)
     exp = parse_experiment(SMALL_ECP5.format(name="mismatch"))
     with Store(tmp_path / "db.sqlite") as store:
-        summary = sweep(exp, store, tmp_path / "results", echo=None)
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
     assert flipped and row.status == "netlist-mismatch", (row.status, row.reason)
     assert row.luts is None and row.fmax_mhz is None and row.pnr_seconds is None
