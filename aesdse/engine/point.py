@@ -1,5 +1,5 @@
-"""The flow of one design point, top to bottom: generate -> verify -> synthesize -> place and
-route -> metrics -> a :class:`~aesdse.store.database.Row`.
+"""The flow of one design point, top to bottom: generate -> verify -> synthesize -> verify the
+netlist -> place and route -> metrics -> a :class:`~aesdse.store.database.Row`.
 
 :func:`run_point` is a plain function of picklable inputs, so it runs the same in the sweep's
 process, in a worker process or on a remote Dask worker (:mod:`aesdse.engine.executors`); it never
@@ -13,6 +13,16 @@ key is computed by one function: :func:`design_key`, :func:`synth_key`, :func:`p
 Fmax search's runs use :func:`pnr_key` too, so a search and a plain run at the same target and
 seed share their result). So a new seed or target frequency runs only nextpnr, and a flow option
 never re-simulates.
+
+Verification in the sweep
+-------------------------
+Correct before measured, twice: the verify stage simulates the design (its record, the simulator
+and what it checked, goes into the row's ``details``), and after synthesis the netlist stage
+simulates the netlist Yosys wrote with the family's cell models, on the same script, before
+place and route (:mod:`aesdse.engine.netlist_check`, which says what is recorded, where a netlist
+cannot be simulated and why). A netlist that plays the script otherwise than the RTL is a
+``netlist-mismatch`` row without numbers. ``run_point(netlist_verify=False)`` (``aesdse sweep
+--no-netlist-verify``) turns the netlist stage off; the row then says so.
 
 Failures
 --------
