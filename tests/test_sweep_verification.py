@@ -161,6 +161,11 @@ def test_a_small_ecp5_sweep_verifies_its_netlist(tmp_path):
     with Store(tmp_path / "db.sqlite") as store:
         summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
+        # Again: the netlist stage comes from the stage cache, like the others.
+        sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True, force=True)
+        again, = store.rows()
+    assert _record(again)["netlist"]["cached"] is True
+    assert _record(again)["netlist_verified"] == _record(row)["netlist_verified"]
     assert row.status == "ok", row.reason
     record = _record(row)
     assert record["netlist_verified"].startswith("yes (cxxrtl, ") and \
