@@ -240,3 +240,20 @@ def test_a_core_without_a_script_is_recorded_without_warnings(recwarn):
     if text is None:
         assert "no script for this core yet" in meta["unsupported"]
     assert not [w for w in recwarn if "never used" in str(w.message)]
+
+
+def test_a_design_cached_with_the_netlist_stage_off_gets_its_script_later(tmp_path,
+                                                                          fake_tools):
+    """With the netlist stage off the design stage makes no script; turned on later, the
+    netlist stage makes it from the cached design instead of skipping the check."""
+    with Store(tmp_path / "db.sqlite") as store:
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=False)
+        off, = store.rows()
+        assert not (Path(off.artifacts) / netlist_check.SCRIPT_FILE).exists()
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=True,
+              force=True)
+        on, = store.rows()
+    assert _record(off)["netlist_verified"] == "not checked: turned off (--no-netlist-verify)"
+    assert on.cache_hits and "design" in on.cache_hits
+    assert (Path(on.artifacts) / netlist_check.SCRIPT_FILE).is_file()
+    assert _record(on)["netlist"]["transfers"] > 0   # the script was made and played

@@ -456,8 +456,10 @@ def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dic
     if not run.netlist_verify:
         return unchecked(TURNED_OFF)
     if script is None:
-        return unchecked("the design stage came from a cache entry made before aesdse kept the "
-                         "netlist stage's script (--no-cache makes it again)")
+        # A design stage made while the netlist stage was off (or by an older aesdse): the
+        # script is made now, elaborating the core again.
+        script = _netlist_script(point, run, bool(design.get("harness_digest")))
+        design = {**design, "netlist_script": script}
     if "unsupported" in script:
         return unchecked(script["unsupported"])
     try:
@@ -678,14 +680,17 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
                              "cycles_per_block": v.cycles_per_block,
                              "sim_seconds": v.sim_seconds, "details": v.details or {},
                              "record": record},
-            "netlist_script": _netlist_script(point, run, design) if v.ok else None}
+            # Made with the design (so a cached design elaborates nothing), unless the netlist
+            # stage is off: then only if the stage later needs it (_netlist_verdict).
+            "netlist_script": (_netlist_script(point, run, design.harness_rtlil is not None)
+                               if v.ok and run.netlist_verify else None)}
 
 
-def _netlist_script(point: DesignPoint, run: PointRun, design) -> dict:
+def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
     """The netlist stage's script and the RTL's playback of it (:data:`SCRIPT_FILE`), and for a
-    family whose flow wraps the core in the measurement harness the core's RTLIL alone
-    (:data:`CORE_FILE`): made here, with the design, so the netlist stage elaborates nothing.
-    Returns the metadata of :func:`aesdse.engine.netlist_check.rtl_script`."""
+    family whose flow wraps the core in the measurement harness (``harnessed``) the core's RTLIL
+    alone (:data:`CORE_FILE`). Returns the metadata of
+    :func:`aesdse.engine.netlist_check.rtl_script`."""
     if family_info(point.device_family).pnr_tool is None:
         return {"unsupported": estimate_unchecked_reason(point.device_family)}
     try:
@@ -695,8 +700,9 @@ def _netlist_script(point: DesignPoint, run: PointRun, design) -> dict:
     if text is None:
         return meta
     (run.work / SCRIPT_FILE).write_text(text)
-    if design.harness_rtlil is not None:
-        core = convert_deterministic(build_component(point, point.device_family), design.top)
+    if harnessed:
+        core = convert_deterministic(build_component(point, point.device_family),
+                                     point.top_name)
         (run.work / CORE_FILE).write_text(core)
         meta["core_digest"] = hashlib.sha256(core.encode()).hexdigest()
     return meta
