@@ -134,6 +134,9 @@ _SECONDS = _Seconds()
 @click.option("--no-cache", is_flag=True,
               help="Do not take stages from the stage cache (results/cache); still fill it.")
 @click.option("--force", is_flag=True, help="Redo points that are already in the database.")
+@click.option("--no-netlist-verify", is_flag=True,
+              help="Do not simulate the synthesized netlists with their family's cell models "
+                   "(each row then says 'netlist not checked'; also AESDSE_NETLIST_VERIFY=0).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON summary object at the end instead of progress lines.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display; only the summary.")
@@ -141,7 +144,7 @@ _SECONDS = _Seconds()
               help="Validate EXPERIMENT and list its design points and how many are stored in "
                    "--db; run nothing, write nothing.")
 def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_synth,
-          timeout_pnr, no_cache, force, as_json, quiet, dry_run):
+          timeout_pnr, no_cache, force, no_netlist_verify, as_json, quiet, dry_run):
     """Run every design point of EXPERIMENT (a YAML file) and store the results.
 
     Each point is generated, verified in simulation (its latency and cycles per block are
@@ -175,7 +178,8 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
             summary = run_sweep(exp, store, results_dir, force=force, jobs=jobs, echo=echo,
                                 executor=executor, scheduler=scheduler,
                                 synth_timeout_s=timeout_synth, pnr_timeout_s=timeout_pnr,
-                                use_cache=not no_cache)
+                                use_cache=not no_cache,
+                                netlist_verify=False if no_netlist_verify else None)
     except (ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
     except (RuntimeError, OSError) as e:
@@ -196,6 +200,8 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                                "cache_hits": summary.stage_hits, "failed": failures,
                                "errors": summary.errors, "warnings": summary.warnings,
                                "rerun_after_worker_lost": summary.rerun,
+                               "verify_fallbacks": summary.fallbacks,
+                               "netlist_verification": summary.netlist,
                                "seconds": round(summary.seconds, 2)}))
     else:
         hits = ", ".join(f"{n} {stage}" for stage, n in summary.stage_hits.items() if n)
@@ -210,7 +216,21 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                        f" (logs: {f['artifacts']})")
         for e in summary.errors:
             click.echo(f"  ERROR (not stored, retried next time): {e}")
+        _verification_lines(summary)
     sys.exit(1 if failures or summary.errors else 0)
+
+
+def _verification_lines(summary) -> None:
+    """How the points run were verified, where it is not the default: fallbacks to amaranth.sim
+    and netlist stages that did not check."""
+    if summary.fallbacks:
+        reasons = sorted({f["reason"] for f in summary.fallbacks})
+        click.echo(f"  {len(summary.fallbacks)} point{'s' * (len(summary.fallbacks) != 1)} "
+                   f"verified with amaranth.sim instead of a compiled backend: "
+                   + "; ".join(reasons))
+    if summary.netlist:
+        click.echo("  netlist verification: " + ", ".join(
+            f"{n} {outcome}" for outcome, n in sorted(summary.netlist.items())))
 
 
 @main.command()

@@ -7,6 +7,12 @@ import pytest
 
 from aesdse.store.database import Row, Store
 
+# The netlist stage of the sweep (aesdse.engine.netlist_check) compiles a model of every
+# synthesized netlist: tens of seconds per point. Off by default in the tests, whose sweeps
+# check other things; tests/test_sweep_verification.py turns it on where it is tested (and
+# tests/test_verify_netlist.py tests the models themselves).
+os.environ.setdefault("AESDSE_NETLIST_VERIFY", "0")
+
 
 def _ok(key, arch, params, *, luts, ffs, fmax, cpb, brams=0, seed=1, latency=None,
         experiment="fixture", freq=100.0, capped=None):

@@ -1,6 +1,6 @@
 """Stage cache: each flow stage's outputs, keyed by the content of its inputs, checked on read.
 
-Three stages are cached, each in its own directory under ``results/cache/`` (the keys are made by
+Four stages are cached, each in its own directory under ``results/cache/`` (the keys are made by
 :mod:`aesdse.engine.point`, one function per stage):
 
 ``design``
@@ -11,6 +11,13 @@ Three stages are cached, each in its own directory under ``results/cache/`` (the
 ``synth``
     The Yosys netlist, cell statistics, Verilog and log, keyed by (RTLIL digest, top, target
     family, synthesis options, Yosys identifier).
+``netlist``
+    The verdict of the netlist stage (:mod:`aesdse.engine.netlist_check`: the synthesized netlist
+    simulated with the family's cell models), keyed by (netlist digest, family, cell models,
+    script digest, model options, compiler and Yosys identifiers). The compiled models
+    themselves are cached under ``models/`` by :mod:`aesdse.verify.cxxrtl` (one directory per
+    model, keyed by its source, compiler and flags), shared with the verify stage's compiled
+    backends.
 ``pnr``
     nextpnr's report and log, keyed by (netlist digest, device, package, speed grade, target
     frequency, seed, nextpnr identifier).
@@ -46,7 +53,7 @@ __all__ = ["STAGES", "CACHE_FORMAT", "CacheEntry", "StageCache", "stage_key", "f
            "owner_tag"]
 
 #: Cached stages, in flow order.
-STAGES = ("design", "synth", "pnr")
+STAGES = ("design", "synth", "netlist", "pnr")
 
 #: Bumped when what an entry holds, or how a stage is run, changes.
 CACHE_FORMAT = 2

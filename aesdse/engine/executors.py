@@ -65,6 +65,8 @@ class _Executor:
     ``rerun`` holds the keys of the points a lost worker was running, which ran again on another
     worker (Dask only: a dead local worker process fails its point)."""
     slots = 1
+    #: Run the netlist stage of each point (set by the sweep; :mod:`aesdse.engine.netlist_check`).
+    netlist_verify = True
 
     @property
     def search_width(self) -> int:
@@ -110,7 +112,7 @@ class InlineExecutor(_Executor):
         try:
             row = run_point(point, experiment, self.results_dir, versions, key,
                             lambda stage: self.on_stage(key, stage), use_cache=self.use_cache,
-                            pnr_jobs=pnr_jobs)
+                            pnr_jobs=pnr_jobs, netlist_verify=self.netlist_verify)
         except Exception as e:
             return [(key, e)]
         return [(key, row)]
@@ -151,7 +153,8 @@ def _init_worker(events, parent: int):
         os._exit(1)
 
 
-def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_jobs=1):
+def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_jobs=1,
+                  netlist_verify=True):
     global _IN_TASK
 
     def on_stage(stage):
@@ -162,7 +165,7 @@ def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_
     _IN_TASK = True
     try:
         return run_point(point, experiment, results_dir, versions, key, on_stage,
-                         use_cache=use_cache, pnr_jobs=pnr_jobs)
+                         use_cache=use_cache, pnr_jobs=pnr_jobs, netlist_verify=netlist_verify)
     except BaseException:
         if _TERMINATING:
             # The pool would report the exit as this task's exception and wait for the next
@@ -195,7 +198,8 @@ class ProcessExecutor(_Executor):
         return len(self._futures)
 
     def submit(self, key, point, experiment, versions, pnr_jobs=1):
-        args = (key, point, experiment, self.results_dir, versions, self.use_cache, pnr_jobs)
+        args = (key, point, experiment, self.results_dir, versions, self.use_cache, pnr_jobs,
+                self.netlist_verify)
         try:
             future = self._pool.submit(_process_task, *args)
         except BrokenProcessPool:
@@ -241,7 +245,8 @@ class ProcessExecutor(_Executor):
 # --- Dask ---------------------------------------------------------------------------------------
 
 
-def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, pnr_jobs=1):
+def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, pnr_jobs=1,
+               netlist_verify=True):
 
     def on_stage(stage):
         try:
@@ -251,9 +256,9 @@ def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, p
             pass
     if pack:
         return run_point_packed(point, experiment, versions, key, on_stage, use_cache=use_cache,
-                                pnr_jobs=pnr_jobs)
+                                pnr_jobs=pnr_jobs, netlist_verify=netlist_verify)
     return run_point(point, experiment, results_dir, versions, key, on_stage,
-                     use_cache=use_cache, pnr_jobs=pnr_jobs)
+                     use_cache=use_cache, pnr_jobs=pnr_jobs, netlist_verify=netlist_verify)
 
 
 class DaskExecutor(_Executor):
@@ -317,7 +322,8 @@ class DaskExecutor(_Executor):
     def submit(self, key, point, experiment, versions, pnr_jobs=1):
         future = self.client.submit(
             _dask_task, key, point, experiment, self.results_dir, versions, self.use_cache,
-            self.remote, pnr_jobs, key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
+            self.remote, pnr_jobs, self.netlist_verify,
+            key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
         self._futures[future] = key
 
     def _drain(self):

@@ -1,5 +1,5 @@
-"""The flow of one design point, top to bottom: generate -> verify -> synthesize -> place and
-route -> metrics -> a :class:`~aesdse.store.database.Row`.
+"""The flow of one design point, top to bottom: generate -> verify -> synthesize -> verify the
+netlist -> place and route -> metrics -> a :class:`~aesdse.store.database.Row`.
 
 :func:`run_point` is a plain function of picklable inputs, so it runs the same in the sweep's
 process, in a worker process or on a remote Dask worker (:mod:`aesdse.engine.executors`); it never
@@ -13,6 +13,16 @@ key is computed by one function: :func:`design_key`, :func:`synth_key`, :func:`p
 Fmax search's runs use :func:`pnr_key` too, so a search and a plain run at the same target and
 seed share their result). So a new seed or target frequency runs only nextpnr, and a flow option
 never re-simulates.
+
+Verification in the sweep
+-------------------------
+Correct before measured, twice: the verify stage simulates the design (its record, the simulator
+and what it checked, goes into the row's ``details``), and after synthesis the netlist stage
+simulates the netlist Yosys wrote with the family's cell models, on the same script, before
+place and route (:mod:`aesdse.engine.netlist_check`, which says what is recorded, where a netlist
+cannot be simulated and why). A netlist that plays the script otherwise than the RTL is a
+``netlist-mismatch`` row without numbers. ``run_point(netlist_verify=False)`` (``aesdse sweep
+--no-netlist-verify``) turns the netlist stage off; the row then says so.
 
 Failures
 --------
@@ -53,11 +63,17 @@ from ..flow.critical_path import NetlistCells, critical_paths, netlist_cells
 from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
-from ..generate import GenerateError, build_component, generate
+from ..generate import GenerateError, build_component, convert_deterministic, generate
 from ..metrics import common_resources, compute_metrics, synthesized_resources
 from ..fingerprint import generator_fingerprint
 from ..store.database import PnrRun, Row
+from ..verify.cxxrtl import CompileError, PlayError, find_compiler
+from ..verify.netlist import NETLIST_MISMATCH
 from ..verify.verify import verify_component
+from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, SCRIPT_FILE, TURNED_OFF,
+                            VERIFICATION_KEY, check_netlist, estimate_unchecked_reason,
+                            model_cache_dir, netlist_key, netlist_summary,
+                            netlist_verify_default, rtl_script, unchecked, verification_record)
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
@@ -70,6 +86,9 @@ SEARCH_FILE = "fmax_search.json"
 CRITICAL_PATHS_FILE = "critical_paths.json"
 #: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
 REJECTED_FILE = "cache-rejected.txt"
+#: File, in the design stage's outputs of a family whose flow wraps the core in the measurement
+#: harness, with the core's RTLIL alone (synthesized alone for the netlist stage).
+CORE_FILE = "core.il"
 
 
 # --- stage cache keys: one function per stage ------------------------------------------------
@@ -176,12 +195,15 @@ class PointRun:
         Called with a stage's name when it starts running (the progress display).
     hits : list of str
         Stages taken from the cache.
+    netlist_verify : bool
+        Run the netlist stage (:mod:`aesdse.engine.netlist_check`).
     """
     work: Path
     cache: StageCache
     use_cache: bool = True
     on_stage: Callable[[str], None] = lambda name: None
     hits: list = field(default_factory=list)
+    netlist_verify: bool = True
 
     def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
               label: str | None = None, directory: Path | None = None,
@@ -242,7 +264,8 @@ class PointRun:
 
 def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: dict,
               key: str | None = None, on_stage=None, *, cache_dir: str | None = None,
-              use_cache: bool = True, pnr_jobs: int = 1) -> Row:
+              use_cache: bool = True, pnr_jobs: int = 1,
+              netlist_verify: bool | None = None) -> Row:
     """Run every stage of one design point; never raises for a bad design or a tool failure.
 
     Parameters
@@ -265,6 +288,8 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
         Take stages from the cache (results are stored in it either way).
     pnr_jobs : int
         nextpnr runs at once in an Fmax search whose ``batch`` is 0 (the free workers).
+    netlist_verify : bool, optional
+        Run the netlist stage (default: :func:`aesdse.engine.netlist_check.netlist_verify_default`).
 
     Raises
     ------
@@ -278,7 +303,9 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     run = PointRun(work, StageCache(cache_dir or Path(results_dir) / "cache"), use_cache,
-                   on_stage or (lambda name: None))
+                   on_stage or (lambda name: None),
+                   netlist_verify=(netlist_verify_default() if netlist_verify is None
+                                   else netlist_verify))
     try:
         status, reason, measured = "ok", None, _flow(point, run, pnr_jobs)
     except StageFailed as failed:
@@ -339,6 +366,8 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
         return _area_estimate(point, run, design, known)
 
     synth, synth_entry = _synthesis_checked(point, run, design, top, known)
+    # Correct before measured, at the netlist level too: before place and route.
+    _verify_netlist(point, run, design, synth, synth_entry, known)
 
     # Place and route: one run, or an Fmax search of many (whose best run gives the row's
     # target frequency and seed).
@@ -355,13 +384,17 @@ def _design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
     """Generate and verify (correct before measured), then check the capacity before any tool
     runs: ``(design stage metadata, the row's fields known so far)``."""
     design, _, hit = run.stage("design", design_key(point),
-                               ("design.il", "manifest.json", "verify.txt", "harness.il"),
+                               ("design.il", "manifest.json", "verify.txt", "harness.il",
+                                SCRIPT_FILE, CORE_FILE),
                                lambda: _generate_and_verify(point, run), label="generate")
     if hit:
         run.hits.append("design")
     verified = design["verification"]
+    details = dict(verified["details"] or {})
+    # A design stage cached before the record existed was simulated by amaranth.sim.
+    details[VERIFICATION_KEY] = dict(verified.get("record") or {"verified_with": "amaranth.sim"})
     known = dict(rtlil_digest=design["digest"], manifest=design["manifest"],
-                 sim_seconds=verified["sim_seconds"], details=verified["details"] or None)
+                 sim_seconds=verified["sim_seconds"], details=details)
     if not verified["ok"]:
         raise StageFailed("failed-verification", verified["reason"], **known)
 
@@ -399,6 +432,93 @@ def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str
             raise StageFailed("does-not-fit", f"{too_big} (after synthesis; nextpnr was not "
                                               f"run)", **known)
     return synth, synth_entry
+
+
+def _verify_netlist(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
+                    known: dict) -> None:
+    """The netlist stage (:mod:`aesdse.engine.netlist_check`): records its verdict in the row's
+    verification record; raises :class:`StageFailed` on a mismatch (status
+    ``netlist-mismatch``, the first differing transfer as reason) or a compiler or model crash
+    (``failed-verification``)."""
+    verdict = _netlist_verdict(point, run, design, synth, synth_entry, known)
+    known["details"][VERIFICATION_KEY].update(netlist_verified=netlist_summary(verdict),
+                                              netlist=verdict)
+    if verdict["verdict"] == "mismatch":
+        raise StageFailed(NETLIST_MISMATCH, f"the synthesized netlist, simulated with the "
+                                            f"{point.device_family} cell models, differs from the "
+                                            f"RTL: {verdict['reason']}", **known)
+
+
+def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
+                     known: dict) -> dict:
+    """The netlist stage's verdict, from the cache or run (``"cached"`` says which)."""
+    script = design.get("netlist_script")
+    if not run.netlist_verify:
+        return unchecked(TURNED_OFF)
+    if script is None:
+        # A design stage made while the netlist stage was off (or by an older aesdse): the
+        # script is made now, elaborating the core again.
+        script = _netlist_script(point, run, bool(design.get("harness_digest")))
+        design = {**design, "netlist_script": script}
+    if "unsupported" in script:
+        return unchecked(script["unsupported"])
+    try:
+        compiler = find_compiler()
+    except CompileError as e:
+        return unchecked(str(e))
+    directory = run.work / NETLIST_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    netlist_digest, entry = synth["netlist"], synth_entry
+    if design.get("harness_digest"):
+        try:
+            netlist_digest, entry = _core_alone(point, run, design, directory, known)
+        except StageFailed as failed:
+            return unchecked(failed.reason)
+    top, family = design["top"], point.device_family
+
+    def produce():
+        run.fetch(entry, "netlist.json", directory / "netlist.json")
+        try:
+            return check_netlist(directory, "netlist.json", top, family,
+                                 (run.work / SCRIPT_FILE).read_text(),
+                                 model_cache=model_cache_dir(run.cache), compiler=compiler)
+        except (CompileError, PlayError) as e:
+            (directory / CHECK_FILE).write_text(f"{type(e).__name__}: {e}\n")
+            raise StageFailed("failed-verification", f"netlist simulation: {e}",
+                              **known) from None
+        finally:
+            (directory / "netlist.json").unlink(missing_ok=True)
+
+    verdict, _, hit = run.stage("netlist", netlist_key(netlist_digest, family, top,
+                                                       script["digest"], compiler),
+                                NETLIST_FILES, produce, label="verify netlist",
+                                directory=directory)
+    return {**verdict, "cached": hit}
+
+
+def _core_alone(point: DesignPoint, run: PointRun, design: dict, directory: Path,
+                known: dict) -> tuple[str, CacheEntry | None]:
+    """The core synthesized alone (:data:`CORE_FILE`, without the measurement harness its
+    flow's netlist holds) in ``directory``, cached like any synthesis: ``(netlist digest, cache
+    entry)``."""
+    top = design["top"]
+    shutil.copyfile(run.work / CORE_FILE, directory / CORE_FILE)
+
+    def produce():
+        synth = synthesize(CORE_FILE, top, directory, _synth_options(point),
+                           point.flow.synth_timeout_s, family=point.device_family)
+        if not synth.ok:
+            raise StageFailed("failed-flow", f"the core alone did not synthesize: "
+                                             f"{synth.reason}", **known)
+        return {"seconds": synth.seconds, "cells": synth.cells,
+                "netlist": file_digest(directory / synth.netlist)}
+
+    synth, entry, _ = run.stage(
+        "synth", synth_key(point, design["netlist_script"]["core_digest"], top),
+        ("netlist.json", "stat.json", "yosys.log"), produce,
+        label="synthesize (core alone, for the netlist stage)", directory=directory,
+        restore=("yosys.log",))
+    return synth["netlist"], entry
 
 
 def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
@@ -477,6 +597,9 @@ def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict)
     (run.work / "netlist.json").unlink(missing_ok=True)  # large; the numbers are in stat.json
     columns, estimate_details = driver.estimate_columns(meta)
     details = dict(known.get("details") or {})
+    verdict = unchecked(estimate_unchecked_reason(point.device_family))
+    details[VERIFICATION_KEY] = {**details.get(VERIFICATION_KEY, {}), "netlist": verdict,
+                                 "netlist_verified": netlist_summary(verdict)}
     details[driver.details_key] = estimate_details
     return {**known, "synth_seconds": meta["seconds"], **columns,
             "cycles_per_block": verified["cycles_per_block"],
@@ -531,23 +654,58 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
     fam = archs.family(point.arch)
     try:
         v = verify_component(lambda: build_component(point), fam.kind, point.verify,
-                             key_sizes=fam.key_sizes, directions=fam.directions)
+                             key_sizes=fam.key_sizes, directions=fam.directions,
+                             model_cache=model_cache_dir(run.cache))
+    except CompileError as e:  # no compiled model: this point fails, the sweep goes on
+        reason = f"compiling the simulation model failed: {e}"
+        (run.work / "verify.txt").write_text(reason + "\n")
+        raise StageFailed("failed-verification", reason, rtlil_digest=design.digest,
+                          manifest=design.manifest) from None
     except Exception as e:  # a simulator crash is this point's failure, not the sweep's
         reason = f"simulation crashed: {type(e).__name__}: {e}"
         (run.work / "verify.txt").write_text(reason + "\n" + traceback.format_exc())
         raise StageFailed("failed-verification", reason, rtlil_digest=design.digest,
                           manifest=design.manifest) from None
+    record = verification_record(v)
     (run.work / "verify.txt").write_text(
         f"ok={v.ok} vectors={v.vectors_checked} latency={v.latency_cycles} "
         f"cycles_per_block={v.cycles_per_block}\n{v.reason or ''}\n"
-        + (json.dumps(v.details, indent=2) + "\n" if v.details else ""))
+        + (json.dumps(v.details, indent=2) + "\n" if v.details else "")
+        + json.dumps(record, indent=2) + "\n")
     return {"top": design.top, "digest": design.digest, "manifest": design.manifest,
             "flip_flops": rtlil_flip_flops(design.rtlil),
             "harness_digest": (hashlib.sha256(design.harness_rtlil.encode()).hexdigest()
                                if design.harness_rtlil is not None else None),
             "verification": {"ok": v.ok, "reason": v.reason, "latency_cycles": v.latency_cycles,
                              "cycles_per_block": v.cycles_per_block,
-                             "sim_seconds": v.sim_seconds, "details": v.details or {}}}
+                             "sim_seconds": v.sim_seconds, "details": v.details or {},
+                             "record": record},
+            # Made with the design (so a cached design elaborates nothing), unless the netlist
+            # stage is off: then only if the stage later needs it (_netlist_verdict).
+            "netlist_script": (_netlist_script(point, run, design.harness_rtlil is not None)
+                               if v.ok and run.netlist_verify else None)}
+
+
+def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
+    """The netlist stage's script and the RTL's playback of it (:data:`SCRIPT_FILE`), and for a
+    family whose flow wraps the core in the measurement harness (``harnessed``) the core's RTLIL
+    alone (:data:`CORE_FILE`). Returns the metadata of
+    :func:`aesdse.engine.netlist_check.rtl_script`."""
+    if family_info(point.device_family).pnr_tool is None:
+        return {"unsupported": estimate_unchecked_reason(point.device_family)}
+    try:
+        meta, text = rtl_script(lambda: build_component(point), point)
+    except Exception as e:  # the check is lost, not the point: its verify stage passed
+        return {"unsupported": f"making the script failed: {type(e).__name__}: {e}"}
+    if text is None:
+        return meta
+    (run.work / SCRIPT_FILE).write_text(text)
+    if harnessed:
+        core = convert_deterministic(build_component(point, point.device_family),
+                                     point.top_name)
+        (run.work / CORE_FILE).write_text(core)
+        meta["core_digest"] = hashlib.sha256(core.encode()).hexdigest()
+    return meta
 
 
 def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
@@ -727,7 +885,8 @@ def default_worker_cache() -> str:
 
 
 def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: str,
-                     on_stage=None, *, use_cache: bool = True, pnr_jobs: int = 1) -> tuple:
+                     on_stage=None, *, use_cache: bool = True, pnr_jobs: int = 1,
+                     netlist_verify: bool | None = None) -> tuple:
     """:func:`run_point` on a machine that does not share the client's file system.
 
     The point runs in a temporary directory, with the worker's own stage cache
@@ -742,7 +901,8 @@ def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: s
     tmp = tempfile.mkdtemp(prefix="aesdse-point-")
     try:
         row = run_point(point, experiment, tmp, versions, key, on_stage,
-                        cache_dir=default_worker_cache(), use_cache=use_cache, pnr_jobs=pnr_jobs)
+                        cache_dir=default_worker_cache(), use_cache=use_cache, pnr_jobs=pnr_jobs,
+                        netlist_verify=netlist_verify)
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w:gz") as tar:
             tar.add(row.artifacts, arcname=".")

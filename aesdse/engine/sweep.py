@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .cache import owner_tag
+from .netlist_check import VERIFICATION_KEY, netlist_verify_default
 from ..experiment import DesignPoint, Experiment
 from ..flow.tools import ToolNotFound, tool_versions
 from .point import REJECTED_FILE, search_runs, unpack_artifacts
@@ -100,6 +101,12 @@ class SweepSummary:
     rerun : list of str
         Keys of the points whose Dask worker was lost while it ran them: the scheduler ran them
         again on another worker (each is still stored once).
+    fallbacks : list of dict
+        Points run now whose verify stage fell back to amaranth.sim from a compiled backend:
+        ``{"key", "point", "reason"}`` (:mod:`aesdse.engine.netlist_check`).
+    netlist : dict
+        Points run now by the outcome of their netlist stage: ``verified``, ``not checked``,
+        ``mismatch`` (points stopped before it are not counted).
     """
     total: int = 0
     cached: int = 0
@@ -111,6 +118,8 @@ class SweepSummary:
     warnings: list = field(default_factory=list)
     errors: list = field(default_factory=list)
     rerun: list = field(default_factory=list)
+    fallbacks: list = field(default_factory=list)
+    netlist: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -253,6 +262,23 @@ class SweepRecorder:
         if row.status != "ok":
             self.summary.failed.append(row)
         self.progress.point_done(row, row.wall_seconds)
+        self.note_verification(key, row)
+
+    def note_verification(self, key: str, row: Row) -> None:
+        """Count the row's netlist stage outcome; say (a line, once per reason) when its verify
+        stage fell back to amaranth.sim: never silently."""
+        record = (row.details or {}).get(VERIFICATION_KEY) or {}
+        outcome = (record.get("netlist") or {}).get("verdict")
+        if outcome:
+            name = "verified" if outcome == "yes" else outcome
+            self.summary.netlist[name] = self.summary.netlist.get(name, 0) + 1
+        reason = record.get("fallback_reason")
+        if reason:
+            label = self.labels.get(key, key)
+            if not any(f["reason"] == reason for f in self.summary.fallbacks):
+                self.warn(f"{label}: verified with {record.get('verified_with')} instead of "
+                          f"a compiled backend: {reason}")
+            self.summary.fallbacks.append({"key": key, "point": label, "reason": reason})
 
     def take_stored(self, row: Row) -> None:
         """Count a row that another sweep on the database stored as this sweep's cached row."""
@@ -365,7 +391,8 @@ class SweepScheduler:
 def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = False,
           jobs: int = 1, echo=print, executor: str = "local", scheduler: str | None = None,
           synth_timeout_s: float | None = None, pnr_timeout_s: float | None = None,
-          use_cache: bool = True, live: bool | None = None) -> SweepSummary:
+          use_cache: bool = True, live: bool | None = None,
+          netlist_verify: bool | None = None) -> SweepSummary:
     """Run the pending points of ``experiment`` and store a row for each.
 
     Points whose key is already stored are skipped unless ``force`` (a stored tool timeout is
@@ -388,6 +415,9 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         Take stages from the stage cache under ``results_dir/cache``.
     live : bool, optional
         Redraw a status line in place (default: when stdout is a terminal).
+    netlist_verify : bool, optional
+        Simulate each synthesized netlist with its family's cell models
+        (:mod:`aesdse.engine.netlist_check`; default: on unless ``AESDSE_NETLIST_VERIFY=0``).
     """
     from .executors import make_executor
     start = time.perf_counter()
@@ -411,6 +441,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         jobs = 1  # one point: no worker process to start
     ex = make_executor(executor, jobs=jobs, scheduler=scheduler, use_cache=use_cache,
                        results_dir=results_dir)
+    ex.netlist_verify = netlist_verify_default() if netlist_verify is None else netlist_verify
     progress = Progress(len(plan.keys), echo, live=live, slots=ex.slots)
     recorder = SweepRecorder(store, summary, progress, owner=owner, labels=plan.labels,
                              versions=versions, results_dir=results_dir)

@@ -551,7 +551,8 @@ def _verify_sbox(build, options: VerifyOptions) -> Verification:
 
 
 def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(), *,
-                     key_sizes=(128,), directions=("encrypt",)) -> Verification:
+                     key_sizes=(128,), directions=("encrypt",),
+                     model_cache=None) -> Verification:
     """Simulate the component made by ``build()`` and measure it.
 
     Parameters
@@ -567,6 +568,8 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
         field is checked in each direction it supports, with the direction switching between
         consecutive blocks; its latency and cycles per block are those of the slower direction
         (both are in ``details``).
+    model_cache : Path, optional
+        Where compiled simulation models are cached (used by compiled backends).
 
     Never raises for a wrong design: the failure is returned with its reason.
     """

@@ -1,0 +1,265 @@
+"""Verification in the sweep: what each row records about how it was checked, and the netlist
+stage (issue 26).
+
+What a row records
+------------------
+Every row's ``details`` holds, under :data:`VERIFICATION_KEY`, the record of its verification
+(:func:`verification_record`): ``verified_with`` (the simulator of the verify stage,
+``amaranth.sim`` or a compiled backend), ``vectors_checked``, ``checks`` (blocks checked by
+source), ``fallback_reason`` (set when a compiled backend was asked for but the stage fell back
+to amaranth.sim; the sweep prints a line for it, never silently), and the netlist stage's
+outcome: ``netlist_verified`` (``"yes (cxxrtl, N transfers)"`` or ``"not checked: <where and
+why>"``) and ``netlist`` (its verdict, timings and model options). ``aesdse report --format
+json`` shows them with the row's other details.
+
+The netlist stage
+-----------------
+After synthesis, before place and route, the netlist Yosys wrote is simulated with the family's
+cell models (:mod:`aesdse.verify.netlist`) and plays the verify stage's script; its playback must
+equal the RTL's edge for edge (:func:`aesdse.verify.netlist.first_difference`). A difference is
+the row's status ``netlist-mismatch``, its reason the first differing transfer, and the point
+gets no numbers. The script and the RTL's playback of it are made in the design stage
+(:func:`rtl_script`, file :data:`SCRIPT_FILE`), so the netlist stage elaborates nothing; the
+stage itself is cached in the stage cache under ``netlist/``, keyed by the netlist digest,
+family, script digest, cell models, model options, compiler and Yosys (:func:`netlist_key`).
+Compiled models go in ``<stage cache>/models`` (:func:`model_cache_dir`), shared with the
+compiled backends of the verify stage.
+
+A point whose netlist cannot be simulated keeps its numbers and records why ("not checked"): a
+family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`: gowin, machxo2, nexus,
+gatemate, the Xilinx estimates), a core the script builder does not cover yet
+(:class:`aesdse.verify.script.ScriptUnsupported`), cells without a model, no C++ compiler, or
+the stage turned off (``aesdse sweep --no-netlist-verify``, or ``AESDSE_NETLIST_VERIFY=0`` in
+the environment, the default of that flag). The ``asic`` estimate maps to the cells of
+``aesdse/flow/ge.lib``, which have no simulation models: not checked. A compiler that crashes or
+runs past its time limit on the netlist's model fails the point (``failed-verification``, with
+the compiler's message), as a crash of the netlist's model does; neither is cached.
+
+Families whose flow wraps the core in the measurement harness (:mod:`aesdse.flow.harness`:
+iCE40 of those with models) have the core synthesized alone for this check (``core.il``,
+written by the design stage; a synthesis cached like any other).
+"""
+
+import gc
+import hashlib
+import json
+import os
+import time
+import warnings
+from dataclasses import asdict
+from pathlib import Path
+
+import archs
+from amaranth.hdl import UnusedElaboratable
+
+from .cache import StageCache, stage_key
+from ..flow.tools import find_tool
+from ..verify import script as script_module
+from ..verify.cxxrtl import Compiler, ModelOptions, script_text
+from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
+                              netlist_model, play_netlist)
+from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
+                             ScriptUnsupported, check_playback, play_amaranth)
+
+__all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
+           "NETLIST_MODEL_OPTIONS", "NETLIST_BACKEND", "TURNED_OFF", "ENVIRONMENT_SWITCH",
+           "netlist_verify_default", "model_cache_dir", "verification_record", "rtl_script",
+           "script_to_json", "script_from_json", "netlist_key", "check_netlist",
+           "netlist_summary", "unchecked", "estimate_unchecked_reason"]
+
+#: Key of the verification record in a row's ``details``.
+VERIFICATION_KEY = "verification"
+#: File, in a design stage's outputs, with the script and the RTL's playback of it.
+SCRIPT_FILE = "netlist_script.json"
+#: Directory, in a point's artifacts, of the netlist stage.
+NETLIST_DIR = "netlist"
+#: File, in :data:`NETLIST_DIR`, with the stage's verdict.
+CHECK_FILE = "netlist_check.json"
+#: Files of the netlist stage kept in the artifacts and the cache (the flat RTLIL and the
+#: netlist itself are large and left out).
+NETLIST_FILES = ("netlist_sim.ys", "netlist_sim.log", CHECK_FILE)
+#: How netlist models are built: ``-O0``, since a netlist model plays one script once, and its
+#: C++ compiles about twice as fast as at ``-O1`` (tests/test_verify_netlist.py).
+NETLIST_MODEL_OPTIONS = ModelOptions(cxx_flags=("-O0",))
+#: The simulator of the netlist stage.
+NETLIST_BACKEND = "cxxrtl"
+#: Why a netlist was not checked when the stage is off.
+TURNED_OFF = "turned off (--no-netlist-verify)"
+#: Environment variable whose value ``0`` turns the netlist stage off by default.
+ENVIRONMENT_SWITCH = "AESDSE_NETLIST_VERIFY"
+
+
+def netlist_verify_default() -> bool:
+    """Whether the netlist stage runs when nobody said: yes, unless ``AESDSE_NETLIST_VERIFY``
+    is ``0``."""
+    return os.environ.get(ENVIRONMENT_SWITCH, "1").strip() != "0"
+
+
+def model_cache_dir(cache: StageCache) -> Path:
+    """Where compiled simulation models are cached: ``models/`` in the stage cache."""
+    return cache.root.resolve() / "models"  # absolute: the compiler runs in another directory
+
+
+def verification_record(v) -> dict:
+    """What a row records of its verify stage (module documentation), from a
+    :class:`aesdse.verify.verify.Verification`."""
+    return {"verified_with": getattr(v, "verified_with", "amaranth.sim"),
+            "vectors_checked": v.vectors_checked,
+            "checks": dict(getattr(v, "checks", None) or {}),
+            "fallback_reason": getattr(v, "fallback_reason", None)}
+
+
+def unchecked(reason: str) -> dict:
+    """The netlist stage's verdict for a netlist that was not simulated, and why."""
+    return {"verdict": "not checked", "reason": reason}
+
+
+def netlist_summary(verdict: dict) -> str:
+    """``"yes (cxxrtl, N transfers)"``, ``"not checked: <reason>"`` or ``"mismatch: <first
+    difference>"``: the row's ``netlist_verified``."""
+    if verdict["verdict"] == "yes":
+        return f"yes ({verdict['backend']}, {verdict['transfers']} transfers)"
+    return f"{verdict['verdict']}: {verdict['reason']}"
+
+
+def estimate_unchecked_reason(family: str) -> str:
+    """Why the netlist of an estimate family (no place and route) is not simulated."""
+    if family == "asic":
+        return ("the asic estimate maps the design to the cells of aesdse/flow/ge.lib, which "
+                "have no simulation models (aesdse.verify.netlist.CELL_MODELS covers Yosys's "
+                "internal gates only), and its mapped netlist is not kept")
+    try:
+        cell_models(family)
+    except NetlistUnsupported as e:
+        return str(e)
+    return f"the {family} estimate keeps no netlist"
+
+
+# --- the script, made in the design stage ----------------------------------------------------
+
+
+def script_to_json(script: Script, playback: Playback) -> str:
+    """``script`` and the RTL's ``playback`` of it as JSON text (:data:`SCRIPT_FILE`)."""
+    return json.dumps({"script": asdict(script), "rtl": asdict(playback)}, sort_keys=True)
+
+
+def script_from_json(text: str) -> tuple[Script, Playback]:
+    """The inverse of :func:`script_to_json`."""
+    doc = json.loads(text)
+    s, p = doc["script"], doc["rtl"]
+    script = Script(inputs=tuple(s["inputs"]),
+                    items=tuple(InputTransfer(**item) for item in s["items"]),
+                    outputs=tuple(OutputStream(o["name"], tuple(o["expected"]), o["ready"],
+                                               tuple(o["notes"])) for o in s["outputs"]),
+                    clocks=tuple(tuple(c) for c in s["clocks"]), max_cycles=s["max_cycles"])
+    playback = Playback(tuple(p["accepted"]),
+                        tuple(tuple(tuple(t) for t in stream) for stream in p["produced"]),
+                        p["hung"])
+    return script, playback
+
+
+def rtl_script(build, point) -> tuple[dict, str | None]:
+    """The verification script of a point's core and the RTL's playback of it, for the netlist
+    stage: ``(metadata, JSON text of SCRIPT_FILE or None)``. The metadata holds the script's
+    ``digest`` and ``transfers``, or ``unsupported`` (why there is no script).
+
+    ``build()`` returns the core as the verify stage builds it; it is called only when a
+    script is made (a component built and never elaborated is a warning in Amaranth).
+    """
+    fam = archs.family(point.arch)
+    try:
+        cell_models(point.device_family)
+    except NetlistUnsupported as e:
+        return {"unsupported": str(e)}, None
+    # Transitional: verification_script (any core) replaces block_script (plain block cores)
+    # once aesdse.verify.script has it; then this is one call.
+    make = getattr(script_module, "verification_script", None)
+    if make is None:
+        if fam.kind != "cipher":
+            return {"unsupported": "a standalone S-box has no stream script "
+                                   "(aesdse.verify.script.block_script)"}, None
+        make = script_module.block_script
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        # A core without a script is never elaborated; that is not a mistake of its design.
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        dut = build()
+        script = _script_or_reason(make, dut, point, fam)
+        if isinstance(script, str):
+            del dut
+            gc.collect()
+            return {"unsupported": script}, None
+    # The RTL's playback, the reference of the netlist's (edge for edge).
+    playback = play_amaranth(dut, script)
+    try:
+        check_playback(script, playback)
+    except ScriptMismatch as e:
+        return {"unsupported": f"the RTL does not pass the script in amaranth.sim: {e}"}, None
+    text = script_to_json(script, playback)
+    return {"digest": hashlib.sha256(text.encode()).hexdigest(),
+            "transfers": len(script.items) + sum(len(o.expected) for o in script.outputs),
+            "rtl_seconds": round(time.perf_counter() - start, 3)}, text
+
+
+def _script_or_reason(make, dut, point, fam) -> Script | str:
+    """``make(dut, ...)``, or why the script builder has no script for the core."""
+    try:
+        return make(dut, point.verify, key_sizes=fam.key_sizes, directions=fam.directions)
+    except ScriptUnsupported as e:
+        return f"aesdse.verify.script makes no script for this core yet: {e}"
+
+
+# --- the netlist stage -----------------------------------------------------------------------
+
+
+def netlist_key(netlist_digest: str, family: str, top: str, script_digest: str,
+                compiler: Compiler) -> str:
+    """The netlist stage: the netlist, its family's cell models, the top module, the script
+    (with the RTL's playback), the model options, the compiler and the Yosys that reads the
+    models."""
+    return stage_key("netlist", {
+        "netlist": netlist_digest, "family": family, "top": top, "script": script_digest,
+        "models": asdict(cell_models(family)), "options": asdict(NETLIST_MODEL_OPTIONS),
+        "backend": NETLIST_BACKEND, "compiler": compiler.identity,
+        "yosys": find_tool("yosys").version})
+
+
+def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, script_json: str, *,
+                  model_cache: Path, compiler: Compiler) -> dict:
+    """Simulate ``workdir/netlist_file`` with the family's cell models on the script of
+    ``script_json`` (:data:`SCRIPT_FILE`) and compare with the RTL's playback. Writes
+    :data:`NETLIST_FILES` in ``workdir``; returns the verdict: ``{"verdict": "yes" | "mismatch"
+    | "not checked", "reason", "transfers", "backend", "compiler", "timings"}``.
+
+    Raises
+    ------
+    aesdse.verify.cxxrtl.CompileError
+        The compiler failed or ran past its time limit.
+    aesdse.verify.cxxrtl.PlayError
+        The netlist's model crashed or ran past its time limit.
+    """
+    script, rtl = script_from_json(script_json)
+    transfers = len(script.items) + sum(len(o.expected) for o in script.outputs)
+    timings: dict = {}
+    base = {"backend": NETLIST_BACKEND, "compiler": compiler.identity,
+            "options": asdict(NETLIST_MODEL_OPTIONS), "transfers": transfers,
+            "models": list(cell_models(family).files), "timings": timings}
+    try:
+        model = netlist_model(netlist_file, top, family, workdir, cache_dir=model_cache,
+                              options=NETLIST_MODEL_OPTIONS, compiler=compiler, timings=timings)
+    except NetlistUnsupported as e:
+        verdict = {**base, **unchecked(str(e))}
+    except (OSError, ValueError) as e:  # no flat netlist written, or a netlist not JSON
+        what = (f"{e.strerror}: {Path(e.filename).name}" if isinstance(e, OSError)
+                and e.filename else f"{type(e).__name__}: {e}")
+        verdict = {**base, **unchecked(f"yosys did not turn the netlist into a model ({what})")}
+    else:
+        start = time.perf_counter()
+        playback = play_netlist(model, script, timeout=NETLIST_MODEL_OPTIONS.compile_timeout_s)
+        timings["play_s"] = time.perf_counter() - start
+        difference = first_difference(script, rtl, playback)
+        verdict = ({**base, "verdict": "yes", "reason": None} if difference is None else
+                   {**base, "verdict": "mismatch", "reason": difference})
+    (workdir / CHECK_FILE).write_text(json.dumps(verdict, indent=2) + "\n")
+    (workdir / "netlist_sim.il").unlink(missing_ok=True)  # large; the cache keeps the model
+    return verdict

@@ -1,0 +1,259 @@
+# amaranth: UnusedElaboratable=no
+"""Verification in the sweep (aesdse.engine.netlist_check, issue 26): what each row records of
+its verify stage, the fallback line, a compiler failure, and the netlist stage (verified,
+mismatch, not checked, turned off).
+
+The fake-tool tests use the fake Yosys and nextpnr of tests/test_sweep.py (the netlist stage
+then finds no netlist it can simulate: "not checked"); the ``flow`` tests run the real tools and
+a C++ compiler on a small core (compact, 8-bit datapath) on ECP5.
+"""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aesdse.cli import main
+from aesdse.engine import netlist_check, point as point_mod
+from aesdse.engine.netlist_check import (VERIFICATION_KEY, rtl_script, script_from_json,
+                                         script_to_json)
+from aesdse.engine.sweep import sweep
+from aesdse.experiment import parse_experiment
+from aesdse.generate import build_component
+from aesdse.store.database import Store
+from aesdse.verify import netlist as netlist_mod
+from aesdse.verify.cxxrtl import CompileError, find_compiler
+from aesdse.verify.verify import Verification
+
+from test_sweep import _yaml, experiment, fake_tools  # noqa: F401  (fake_tools: a fixture)
+
+SMALL_ECP5 = """
+name: {name}
+architectures:
+  - arch: compact
+    params: {{datapath_width: 8}}
+targets:
+  - device: LFE5U-25F
+flow:
+  freq_mhz: [50]
+verify:
+  random_vectors: 4
+"""
+
+
+def _record(row) -> dict:
+    return (row.details or {})[VERIFICATION_KEY]
+
+
+# --- the verify stage's record, fallback and compiler failure (fake tools) -------------------
+
+
+def test_each_row_records_how_it_was_verified(tmp_path, fake_tools):
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(experiment(), store, tmp_path / "results", echo=None,
+                        netlist_verify=True)
+        row, = store.rows()
+    record = _record(row)
+    assert row.status == "ok" and record["verified_with"] == "amaranth.sim"
+    assert record["vectors_checked"] > 0 and record["fallback_reason"] is None
+    # The fake Yosys writes no netlist a model can be made of: not checked, and said why.
+    assert record["netlist_verified"].startswith("not checked: yosys did not turn the netlist")
+    assert summary.netlist == {"not checked": 1} and summary.fallbacks == []
+    script_file = Path(row.artifacts) / netlist_check.SCRIPT_FILE
+    script, playback = script_from_json(script_file.read_text())
+    assert script_to_json(script, playback) == script_file.read_text()   # the JSON round trip
+
+
+def test_a_fallback_is_said_in_a_line_and_in_json(tmp_path, fake_tools, monkeypatch):
+    real = point_mod.verify_component
+
+    def fell_back(*args, **kwargs):
+        assert kwargs["model_cache"] == (tmp_path / "results" / "cache" / "models").resolve()
+        return replace(real(*args, **kwargs), verified_with="amaranth.sim",
+                       fallback_reason="no C++ compiler: none of AESDSE_CXX, g++ (test)")
+    monkeypatch.setattr(point_mod, "verify_component", fell_back)
+    _yaml(tmp_path / "tiny.yaml")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["sweep", "tiny.yaml", "--db", "db.sqlite", "-j", "1",
+                                       "--no-netlist-verify"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "instead of a compiled" in line]
+    assert len(lines) == 2, result.output    # the warning as it happens, and the summary
+    assert "no C++ compiler: none of AESDSE_CXX, g++ (test)" in lines[0]
+    assert "netlist verification: 1 not checked" in result.output
+    with Store(tmp_path / "db.sqlite") as store:
+        record = _record(store.rows()[0])
+    assert record["fallback_reason"].startswith("no C++ compiler")
+    assert record["netlist_verified"] == "not checked: turned off (--no-netlist-verify)"
+    monkeypatch.setenv("AESDSE_NETLIST_VERIFY", "1")   # the default outside the tests
+    forced = CliRunner().invoke(main, ["sweep", "tiny.yaml", "--db", "db.sqlite", "-j", "1",
+                                       "--force", "--json", "--no-cache"])
+    doc = json.loads(forced.output)
+    assert doc["verify_fallbacks"][0]["reason"].startswith("no C++ compiler")
+    assert doc["netlist_verification"] == {"not checked": 1}
+
+
+def test_a_compiler_failure_fails_that_point_only(tmp_path, fake_tools, monkeypatch):
+    real = point_mod.verify_component
+
+    def compile_fails_for_seed_2(build, kind, options, **kwargs):
+        if options.seed == 2:
+            raise CompileError("compiling the design failed (exit status 1): out of memory")
+        return real(build, kind, options, **kwargs)
+    monkeypatch.setattr(point_mod, "verify_component", compile_fails_for_seed_2)
+    exp = experiment()
+    broken = replace(exp.points[0], verify=replace(exp.points[0].verify, seed=2))
+    exp = replace(exp, points=(exp.points[0], broken))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=False)
+        rows = {r.verify["seed"]: r for r in store.rows()}
+    assert summary.done == 2 and rows[1].status == "ok"
+    assert rows[2].status == "failed-verification"
+    assert rows[2].reason == ("compiling the simulation model failed: compiling the design "
+                              "failed (exit status 1): out of memory")
+    assert "out of memory" in (Path(rows[2].artifacts) / "verify.txt").read_text()
+
+
+def test_a_family_without_cell_models_is_recorded_not_checked(tmp_path, fake_tools,
+                                                              monkeypatch):
+    monkeypatch.delitem(netlist_mod.CELL_MODELS, "ecp5")
+    with Store(tmp_path / "db.sqlite") as store:
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert row.status == "ok" and row.luts
+    assert _record(row)["netlist_verified"] == (
+        "not checked: no cell simulation models for device family 'ecp5': aesdse simulates "
+        "netlists of asic, ice40 only (aesdse.verify.netlist.CELL_MODELS)")
+
+
+@pytest.mark.parametrize("device, where", [
+    ("GW1NR-LV9", "device family 'gowin'"), ("LCMXO2-1200HC", "device family 'machxo2'"),
+    ("LIFCL-40", "device family 'nexus'"), ("CCGM1A1", "device family 'gatemate'")])
+def test_families_without_models_say_where_and_why(device, where):
+    exp = parse_experiment(f"name: t\narchitectures:\n  - arch: iterative\n"
+                           f"targets:\n  - device: {device}\n")
+    point = exp.points[0]
+    meta, text = rtl_script(lambda: build_component(point), point)
+    assert text is None and where in meta["unsupported"]
+    assert "CELL_MODELS" in meta["unsupported"]
+
+
+def test_asic_rows_say_why_their_netlist_is_not_checked(tmp_path):
+    assert "ge.lib" in netlist_check.estimate_unchecked_reason("asic")
+
+
+# --- the netlist stage with the real tools ----------------------------------------------------
+
+
+def _compiler_or_skip():
+    try:
+        find_compiler()
+    except CompileError as error:
+        pytest.skip(str(error))
+
+
+@pytest.mark.flow
+def test_a_small_ecp5_sweep_verifies_its_netlist(tmp_path):
+    _compiler_or_skip()
+    exp = parse_experiment(SMALL_ECP5.format(name="netlist"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+        # Again: the netlist stage comes from the stage cache, like the others.
+        sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True, force=True)
+        again, = store.rows()
+    assert _record(again)["netlist"]["cached"] is True
+    assert _record(again)["netlist_verified"] == _record(row)["netlist_verified"]
+    assert row.status == "ok", row.reason
+    record = _record(row)
+    assert record["netlist_verified"].startswith("yes (cxxrtl, ") and \
+        record["netlist_verified"].endswith(" transfers)")
+    assert record["netlist"]["verdict"] == "yes" and record["netlist"]["models"] == \
+        ["+/ecp5/cells_sim.v"]
+    assert summary.netlist == {"verified": 1}
+    assert (Path(row.artifacts) / "netlist" / "netlist_check.json").is_file()
+
+
+def flip_one_lut_init_bit(netlist: dict) -> str:
+    """Flip INIT bit 5 of the first LUT4 (by name) that feeds a PFUMX wide-LUT mux from four
+    distinct signals: a LUT of an S-box table, read by every block (the same choice as
+    tests/test_verify_netlist.py). Returns the cell's name."""
+    module = next(m for m in netlist["modules"].values()
+                  if not m.get("attributes", {}).get("blackbox") and m.get("cells"))
+    cells = module["cells"]
+    mux_inputs = {bit for cell in cells.values() if cell["type"] == "PFUMX"
+                  for port in ("ALUT", "BLUT") for bit in cell["connections"][port]}
+    for name, cell in sorted(cells.items()):
+        if cell["type"] != "LUT4" or cell["connections"]["Z"][0] not in mux_inputs:
+            continue
+        inputs = [cell["connections"][port][0] for port in "ABCD"]
+        if all(isinstance(bit, int) for bit in inputs) and len(set(inputs)) == 4:
+            init = cell["parameters"]["INIT"]
+            cell["parameters"]["INIT"] = init[:5] + "10"[int(init[5])] + init[6:]
+            return name
+    raise AssertionError("no LUT4 of an S-box table under a PFUMX")
+
+
+@pytest.mark.flow
+def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monkeypatch):
+    """The synthesis stage's netlist is corrupted (one LUT4 INIT bit): the point ends as
+    ``netlist-mismatch`` with the first differing transfer, without numbers, before nextpnr."""
+    _compiler_or_skip()
+    real = point_mod.synthesize
+    flipped = []
+
+    def corrupted(rtlil_file, top, workdir, *args, **kwargs):
+        result = real(rtlil_file, top, workdir, *args, **kwargs)
+        path = Path(workdir) / result.netlist
+        netlist = json.loads(path.read_text())
+        flipped.append(flip_one_lut_init_bit(netlist))
+        path.write_text(json.dumps(netlist))
+        return result
+    monkeypatch.setattr(point_mod, "synthesize", corrupted)
+    exp = parse_experiment(SMALL_ECP5.format(name="mismatch"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert flipped and row.status == "netlist-mismatch", (row.status, row.reason)
+    assert row.luts is None and row.fmax_mhz is None and row.pnr_seconds is None
+    assert "differs from the RTL: " in row.reason
+    first = row.reason.split("differs from the RTL: ", 1)[1]
+    assert first.startswith(("stream o transfer ", "input ")), first
+    assert _record(row)["netlist"]["verdict"] == "mismatch"
+    assert summary.netlist == {"mismatch": 1}
+    assert not (Path(row.artifacts) / "report.json").exists()   # nextpnr never ran
+
+
+def test_a_core_without_a_script_is_recorded_without_warnings(recwarn):
+    """A core the script builder does not cover (here a byte-stream core, until
+    verification_script covers it) gets no script: the reason is recorded and nothing is
+    left that Amaranth would warn about."""
+    import warnings
+    exp = parse_experiment("name: t\narchitectures:\n  - arch: compact\n"
+                           "    params: {datapath_width: 8, port_width: 8}\n")
+    point = exp.points[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        meta, text = rtl_script(lambda: build_component(point), point)
+    if text is None:
+        assert "no script for this core yet" in meta["unsupported"]
+    assert not [w for w in recwarn if "never used" in str(w.message)]
+
+
+def test_a_design_cached_with_the_netlist_stage_off_gets_its_script_later(tmp_path,
+                                                                          fake_tools):
+    """With the netlist stage off the design stage makes no script; turned on later, the
+    netlist stage makes it from the cached design instead of skipping the check."""
+    with Store(tmp_path / "db.sqlite") as store:
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=False)
+        off, = store.rows()
+        assert not (Path(off.artifacts) / netlist_check.SCRIPT_FILE).exists()
+        sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=True,
+              force=True)
+        on, = store.rows()
+    assert _record(off)["netlist_verified"] == "not checked: turned off (--no-netlist-verify)"
+    assert on.cache_hits and "design" in on.cache_hits
+    assert (Path(on.artifacts) / netlist_check.SCRIPT_FILE).is_file()
+    assert _record(on)["netlist"]["transfers"] > 0   # the script was made and played
