@@ -153,12 +153,14 @@ from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.keyexpander import ByteKeySchedule, KeyExpander
+from .prims.gf import xtime_value
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
-__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "schedule"]
+__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "MIXCOLUMNS",
+           "KEY_SBOXES", "KEY_LOOKUP_GAP", "PrefetchByteKeySchedule", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
@@ -166,6 +168,13 @@ WIDTHS = (8, 32, 64)
 MODES = ("ecb", "ctr")
 #: Bits per transfer of the key, block and result streams (:mod:`archs.interface`).
 PORT_WIDTHS = (128, 8)
+#: MixColumns of the 8-bit datapath (module notes, "Serial MixColumns").
+MIXCOLUMNS = ("parallel", "serial")
+#: Where the byte-port key schedule's S-box lookups go (module notes, "One S-box").
+KEY_SBOXES = ("separate", "shared")
+#: Cycles the sequencer waits before every round-step with ``key_sbox="shared"``: the four
+#: SubWord lookups of the next round key (module notes, "One S-box").
+KEY_LOOKUP_GAP = 4
 
 _ROUNDS = ROUNDS[128]
 
@@ -175,8 +184,11 @@ _ROUNDS = ROUNDS[128]
 # archs.compact).
 
 
-def schedule(datapath_width: int, latency: int) -> dict:
+def schedule(datapath_width: int, latency: int, key_gap: int = 0) -> dict:
     """Timing of :class:`Compact` for a width and an S-box latency, from its pipeline rules.
+
+    ``key_gap`` adds cycles to the wait before every round-step (:data:`KEY_LOOKUP_GAP` with
+    a key schedule that shares the datapath's S-box).
 
     Returns a dict with ``steps`` (cycles per round-step without waiting), ``delay`` (cycles from
     issue to write-back), ``gap`` (cycles the sequencer waits before the first step of every
@@ -189,7 +201,7 @@ def schedule(datapath_width: int, latency: int) -> dict:
     delay = latency + (3 if nbytes == 1 else 0)
     # Before every round-step: the key schedule's S-box settles (KeyExpander: ``latency`` cycles
     # after the window changed), and the previous round's last column is written back.
-    gap = latency
+    gap = latency + key_gap
     period = steps + gap
     for j in range(16):
         src = shift_rows_source(j)
@@ -223,6 +235,10 @@ class Compact(wiring.Component):
     port_width : int
         128: the common interface. 8: byte-wide key, block and result streams (module notes,
         "Byte-wide ports"); needs the 8-bit datapath, ECB and an S-box of latency 0.
+    mixcolumns : str
+        ``"parallel"`` or ``"serial"`` (8-bit datapath only): module notes, "Serial MixColumns".
+    key_sbox : str
+        ``"separate"`` or ``"shared"`` (byte-wide ports only): module notes, "One S-box".
 
     Members
     -------
@@ -266,6 +282,14 @@ class Compact(wiring.Component):
               "bits per key, block and result transfer: 8 = byte streams (8-bit datapath, "
               "combinational S-boxes; verified through archs.bytestream.ByteStreamAdapter)",
               omitted_at_default=True, error="Port width must be 8 or 128"),
+        Param("mixcolumns", MIXCOLUMNS, "parallel",
+              "8-bit MixColumns: parallel = a whole column mixed at once (000 Fig. 14), serial = "
+              "one output byte per cycle from the column sum (fewer LUT4, more FF)",
+              omitted_at_default=True, error="MixColumns must be 'parallel' or 'serial'"),
+        Param("key_sbox", KEY_SBOXES, "separate",
+              "S-box of the byte-port key schedule: separate (its own) or shared with the "
+              "datapath (SubWord looked up in a 4-cycle gap per round: 220 cycles per block)",
+              omitted_at_default=True, error="Key S-box must be 'separate' or 'shared'"),
     )
 
     @classmethod
@@ -287,6 +311,12 @@ class Compact(wiring.Component):
             raise ValueError(f"Byte-wide ports need the 8-bit datapath in ECB mode with "
                              f"combinational S-boxes, not datapath width {p.datapath_width}, "
                              f"mode {p.mode!r} and S-box latency {latency}")
+        if p.mixcolumns == "serial" and p.datapath_width != 8:
+            raise ValueError(f"Serial MixColumns needs the 8-bit datapath, not datapath width "
+                             f"{p.datapath_width}")
+        if p.key_sbox == "shared" and p.port_width != 8:
+            raise ValueError("A key schedule sharing the datapath's S-box needs byte-wide ports "
+                             "(port_width 8)")
         return latency
 
     def __init__(self, *, device_family="generic", **params):
@@ -298,8 +328,11 @@ class Compact(wiring.Component):
         self.sbox_stages = p.sbox_stages
         self.shared_memory = p.shared_memory
         self.mode = p.mode
+        self.mixcolumns = p.mixcolumns
+        self.key_sbox = p.key_sbox
         self.device_family = device_family
-        self._timing = schedule(p.datapath_width, self.sbox_latency)
+        key_gap = KEY_LOOKUP_GAP if p.key_sbox == "shared" else 0
+        self._timing = schedule(p.datapath_width, self.sbox_latency, key_gap)
         self.steps_per_round = self._timing["steps"]
         self.cycles_per_block = self._timing["cycles_per_block"]
         # Key schedule width: byte-serial at 8 bits when the S-box is combinational (one key
@@ -339,7 +372,8 @@ class Compact(wiring.Component):
             "sbox_instances": counts["datapath_sbox_instances"] + counts["key_sbox_instances"],
             "datapath_sbox_instances": counts["datapath_sbox_instances"],
             "key_sbox_instances": counts["key_sbox_instances"],
-            "mixcolumns_units": counts["mixcolumns_units"],
+            # The serial MixColumns is one unit without a MixColumn submodule.
+            "mixcolumns_units": counts["mixcolumns_units"] + (self.mixcolumns == "serial"),
             "state_memory_bits": counts["state_memory_bits"],
             "buffer_bits": built["buffer_bits"],
             "addroundkey_width": built["addroundkey_width"],
@@ -743,7 +777,10 @@ class Compact(wiring.Component):
             block_bytes = value_bytes(src_block.word_select(~ctl.ss, width), nbytes)
 
         pre_ark = [Signal(8, name=f"pre_ark{q}") for q in range(nbytes)]
-        if nbytes == 1:
+        if nbytes == 1 and self.mixcolumns == "serial":
+            buffer_bits = self._build_mixcolumns_serial(m, ctl, sub[0], block_bytes[0],
+                                                        pre_ark[0])
+        elif nbytes == 1:
             buffer_bits = self._build_mixcolumns_buffer(m, ctl, sub[0], block_bytes[0],
                                                         pre_ark[0])
         else:
@@ -775,6 +812,31 @@ class Compact(wiring.Component):
             m.d.comb += pre_ark.eq(buf[0])
             m.d.sync += [buf[0].eq(buf[1]), buf[1].eq(buf[2]), buf[2].eq(x)]
         return 24
+
+    def _build_mixcolumns_serial(self, m, ctl, sub, block_byte, pre_ark):
+        """Byte-serial MixColumns, one output byte per cycle (module notes, "Serial MixColumns").
+
+        A six-byte delay line behind the entering byte ``d0``: output byte ``k`` of a column
+        leaves three cycles after input byte ``k`` entered, as with the parallel buffer, and is
+        ``a_k ^ t ^ xtime(a_k ^ a_(k+1))``: ``a_k`` is ``d3``, ``a_(k+1)`` is ``d2`` (``d6``,
+        i.e. ``a_0``, for ``k = 3``), and the column sum ``t`` is formed when ``k = 0`` and held
+        for the other three bytes. Drives ``pre_ark``; returns the register bits (delay line and
+        held sum).
+        """
+        sr, wr, ws = ctl.sr, ctl.wr, ctl.ws
+        d = [Signal(8, name="mc_in")] + [Signal(8, name=f"mc_d{n}") for n in range(1, 7)]
+        m.d.comb += d[0].eq(Mux(sr == 0, block_byte, sub))
+        m.d.sync += [d[n].eq(d[n - 1]) for n in range(1, 7)]
+        k = ws[0:2]
+        held = Signal(8, name="mc_sum")
+        total = Signal(8, name="mc_total")
+        m.d.comb += total.eq(Mux(k == 0, d[0] ^ d[1] ^ d[2] ^ d[3], held))
+        m.d.sync += held.eq(total)
+        pair = Signal(8, name="mc_pair")      # a_k ^ a_(k+1)
+        m.d.comb += pair.eq(d[3] ^ Mux(k == 3, d[6], d[2]))
+        mixed = d[3] ^ total ^ xtime_value(pair)
+        m.d.comb += pre_ark.eq(Mux((wr != 0) & (wr != _ROUNDS), mixed, d[3]))
+        return 6 * 8 + 8
 
     def _build_mixcolumns(self, m, ctl, sub, block_bytes, pre_ark):
         """MixColumns units of the 32- and 64-bit datapaths: one per column of the step.
