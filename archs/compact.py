@@ -148,12 +148,13 @@ from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal
 from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
 
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.keyexpander import ByteKeySchedule, KeyExpander
-from .prims.gf import xtime_value
+from .prims.gf import RCON, xtime_value
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
@@ -516,10 +517,14 @@ class Compact(wiring.Component):
         with the cipher key during round 10, so it needs no restart between blocks (module
         notes, "Byte-wide ports"). Adds to ``ctl`` what :meth:`_build_key_schedule` adds.
         """
-        m.submodules.key_schedule = kx = ByteKeySchedule()
-        m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
-                                                device_family=self.device_family)
-        m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
+        if self.key_sbox == "shared":
+            # The datapath's S-box serves the lookups too (_build_round_datapath).
+            m.submodules.key_schedule = kx = PrefetchByteKeySchedule()
+        else:
+            m.submodules.key_schedule = kx = ByteKeySchedule()
+            m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
+                                                    device_family=self.device_family)
+            m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
         ctl.kx, ctl.key_bytes, ctl.group_end = kx, [kx.round_key], Const(1, 1)
         ctl.kx_at_start = (kx.round == 0) & (kx.index == 0)
 
@@ -767,7 +772,14 @@ class Compact(wiring.Component):
         for q in range(nbytes):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{q}"] = sb
-            m.d.comb += sb.i.eq(read_data[q])
+            if self.key_sbox == "shared":
+                # The key schedule's lookups fall in the wait before a round-step, when no
+                # step reads the S-box (module notes, "One S-box").
+                kx = ctl.kx
+                m.d.comb += [sb.i.eq(Mux(kx.lookup, kx.sbox_i, read_data[q])),
+                             kx.sbox_o.eq(sb.o)]
+            else:
+                m.d.comb += sb.i.eq(read_data[q])
             sub.append(sb.o)
         # Block bytes of the load step, in natural order, at the S-box output stage (the step
         # count is a power of two, so ~step is the word index counted from the right).
@@ -902,3 +914,76 @@ class Compact(wiring.Component):
             with m.If(ws == steps - 1):
                 m.d.sync += out_valid.eq(1)
         m.d.comb += [self.o.valid.eq(out_valid), self.o.payload.data.eq(out_data)]
+
+
+class PrefetchByteKeySchedule(wiring.Component):
+    """:class:`archs.prims.keyexpander.ByteKeySchedule` with its SubWord looked up ahead, so
+    the key schedule can share the datapath's S-box (module notes, "One S-box").
+
+    The walk, the key loading and the refill are those of ``ByteKeySchedule`` (same members
+    ``key``, ``load``, ``next``, ``round_key``, ``round``, ``index``). The difference is when
+    the S-box is used: not while bytes 0-3 of a round key are consumed, but while the round key
+    is completed. The bytes 13, 14 and 15 are substituted as they enter the window, byte 12
+    (already inside) one cycle after byte 15; the four results wait in a four-byte shift
+    register, in the order bytes 0-3 of the next consumption need them (S(13), S(14), S(15),
+    S(12): SubWord of RotWord, FIPS-197 section 5.2).
+
+    Members
+    -------
+    sbox_i : Out(8)
+        The byte to substitute while ``lookup`` is high.
+    sbox_o : In(8)
+        S(``sbox_i``), combinationally.
+    lookup : Out(1)
+        The schedule uses the S-box in this cycle: the owner must hand it over. It is high
+        while a byte 13-15 enters the window (``load`` or ``next`` at ``index`` 13-15) and in
+        the cycle after byte 15 entered; the owner schedules these cycles where its own S-box
+        use pauses.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "key": In(8), "load": In(1), "next": In(1),
+            "round_key": Out(8), "round": Out(range(_ROUNDS + 1)), "index": Out(4),
+            "sbox_i": Out(8), "sbox_o": In(8), "lookup": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        win = Signal(128)        # byte x at bits 8x..8x+7; byte 0 is round_key
+        store = Signal(128)      # the cipher key, rotating while round 10 is consumed
+        subword = Signal(32)     # S(13), S(14), S(15), S(12) from byte 0 up
+
+        def byte(value, x):
+            return value[8 * x:8 * x + 8]
+
+        rcon = Signal(8)
+        with m.Switch(self.round):
+            for r in range(_ROUNDS):
+                with m.Case(r):
+                    m.d.comb += rcon.eq(RCON[r])
+        p = self.index
+        shift = self.load | self.next
+        temp = Mux(p[2:4] == 0, byte(subword, 0) ^ Mux(p == 0, rcon, 0), byte(win, 12))
+        refill = self.next & (self.round == _ROUNDS)
+        fill = Mux(self.load, self.key, byte(store, 0))
+        new = Mux(self.load | refill, fill, byte(win, 0) ^ temp)
+        # Byte 12 is looked up in the cycle after byte 15 entered the window.
+        byte12_pending = Signal()
+        m.d.sync += byte12_pending.eq(shift & (p == 15))
+        m.d.comb += [
+            self.round_key.eq(byte(win, 0)),
+            self.lookup.eq(byte12_pending | (shift & (p >= 13))),
+            self.sbox_i.eq(Mux(byte12_pending, byte(win, 12), new)),
+        ]
+        with m.If(self.lookup | (self.next & (p[2:4] == 0))):
+            m.d.sync += subword.eq(Cat(subword[8:], self.sbox_o))
+        with m.If(shift):
+            m.d.sync += [win.eq(Cat(win[8:], new)), p.eq(p + 1)]
+        with m.If(self.load | refill):
+            m.d.sync += store.eq(Cat(store[8:], fill))
+        with m.If(self.load):
+            m.d.sync += self.round.eq(0)
+        with m.Elif(self.next & (p == 15)):
+            m.d.sync += self.round.eq(Mux(self.round == _ROUNDS, 0, self.round + 1))
+        return m
