@@ -95,6 +95,37 @@ removes, and how:
 Still 176 cycles per block. The common verifier drives this core through
 :class:`archs.bytestream.ByteStreamAdapter`; the measured netlist is the core alone.
 
+Serial MixColumns
+-----------------
+``mixcolumns="serial"`` (8-bit datapath) replaces the parallel buffer below, which mixes a whole
+column when its fourth byte arrives (four output bytes at once, plus a multiplexer per buffer
+bit to load them), by one output byte per cycle. With ``t = a0 ^ a1 ^ a2 ^ a3`` the column sum,
+MixColumns output byte ``k`` is ``a_k ^ t ^ xtime(a_k ^ a_(k+1))`` (FIPS-197 section 5.1.3:
+``2 a_k ^ 3 a_(k+1) ^ a_(k+2) ^ a_(k+3)``). The bytes entering pass a six-byte delay line
+``d1``..``d6`` (plain shift registers: flip-flops, no LUTs); output byte ``k`` leaves three
+cycles after input byte ``k`` entered, as before, and then ``a_k`` is ``d3``, ``a_(k+1)`` is
+``d2`` (``d6``, i.e. ``a_0``, for ``k = 3``), and ``t`` is formed at ``k = 0`` from ``d0``..
+``d3`` and held in a byte register for ``k = 1..3``. Per output bit: about four LUT4 instead of
+about eleven; 32 more flip-flops.
+
+One S-box
+---------
+``key_sbox="shared"`` (byte-wide ports) lets the byte-serial key schedule use the datapath's
+S-box (:class:`PrefetchByteKeySchedule`). The schedule needs four lookups per round key
+(SubWord of RotWord of its last word), and the datapath's S-box is busy in 160 of the 176
+cycles of a block, so at least 200 cycles per block are needed. The sequencer waits
+:data:`KEY_LOOKUP_GAP` = 4 cycles before every round-step (220 cycles per block). While it
+waits, the write-back stage still writes the last three bytes of the previous round-step, and
+with them the key schedule appends bytes 13, 14 and 15 of the next round key to its window:
+they go through the S-box as they enter, and byte 12, already inside, one cycle after byte 15,
+the fourth waiting cycle. Their substitutes wait in a four-byte shift register until bytes 0-3
+of that round key are consumed, 3 cycles after the round-step's first issue. A key transfer
+does its lookups the same way (the core is idle). The gap before round 10 and before the load
+step is not strictly needed: 4 cycles before rounds 1-9, one before the load step (the
+load step does not use the S-box, but its first key byte must not be consumed in the cycle of
+the last lookup) and no lookups for round key 10 would give 213 cycles per block, at the cost
+of a round-dependent wait; the uniform gap keeps the sequencer as it is.
+
 Counter mode
 ------------
 ``mode="ctr"`` adds a one-bit field ``iv`` to the block input (default 0 = a plaintext block):
