@@ -116,9 +116,9 @@ S-box (:class:`PrefetchByteKeySchedule`). The schedule needs four lookups per ro
 cycles of a block, so at least 200 cycles per block are needed. The sequencer waits
 :data:`KEY_LOOKUP_GAP` = 4 cycles before every round-step (220 cycles per block). While it
 waits, the write-back stage still writes the last three bytes of the previous round-step, and
-with them the key schedule appends bytes 13, 14 and 15 of the next round key to its window:
-they go through the S-box as they enter, and byte 12, already inside, one cycle after byte 15,
-the fourth waiting cycle. Their substitutes wait in a four-byte shift register until bytes 0-3
+with them the key schedule appends bytes 13, 14 and 15 of the next round key to its window
+(byte 12 came with the last issue): each goes through the S-box in the cycle after it entered,
+the four waiting cycles. Their substitutes wait in a four-byte shift register until bytes 0-3
 of that round key are consumed, 3 cycles after the round-step's first issue. A key transfer
 does its lookups the same way (the core is idle). The gap before round 10 and before the load
 step is not strictly needed: 4 cycles before rounds 1-9, one before the load step (the
@@ -954,10 +954,11 @@ class PrefetchByteKeySchedule(wiring.Component):
     The walk, the key loading and the refill are those of ``ByteKeySchedule`` (same members
     ``key``, ``load``, ``next``, ``round_key``, ``round``, ``index``). The difference is when
     the S-box is used: not while bytes 0-3 of a round key are consumed, but while the round key
-    is completed. The bytes 13, 14 and 15 are substituted as they enter the window, byte 12
-    (already inside) one cycle after byte 15; the four results wait in a four-byte shift
-    register, in the order bytes 0-3 of the next consumption need them (S(13), S(14), S(15),
-    S(12): SubWord of RotWord, FIPS-197 section 5.2).
+    is completed: each of the bytes 12-15 is substituted in the cycle after it entered the
+    window, from the window's newest byte (so the S-box input and ``lookup`` are registers).
+    The four results wait in a four-byte shift register; consuming bytes 0-3 of the round key
+    reads its byte 1 and rotates it, which gives the order S(13), S(14), S(15), S(12) of
+    SubWord(RotWord) (FIPS-197 section 5.2).
 
     Members
     -------
@@ -966,10 +967,9 @@ class PrefetchByteKeySchedule(wiring.Component):
     sbox_o : In(8)
         S(``sbox_i``), combinationally.
     lookup : Out(1)
-        The schedule uses the S-box in this cycle: the owner must hand it over. It is high
-        while a byte 13-15 enters the window (``load`` or ``next`` at ``index`` 13-15) and in
-        the cycle after byte 15 entered; the owner schedules these cycles where its own S-box
-        use pauses.
+        The schedule uses the S-box in this cycle: the owner must hand it over. It is high in
+        the cycle after a byte 12-15 entered the window (``load`` or ``next`` at ``index``
+        12-15); the owner schedules these cycles where its own S-box use pauses.
     """
 
     def __init__(self):
@@ -983,7 +983,7 @@ class PrefetchByteKeySchedule(wiring.Component):
         m = Module()
         win = Signal(128)        # byte x at bits 8x..8x+7; byte 0 is round_key
         store = Signal(128)      # the cipher key, rotating while round 10 is consumed
-        subword = Signal(32)     # S(13), S(14), S(15), S(12) from byte 0 up
+        subword = Signal(32)     # S(12), S(13), S(14), S(15) from byte 0 up, then rotating
 
         def byte(value, x):
             return value[8 * x:8 * x + 8]
@@ -995,20 +995,20 @@ class PrefetchByteKeySchedule(wiring.Component):
                     m.d.comb += rcon.eq(RCON[r])
         p = self.index
         shift = self.load | self.next
-        temp = Mux(p[2:4] == 0, byte(subword, 0) ^ Mux(p == 0, rcon, 0), byte(win, 12))
+        temp = Mux(p[2:4] == 0, byte(subword, 1) ^ Mux(p == 0, rcon, 0), byte(win, 12))
         refill = self.next & (self.round == _ROUNDS)
         fill = Mux(self.load, self.key, byte(store, 0))
         new = Mux(self.load | refill, fill, byte(win, 0) ^ temp)
-        # Byte 12 is looked up in the cycle after byte 15 entered the window.
-        byte12_pending = Signal()
-        m.d.sync += byte12_pending.eq(shift & (p == 15))
-        m.d.comb += [
-            self.round_key.eq(byte(win, 0)),
-            self.lookup.eq(byte12_pending | (shift & (p >= 13))),
-            self.sbox_i.eq(Mux(byte12_pending, byte(win, 12), new)),
-        ]
-        with m.If(self.lookup | (self.next & (p[2:4] == 0))):
+        # A byte 12-15 is looked up in the cycle after it entered the window, from the newest
+        # window byte: the S-box input and its select are registers.
+        m.d.sync += self.lookup.eq(shift & (p[2:4] == 3))
+        m.d.comb += [self.round_key.eq(byte(win, 0)), self.sbox_i.eq(byte(win, 15))]
+        # Lookups shift the results in; consuming bytes 0-3 reads byte 1 and rotates, so the
+        # order S(13), S(14), S(15), S(12) of FIPS-197's RotWord comes out.
+        with m.If(self.lookup):
             m.d.sync += subword.eq(Cat(subword[8:], self.sbox_o))
+        with m.Elif(self.next & (p[2:4] == 0)):
+            m.d.sync += subword.eq(Cat(subword[8:], subword[:8]))
         with m.If(shift):
             m.d.sync += [win.eq(Cat(win[8:], new)), p.eq(p + 1)]
         with m.If(self.load | refill):
