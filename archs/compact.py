@@ -73,6 +73,10 @@ LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
 path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
 74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
 
+With ``mixcolumns="serial"`` and ``key_sbox="shared"`` (module notes below; measured
+2026-11-24, same flow, median of seeds 1-3, ``experiments/compact_ram.yaml``): ``tower`` 250
+LUT4, 392 FF, 79.9 MHz; ``rm_combined`` 234 LUT4, 392 FF, 81.6 MHz; 220 cycles per block.
+
 Byte-wide ports
 ---------------
 ``port_width=8`` gives the 8-bit core the byte-wide key, block and result streams of 000 Fig. 6
