@@ -73,6 +73,10 @@ LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
 path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
 74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
 
+With ``mixcolumns="serial"`` and ``key_sbox="shared"`` (module notes below; measured
+2026-11-24, same flow, median of seeds 1-3, ``experiments/compact_ram.yaml``): ``tower`` 250
+LUT4, 392 FF, 79.9 MHz; ``rm_combined`` 234 LUT4, 392 FF, 81.6 MHz; 220 cycles per block.
+
 Byte-wide ports
 ---------------
 ``port_width=8`` gives the 8-bit core the byte-wide key, block and result streams of 000 Fig. 6
@@ -94,6 +98,37 @@ removes, and how:
 
 Still 176 cycles per block. The common verifier drives this core through
 :class:`archs.bytestream.ByteStreamAdapter`; the measured netlist is the core alone.
+
+Serial MixColumns
+-----------------
+``mixcolumns="serial"`` (8-bit datapath) replaces the parallel buffer below, which mixes a whole
+column when its fourth byte arrives (four output bytes at once, plus a multiplexer per buffer
+bit to load them), by one output byte per cycle. With ``t = a0 ^ a1 ^ a2 ^ a3`` the column sum,
+MixColumns output byte ``k`` is ``a_k ^ t ^ xtime(a_k ^ a_(k+1))`` (FIPS-197 section 5.1.3:
+``2 a_k ^ 3 a_(k+1) ^ a_(k+2) ^ a_(k+3)``). The bytes entering pass a six-byte delay line
+``d1``..``d6`` (plain shift registers: flip-flops, no LUTs); output byte ``k`` leaves three
+cycles after input byte ``k`` entered, as before, and then ``a_k`` is ``d3``, ``a_(k+1)`` is
+``d2`` (``d6``, i.e. ``a_0``, for ``k = 3``), and ``t`` is formed at ``k = 0`` from ``d0``..
+``d3`` and held in a byte register for ``k = 1..3``. Per output bit: about four LUT4 instead of
+about eleven; 32 more flip-flops.
+
+One S-box
+---------
+``key_sbox="shared"`` (byte-wide ports) lets the byte-serial key schedule use the datapath's
+S-box (:class:`PrefetchByteKeySchedule`). The schedule needs four lookups per round key
+(SubWord of RotWord of its last word), and the datapath's S-box is busy in 160 of the 176
+cycles of a block, so at least 200 cycles per block are needed. The sequencer waits
+:data:`KEY_LOOKUP_GAP` = 4 cycles before every round-step (220 cycles per block). While it
+waits, the write-back stage still writes the last three bytes of the previous round-step, and
+with them the key schedule appends bytes 13, 14 and 15 of the next round key to its window
+(byte 12 came with the last issue): each goes through the S-box in the cycle after it entered,
+the four waiting cycles. Their substitutes wait in a four-byte shift register until bytes 0-3
+of that round key are consumed, 3 cycles after the round-step's first issue. A key transfer
+does its lookups the same way (the core is idle). The gap before round 10 and before the load
+step is not strictly needed: 4 cycles before rounds 1-9, one before the load step (the
+load step does not use the S-box, but its first key byte must not be consumed in the cycle of
+the last lookup) and no lookups for round key 10 would give 213 cycles per block, at the cost
+of a round-dependent wait; the uniform gap keeps the sequencer as it is.
 
 Counter mode
 ------------
@@ -148,17 +183,20 @@ from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal
 from amaranth.lib import memory, wiring
+from amaranth.lib.wiring import In, Out
 
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.keyexpander import ByteKeySchedule, KeyExpander
+from .prims.gf import RCON, xtime_value
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
-__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "schedule"]
+__all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "MIXCOLUMNS",
+           "KEY_SBOXES", "KEY_LOOKUP_GAP", "PrefetchByteKeySchedule", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
@@ -166,6 +204,13 @@ WIDTHS = (8, 32, 64)
 MODES = ("ecb", "ctr")
 #: Bits per transfer of the key, block and result streams (:mod:`archs.interface`).
 PORT_WIDTHS = (128, 8)
+#: MixColumns of the 8-bit datapath (module notes, "Serial MixColumns").
+MIXCOLUMNS = ("parallel", "serial")
+#: Where the byte-port key schedule's S-box lookups go (module notes, "One S-box").
+KEY_SBOXES = ("separate", "shared")
+#: Cycles the sequencer waits before every round-step with ``key_sbox="shared"``: the four
+#: SubWord lookups of the next round key (module notes, "One S-box").
+KEY_LOOKUP_GAP = 4
 
 _ROUNDS = ROUNDS[128]
 
@@ -175,8 +220,11 @@ _ROUNDS = ROUNDS[128]
 # archs.compact).
 
 
-def schedule(datapath_width: int, latency: int) -> dict:
+def schedule(datapath_width: int, latency: int, key_gap: int = 0) -> dict:
     """Timing of :class:`Compact` for a width and an S-box latency, from its pipeline rules.
+
+    ``key_gap`` adds cycles to the wait before every round-step (:data:`KEY_LOOKUP_GAP` with
+    a key schedule that shares the datapath's S-box).
 
     Returns a dict with ``steps`` (cycles per round-step without waiting), ``delay`` (cycles from
     issue to write-back), ``gap`` (cycles the sequencer waits before the first step of every
@@ -189,7 +237,7 @@ def schedule(datapath_width: int, latency: int) -> dict:
     delay = latency + (3 if nbytes == 1 else 0)
     # Before every round-step: the key schedule's S-box settles (KeyExpander: ``latency`` cycles
     # after the window changed), and the previous round's last column is written back.
-    gap = latency
+    gap = latency + key_gap
     period = steps + gap
     for j in range(16):
         src = shift_rows_source(j)
@@ -223,6 +271,10 @@ class Compact(wiring.Component):
     port_width : int
         128: the common interface. 8: byte-wide key, block and result streams (module notes,
         "Byte-wide ports"); needs the 8-bit datapath, ECB and an S-box of latency 0.
+    mixcolumns : str
+        ``"parallel"`` or ``"serial"`` (8-bit datapath only): module notes, "Serial MixColumns".
+    key_sbox : str
+        ``"separate"`` or ``"shared"`` (byte-wide ports only): module notes, "One S-box".
 
     Members
     -------
@@ -266,6 +318,14 @@ class Compact(wiring.Component):
               "bits per key, block and result transfer: 8 = byte streams (8-bit datapath, "
               "combinational S-boxes; verified through archs.bytestream.ByteStreamAdapter)",
               omitted_at_default=True, error="Port width must be 8 or 128"),
+        Param("mixcolumns", MIXCOLUMNS, "parallel",
+              "8-bit MixColumns: parallel = a whole column mixed at once (000 Fig. 14), serial = "
+              "one output byte per cycle from the column sum (fewer LUT4, more FF)",
+              omitted_at_default=True, error="MixColumns must be 'parallel' or 'serial'"),
+        Param("key_sbox", KEY_SBOXES, "separate",
+              "S-box of the byte-port key schedule: separate (its own) or shared with the "
+              "datapath (SubWord looked up in a 4-cycle gap per round: 220 cycles per block)",
+              omitted_at_default=True, error="Key S-box must be 'separate' or 'shared'"),
     )
 
     @classmethod
@@ -287,6 +347,12 @@ class Compact(wiring.Component):
             raise ValueError(f"Byte-wide ports need the 8-bit datapath in ECB mode with "
                              f"combinational S-boxes, not datapath width {p.datapath_width}, "
                              f"mode {p.mode!r} and S-box latency {latency}")
+        if p.mixcolumns == "serial" and p.datapath_width != 8:
+            raise ValueError(f"Serial MixColumns needs the 8-bit datapath, not datapath width "
+                             f"{p.datapath_width}")
+        if p.key_sbox == "shared" and p.port_width != 8:
+            raise ValueError("A key schedule sharing the datapath's S-box needs byte-wide ports "
+                             "(port_width 8)")
         return latency
 
     def __init__(self, *, device_family="generic", **params):
@@ -298,8 +364,11 @@ class Compact(wiring.Component):
         self.sbox_stages = p.sbox_stages
         self.shared_memory = p.shared_memory
         self.mode = p.mode
+        self.mixcolumns = p.mixcolumns
+        self.key_sbox = p.key_sbox
         self.device_family = device_family
-        self._timing = schedule(p.datapath_width, self.sbox_latency)
+        key_gap = KEY_LOOKUP_GAP if p.key_sbox == "shared" else 0
+        self._timing = schedule(p.datapath_width, self.sbox_latency, key_gap)
         self.steps_per_round = self._timing["steps"]
         self.cycles_per_block = self._timing["cycles_per_block"]
         # Key schedule width: byte-serial at 8 bits when the S-box is combinational (one key
@@ -339,7 +408,8 @@ class Compact(wiring.Component):
             "sbox_instances": counts["datapath_sbox_instances"] + counts["key_sbox_instances"],
             "datapath_sbox_instances": counts["datapath_sbox_instances"],
             "key_sbox_instances": counts["key_sbox_instances"],
-            "mixcolumns_units": counts["mixcolumns_units"],
+            # The serial MixColumns is one unit without a MixColumn submodule.
+            "mixcolumns_units": counts["mixcolumns_units"] + (self.mixcolumns == "serial"),
             "state_memory_bits": counts["state_memory_bits"],
             "buffer_bits": built["buffer_bits"],
             "addroundkey_width": built["addroundkey_width"],
@@ -482,10 +552,14 @@ class Compact(wiring.Component):
         with the cipher key during round 10, so it needs no restart between blocks (module
         notes, "Byte-wide ports"). Adds to ``ctl`` what :meth:`_build_key_schedule` adds.
         """
-        m.submodules.key_schedule = kx = ByteKeySchedule()
-        m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
-                                                device_family=self.device_family)
-        m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
+        if self.key_sbox == "shared":
+            # The datapath's S-box serves the lookups too (_build_round_datapath).
+            m.submodules.key_schedule = kx = PrefetchByteKeySchedule()
+        else:
+            m.submodules.key_schedule = kx = ByteKeySchedule()
+            m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
+                                                    device_family=self.device_family)
+            m.d.comb += [sb.i.eq(kx.sbox_i), kx.sbox_o.eq(sb.o)]
         ctl.kx, ctl.key_bytes, ctl.group_end = kx, [kx.round_key], Const(1, 1)
         ctl.kx_at_start = (kx.round == 0) & (kx.index == 0)
 
@@ -733,7 +807,14 @@ class Compact(wiring.Component):
         for q in range(nbytes):
             sb = make_sbox(self.sbox, stages=self.sbox_stages, device_family=self.device_family)
             m.submodules[f"sbox{q}"] = sb
-            m.d.comb += sb.i.eq(read_data[q])
+            if self.key_sbox == "shared":
+                # The key schedule's lookups fall in the wait before a round-step, when no
+                # step reads the S-box (module notes, "One S-box").
+                kx = ctl.kx
+                m.d.comb += [sb.i.eq(Mux(kx.lookup, kx.sbox_i, read_data[q])),
+                             kx.sbox_o.eq(sb.o)]
+            else:
+                m.d.comb += sb.i.eq(read_data[q])
             sub.append(sb.o)
         # Block bytes of the load step, in natural order, at the S-box output stage (the step
         # count is a power of two, so ~step is the word index counted from the right).
@@ -743,7 +824,10 @@ class Compact(wiring.Component):
             block_bytes = value_bytes(src_block.word_select(~ctl.ss, width), nbytes)
 
         pre_ark = [Signal(8, name=f"pre_ark{q}") for q in range(nbytes)]
-        if nbytes == 1:
+        if nbytes == 1 and self.mixcolumns == "serial":
+            buffer_bits = self._build_mixcolumns_serial(m, ctl, sub[0], block_bytes[0],
+                                                        pre_ark[0])
+        elif nbytes == 1:
             buffer_bits = self._build_mixcolumns_buffer(m, ctl, sub[0], block_bytes[0],
                                                         pre_ark[0])
         else:
@@ -775,6 +859,31 @@ class Compact(wiring.Component):
             m.d.comb += pre_ark.eq(buf[0])
             m.d.sync += [buf[0].eq(buf[1]), buf[1].eq(buf[2]), buf[2].eq(x)]
         return 24
+
+    def _build_mixcolumns_serial(self, m, ctl, sub, block_byte, pre_ark):
+        """Byte-serial MixColumns, one output byte per cycle (module notes, "Serial MixColumns").
+
+        A six-byte delay line behind the entering byte ``d0``: output byte ``k`` of a column
+        leaves three cycles after input byte ``k`` entered, as with the parallel buffer, and is
+        ``a_k ^ t ^ xtime(a_k ^ a_(k+1))``: ``a_k`` is ``d3``, ``a_(k+1)`` is ``d2`` (``d6``,
+        i.e. ``a_0``, for ``k = 3``), and the column sum ``t`` is formed when ``k = 0`` and held
+        for the other three bytes. Drives ``pre_ark``; returns the register bits (delay line and
+        held sum).
+        """
+        sr, wr, ws = ctl.sr, ctl.wr, ctl.ws
+        d = [Signal(8, name="mc_in")] + [Signal(8, name=f"mc_d{n}") for n in range(1, 7)]
+        m.d.comb += d[0].eq(Mux(sr == 0, block_byte, sub))
+        m.d.sync += [d[n].eq(d[n - 1]) for n in range(1, 7)]
+        k = ws[0:2]
+        held = Signal(8, name="mc_sum")
+        total = Signal(8, name="mc_total")
+        m.d.comb += total.eq(Mux(k == 0, d[0] ^ d[1] ^ d[2] ^ d[3], held))
+        m.d.sync += held.eq(total)
+        pair = Signal(8, name="mc_pair")      # a_k ^ a_(k+1)
+        m.d.comb += pair.eq(d[3] ^ Mux(k == 3, d[6], d[2]))
+        mixed = d[3] ^ total ^ xtime_value(pair)
+        m.d.comb += pre_ark.eq(Mux((wr != 0) & (wr != _ROUNDS), mixed, d[3]))
+        return 6 * 8 + 8
 
     def _build_mixcolumns(self, m, ctl, sub, block_bytes, pre_ark):
         """MixColumns units of the 32- and 64-bit datapaths: one per column of the step.
@@ -840,3 +949,76 @@ class Compact(wiring.Component):
             with m.If(ws == steps - 1):
                 m.d.sync += out_valid.eq(1)
         m.d.comb += [self.o.valid.eq(out_valid), self.o.payload.data.eq(out_data)]
+
+
+class PrefetchByteKeySchedule(wiring.Component):
+    """:class:`archs.prims.keyexpander.ByteKeySchedule` with its SubWord looked up ahead, so
+    the key schedule can share the datapath's S-box (module notes, "One S-box").
+
+    The walk, the key loading and the refill are those of ``ByteKeySchedule`` (same members
+    ``key``, ``load``, ``next``, ``round_key``, ``round``, ``index``). The difference is when
+    the S-box is used: not while bytes 0-3 of a round key are consumed, but while the round key
+    is completed: each of the bytes 12-15 is substituted in the cycle after it entered the
+    window, from the window's newest byte (so the S-box input and ``lookup`` are registers).
+    The four results wait in a four-byte shift register; consuming bytes 0-3 of the round key
+    reads its byte 1 and rotates it, which gives the order S(13), S(14), S(15), S(12) of
+    SubWord(RotWord) (FIPS-197 section 5.2).
+
+    Members
+    -------
+    sbox_i : Out(8)
+        The byte to substitute while ``lookup`` is high.
+    sbox_o : In(8)
+        S(``sbox_i``), combinationally.
+    lookup : Out(1)
+        The schedule uses the S-box in this cycle: the owner must hand it over. It is high in
+        the cycle after a byte 12-15 entered the window (``load`` or ``next`` at ``index``
+        12-15); the owner schedules these cycles where its own S-box use pauses.
+    """
+
+    def __init__(self):
+        super().__init__({
+            "key": In(8), "load": In(1), "next": In(1),
+            "round_key": Out(8), "round": Out(range(_ROUNDS + 1)), "index": Out(4),
+            "sbox_i": Out(8), "sbox_o": In(8), "lookup": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        win = Signal(128)        # byte x at bits 8x..8x+7; byte 0 is round_key
+        store = Signal(128)      # the cipher key, rotating while round 10 is consumed
+        subword = Signal(32)     # S(12), S(13), S(14), S(15) from byte 0 up, then rotating
+
+        def byte(value, x):
+            return value[8 * x:8 * x + 8]
+
+        rcon = Signal(8)
+        with m.Switch(self.round):
+            for r in range(_ROUNDS):
+                with m.Case(r):
+                    m.d.comb += rcon.eq(RCON[r])
+        p = self.index
+        shift = self.load | self.next
+        temp = Mux(p[2:4] == 0, byte(subword, 1) ^ Mux(p == 0, rcon, 0), byte(win, 12))
+        refill = self.next & (self.round == _ROUNDS)
+        fill = Mux(self.load, self.key, byte(store, 0))
+        new = Mux(self.load | refill, fill, byte(win, 0) ^ temp)
+        # A byte 12-15 is looked up in the cycle after it entered the window, from the newest
+        # window byte: the S-box input and its select are registers.
+        m.d.sync += self.lookup.eq(shift & (p[2:4] == 3))
+        m.d.comb += [self.round_key.eq(byte(win, 0)), self.sbox_i.eq(byte(win, 15))]
+        # Lookups shift the results in; consuming bytes 0-3 reads byte 1 and rotates, so the
+        # order S(13), S(14), S(15), S(12) of FIPS-197's RotWord comes out.
+        with m.If(self.lookup):
+            m.d.sync += subword.eq(Cat(subword[8:], self.sbox_o))
+        with m.Elif(self.next & (p[2:4] == 0)):
+            m.d.sync += subword.eq(Cat(subword[8:], subword[:8]))
+        with m.If(shift):
+            m.d.sync += [win.eq(Cat(win[8:], new)), p.eq(p + 1)]
+        with m.If(self.load | refill):
+            m.d.sync += store.eq(Cat(store[8:], fill))
+        with m.If(self.load):
+            m.d.sync += self.round.eq(0)
+        with m.Elif(self.next & (p == 15)):
+            m.d.sync += self.round.eq(Mux(self.round == _ROUNDS, 0, self.round + 1))
+        return m

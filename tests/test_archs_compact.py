@@ -426,3 +426,100 @@ def test_byte_stream_adapter_takes_byte_cores_only():
     adapter = ByteStreamAdapter(Compact(datapath_width=8, sbox="tower", port_width=8))
     assert len(adapter.i.payload.data) == len(adapter.o.payload.data) == 128
     assert adapter.port_width == 128
+
+
+# --- Smaller 8-bit cores: serial MixColumns, one shared S-box (issue 22) -------------------------
+
+SMALL_CONFIGS = [
+    # (mixcolumns, key_sbox, cycles per block measured by the verify stage)
+    ("serial", "separate", TABLE_III_CYCLES[8]),
+    ("parallel", "shared", 11 * (16 + 4)),
+    ("serial", "shared", 11 * (16 + 4)),
+]
+
+
+@pytest.mark.parametrize("mixcolumns, key_sbox, cycles", SMALL_CONFIGS)
+def test_small_byte_cores_through_the_verify_stage(mixcolumns, key_sbox, cycles):
+    """Verified as a sweep verifies them (FIPS-197, SP 800-38A, random vectors, random stalls);
+    the shared S-box costs a 4-cycle gap before each of the 11 round-steps."""
+    result = verify_component(
+        lambda: FAMILIES["compact"].build(datapath_width=8, sbox="tower", shared_memory=True,
+                                          port_width=8, mixcolumns=mixcolumns,
+                                          key_sbox=key_sbox),
+        "cipher", VerifyOptions(random_vectors=8, measure_blocks=6, seed=4))
+    assert result.ok, result.reason
+    assert result.cycles_per_block == cycles
+    assert Compact(datapath_width=8, sbox="tower", port_width=8, mixcolumns=mixcolumns,
+                   key_sbox=key_sbox).cycles_per_block == cycles
+
+
+def test_serial_mixcolumns_with_128_bit_ports():
+    """The serial MixColumns is a datapath change only: it works behind the common ports too,
+    and with separate state memories."""
+    result = verify_component(
+        lambda: Compact(datapath_width=8, sbox="composite", mixcolumns="serial"), "cipher",
+        VerifyOptions(random_vectors=4, measure_blocks=4, seed=5))
+    assert result.ok, result.reason
+    assert result.cycles_per_block == TABLE_III_CYCLES[8]
+
+
+def test_shared_key_sbox_byte_streams():
+    """Gaps inside keys and blocks, back-pressure inside results and key changes between blocks
+    (a key load does its own lookups), against the `cryptography` oracle."""
+    rng = random.Random(7)
+    items, expected = [], []
+    for key in (0x2b7e151628aed2a6abf7158809cf4f3c, rng.getrandbits(128), rng.getrandbits(128)):
+        items.append(("key", key))
+        for _ in range(2):
+            block = rng.getrandbits(128)
+            items.append(("block", block))
+            expected.append(reference.encrypt_int(key, block, 128))
+    for stall, seed in ((0.4, 3), (0.0, 4)):
+        dut = Compact(datapath_width=8, sbox="rm_combined", shared_memory=True, port_width=8,
+                      mixcolumns="serial", key_sbox="shared")
+        assert rtl_byte_stream(dut, items, stall=stall, seed=seed) == expected
+
+
+def test_small_byte_core_structure():
+    """One S-box in all (no key S-box), no MixColumn unit instance but one serial unit, and
+    the serial unit's registers (6-byte delay line and the held column sum)."""
+    res = Compact(datapath_width=8, sbox="tower", port_width=8, mixcolumns="serial",
+                  key_sbox="shared").resources
+    assert (res["sbox_instances"], res["key_sbox_instances"]) == (1, 0)
+    assert res["mixcolumns_units"] == 1
+    assert res["buffer_bits"] == 56
+    assert res["cycles_per_block"] == 220
+    res = Compact(datapath_width=8, sbox="tower", port_width=8).resources
+    assert (res["sbox_instances"], res["buffer_bits"]) == (2, 24)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"datapath_width": 32, "mixcolumns": "serial"},
+     r"^Serial MixColumns needs the 8-bit datapath, not datapath width 32$"),
+    ({"datapath_width": 8, "key_sbox": "shared"},
+     r"^A key schedule sharing the datapath's S-box needs byte-wide ports \(port_width 8\)$"),
+    ({"datapath_width": 8, "mixcolumns": "bitwise"},
+     r"^MixColumns must be 'parallel' or 'serial', not 'bitwise'$"),
+    ({"datapath_width": 8, "port_width": 8, "key_sbox": 1},
+     r"^Key S-box must be 'separate' or 'shared', not 1$"),
+])
+def test_small_byte_core_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Compact.check(**kwargs)
+
+
+def test_small_byte_core_params_omitted_at_default():
+    """Rows stored before the parameters existed keep their configuration keys."""
+    from aesdse.experiment import make_point
+
+    fam = FAMILIES["compact"]
+    for name, choices, default in (("mixcolumns", ("parallel", "serial"), "parallel"),
+                                   ("key_sbox", ("separate", "shared"), "separate")):
+        param = fam.param(name)
+        assert (param.choices, param.default, param.omitted_at_default) == \
+            (choices, default, True)
+    params = dict(make_point("compact", {"datapath_width": 8, "port_width": 8}).params)
+    assert "mixcolumns" not in params and "key_sbox" not in params
+    params = dict(make_point("compact", {"datapath_width": 8, "port_width": 8,
+                                         "mixcolumns": "serial", "key_sbox": "shared"}).params)
+    assert (params["mixcolumns"], params["key_sbox"]) == ("serial", "shared")
