@@ -358,9 +358,12 @@ class Multimode(wiring.Component):
         """The key expander and the registers of stream ``n``, in a namespace (with one stream
         the names of the single-stream core, so its netlist is unchanged)."""
         prefix = "" if self.streams == 1 else f"s{n}_"
+        # Registered control: the expander's `last` comes from a register, so the loop from it
+        # through the block handshake (a block is accepted in the previous one's last round)
+        # into the expander's window enable has no key-size decode (issue 22).
         keys = KeyExpander(
             128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
-            sbox=self.sbox, device_family=self.device_family)
+            sbox=self.sbox, device_family=self.device_family, registered_control=True)
         m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
 
         def reg(name, shape=1):

@@ -189,6 +189,10 @@ class TBox(wiring.Component):
               "register on (two cycles a round), 3 = also a register after the XOR network "
               "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
               omitted_at_default=True, error="Interleaved blocks must be 1, 2, 3 or 4"),
+        Param("registered_key_control", (False, True), False,
+              "True: the key expander's last-group and schedule-end flags in registers "
+              "(archs.prims.keyexpander, registered_control; same behaviour and cycles)",
+              omitted_at_default=True, error="Registered key control must be False or True"),
     )
 
     @classmethod
@@ -205,6 +209,7 @@ class TBox(wiring.Component):
         p = bind(self.PARAMS, params, type(self).__name__)
         bram_pumping, datapath_width = p.bram_pumping, p.datapath_width
         interleaved_blocks = p.interleaved_blocks
+        self.registered_key_control = p.registered_key_control
         self.interleaved_blocks = self.blocks_in_flight = interleaved_blocks
         # Room for every block in flight and the results still leaving the FIFO (two, as in
         # the single-block core, plus one per further slot).
@@ -246,7 +251,8 @@ class TBox(wiring.Component):
         # LUT RAM was the critical path (188.8 MHz at three slots).
         m.submodules.round_keys = keys = RoundKeyStore(
             128, storage="memory", read="comb", inverse_keys=True,
-            inverse_write_register=self.interleaved_blocks > 1, sbox_latency=bank.latency)
+            inverse_write_register=self.interleaved_blocks > 1, sbox_latency=bank.latency,
+            registered_control=self.registered_key_control)
         m.submodules.out_fifo = out_fifo = fifo.SyncFIFOBuffered(width=128,
                                                                  depth=self.fifo_depth)
         if self.interleaved_blocks > 1:

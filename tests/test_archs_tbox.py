@@ -140,6 +140,9 @@ def test_family_registry():
     assert family.param("interleaved_blocks").omitted_at_default
     assert family.point_params([("bram_pumping", 1), ("interleaved_blocks", 1)]) == \
         (("bram_pumping", 1),)
+    assert family.param("registered_key_control").omitted_at_default
+    assert family.point_params([("interleaved_blocks", 4), ("registered_key_control", False)]) \
+        == (("interleaved_blocks", 4),)
     core = TBox(interleaved_blocks=3)
     assert core.blocks_in_flight == 3 and core.fifo_depth == 6
 
@@ -231,19 +234,22 @@ def test_verify(pumping, width):
         {"encrypt": cycles, "decrypt": cycles}
 
 
-@pytest.mark.parametrize("interleaved", [2, 3, 4])
-def test_interleaved_fips197_back_to_back(interleaved):
+@pytest.mark.parametrize("interleaved,registered", [(2, False), (3, False), (4, False),
+                                                   (4, True)])
+def test_interleaved_fips197_back_to_back(interleaved, registered):
     """Interleaved blocks, back to back, the direction changing between blocks: every result
     right, and the blocks go in and come out in bursts of ``interleaved`` (one per cycle), a
     burst every ``10 * interleaved`` cycles: 10 cycles per block, as with one block, though a
     round now takes ``interleaved`` cycles. The first block waits for the round keys: SubWord
-    through the registered tables takes one cycle more per expansion step."""
+    through the registered tables takes one cycle more per expansion step. The key expander's
+    registered control (``registered_key_control``) changes none of it."""
     key = 0x000102030405060708090A0B0C0D0E0F
     rng = random.Random(interleaved)
     blocks = [(0x00112233445566778899AABBCCDDEEFF, False),
               (0x69C4E0D86A7B0430D8CDB78070B4C55A, True)]
     blocks += [(rng.getrandbits(128), n % 3 == 1) for n in range(2 * interleaved - 2)]
-    outputs, edges, accepted = rtl_run(TBox(interleaved_blocks=interleaved), key, blocks)
+    outputs, edges, accepted = rtl_run(
+        TBox(interleaved_blocks=interleaved, registered_key_control=registered), key, blocks)
     assert outputs == [oracle(key, data, decrypt) for data, decrypt in blocks]
     burst = [1] * (interleaved - 1) + [10 * interleaved - (interleaved - 1)]
     assert [b - a for a, b in zip(edges, edges[1:])] == (burst * 2)[:len(blocks) - 1]

@@ -647,3 +647,90 @@ def test_byte_key_schedule_cycles_through_the_round_keys():
 
 def test_byte_key_schedule_converts_to_rtlil():
     assert "module" in rtlil.convert(_ByteScheduleWithSBox(), ports=[])
+
+
+# --- Registered control (issue 22) ----------------------------------------------------------
+
+
+class _TwinExpanders(Elaboratable):
+    """Two :class:`KeyExpander` of the same build, one with ``registered_control``, on the same
+    inputs, each with its own outside S-boxes of the given latency."""
+
+    def __init__(self, width, key_sizes, directions, latency):
+        def build(registered):
+            return Harness(KeyExpander(width, key_sizes=key_sizes, directions=directions,
+                                       sbox_latency=latency, registered_control=registered),
+                           latency)
+        self.plain, self.registered = build(False), build(True)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.plain, m.submodules.registered = self.plain, self.registered
+        return m
+
+
+@pytest.mark.parametrize("width, key_sizes, directions, latency", [
+    (128, ALL_SIZES, ("forward", "reverse"), 0),
+    (128, ALL_SIZES, ("forward", "reverse"), 1),
+    (32, ALL_SIZES, ("forward", "reverse"), 0),
+    (128, (128,), ("forward",), 0),
+    (64, (192, 256), ("reverse",), 1),
+])
+def test_registered_control_matches_comparisons(width, key_sizes, directions, latency):
+    """With ``registered_control`` every output equals the plain expander's in every cycle,
+    under random strobes: loads of changing key sizes (any ``key_bits``, also none of the
+    three), starts in either direction, also during a load's prepass and in a walk's last
+    group, and random ``next``. A flag that misses an event shows up as a different
+    ``last``, ``valid`` or window."""
+    top = _TwinExpanders(width, key_sizes, directions, latency)
+    plain, registered = top.plain.dut, top.registered.dut
+    rng = random.Random(width + latency + len(key_sizes))
+    outputs = ("valid", "last", "round_key", "round", "part", "sbox_req")
+    events = []
+    # Strobes rare enough that walks of 44..240 / (width / 8) groups also run to their end.
+    rate = width / 128
+
+    async def testbench(ctx):
+        for cycle in range(int(2500 / rate ** 0.5)):
+            load = rng.random() < 0.02 * rate
+            start = not load and rng.random() < 0.03 * rate
+            inputs = {"load": load, "start": start, "next": rng.random() < 0.8}
+            if load:
+                key_bits = rng.choice(key_sizes + (0,))
+                size = key_bits or key_sizes[0]
+                inputs["key"] = key_port_value(plain, rng.randbytes(size // 8))
+                if len(key_sizes) > 1:
+                    inputs["key_bits"] = key_bits
+            if len(directions) > 1:
+                inputs["reverse"] = rng.random() < 0.5
+            for dut in (plain, registered):
+                for name, value in inputs.items():
+                    ctx.set(getattr(dut, name), value)
+            got = [[ctx.get(getattr(dut, name)) for name in outputs]
+                   for dut in (plain, registered)]
+            assert got[0] == got[1], (cycle, dict(zip(outputs, zip(*got))))
+            events.append((got[0][0], got[0][1]))
+            await ctx.tick()
+
+    sim = Simulator(top)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    # The run got where the flags matter: last groups taken, in several walks.
+    assert sum(1 for valid, last in events if valid and last) >= 5
+
+
+def test_registered_control_key_sizes_back_to_back():
+    """The multi-mode core's expander (width 128, all key sizes, both directions,
+    ``registered_control``): loads of a different key size back to back, each followed by
+    starts in both directions, consumer stalls, against expand_key."""
+    dut = KeyExpander(128, key_sizes=ALL_SIZES, directions=("forward", "reverse"),
+                      sbox="lut", registered_control=True)
+    keys = FIPS_KEYS + random_keys(22, (256, 128, 192, 128, 256, 192))
+    walks = []
+    for n, key in enumerate(keys):
+        first = bool(n % 2)
+        walks += [("load", key, first), ("start", key, not first), ("start", key, first)]
+    results = run_walks(dut, walks, stall=0.3, seed=22)
+    for (action, key, reverse), (got, _) in zip(walks, results):
+        assert got == expected_groups(key, 128, reverse), (action, key.hex(), reverse)

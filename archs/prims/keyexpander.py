@@ -365,6 +365,13 @@ class KeyExpander(wiring.Component):
         (default 0). Derived from the kind otherwise.
     device_family : str
         Device family for the internal S-boxes.
+    registered_control : bool
+        ``False`` (default): ``last`` and the end-of-schedule test are comparisons of the walk
+        position with the last position of the stored key size, after the registers. ``True``:
+        both are flags in registers, written with the position (see "Registered control"
+        below): the same values in every cycle, so the same behaviour at every port and the same
+        cycle counts, but no key-size decode on the way from the registers to ``last``,
+        ``valid`` and the window's clock enable.
 
     Members
     -------
@@ -452,7 +459,8 @@ class KeyExpander(wiring.Component):
     """
 
     def __init__(self, width=128, *, key_sizes=(128,), directions=("forward",), sbox=None,
-                 sbox_stages=0, sbox_latency=None, device_family="generic"):
+                 sbox_stages=0, sbox_latency=None, device_family="generic",
+                 registered_control=False):
         from .sbox import sbox_latency as kind_latency
 
         if width not in WIDTHS:
@@ -484,6 +492,7 @@ class KeyExpander(wiring.Component):
         self.sbox_stages = sbox_stages
         self.sbox_latency = latency
         self.device_family = device_family
+        self.registered_control = bool(registered_control)
         #: Groups per round key.
         self.parts = 128 // width
         #: S-box lookups per step (the width of ``sbox_i`` / ``sbox_o`` in bytes).
@@ -558,11 +567,14 @@ class KeyExpander(wiring.Component):
         rev_after = Signal()                       # direction to take when the prepass ends
         loading = Signal()                         # key_copy was just loaded
         settle = Signal(range(self.sbox_latency + 1))  # cycles since the window last changed
+        # Registered control (class notes): `is_last` and `at_end` as flags.
+        last_flag = Signal(name="last_flag") if self.registered_control else None
+        end_flag = Signal(name="end_flag") if self.registered_control else None
         return SimpleNamespace(
             n_max=n_max, has_fwd=has_fwd, has_rev=has_rev, win=win, key_copy=key_copy,
             last_copy=last_copy, size=size, pos=pos, phase=phase, rcon=rcon, rev=rev,
             running=running, prepass=prepass, rev_after=rev_after, loading=loading,
-            settle=settle)
+            settle=settle, last_flag=last_flag, end_flag=end_flag)
 
     def _build_sbox_wiring(self, m):
         """The S-boxes of the step: the ``sbox_i`` / ``sbox_o`` ports (``sbox=None``, the S-boxes
@@ -680,8 +692,9 @@ class KeyExpander(wiring.Component):
             for index, key_bits in enumerate(self.key_sizes):
                 geo = self._geo[key_bits]
                 with m.Case(index):
-                    m.d.comb += at_end.eq(pos == geo.end)
-                    m.d.comb += is_last.eq(Mux(rev, pos == 0, pos == geo.end))
+                    if not self.registered_control:
+                        m.d.comb += [at_end.eq(pos == geo.end),
+                                     is_last.eq(Mux(rev, pos == 0, pos == geo.end))]
                     for reverse in (False, True):
                         if reverse and not walk.has_rev:
                             continue
@@ -698,6 +711,8 @@ class KeyExpander(wiring.Component):
                             else:
                                 m.d.comb += next_phase.eq(
                                     Mux(phase + step >= geo.n, phase + step - geo.n, phase + step))
+        if self.registered_control:
+            is_last, at_end = walk.last_flag, walk.end_flag
         walk.new_win, walk.needs_sbox, walk.uses_rcon = new_win, needs_sbox, uses_rcon
         walk.is_last, walk.at_end, walk.next_phase = is_last, at_end, next_phase
         walk.sbox_bytes = sbox_bytes
@@ -794,10 +809,15 @@ class KeyExpander(wiring.Component):
         if walk.has_fwd:
             m.d.sync += [walk.key_copy.eq(key_win), walk.loading.eq(1), walk.running.eq(0),
                          walk.prepass.eq(0)]
+            # The position stays, the key size changes.
+            pos, rev = walk.pos, walk.rev
+            self._write_flags(m, walk, lambda geo: (Mux(rev, pos == 0, pos == geo.end),
+                                                    pos == geo.end), by_port=True)
         else:
             m.d.sync += [walk.win.eq(key_win), walk.pos.eq(0), walk.phase.eq(0),
                          walk.rcon.eq(gf.RCON[0]), walk.running.eq(1), walk.rev.eq(0),
                          walk.settle.eq(0), walk.prepass.eq(1)]
+            self._write_flags(m, walk, lambda geo: (0, 0))   # position 0, forwards
         if walk.has_rev:
             m.d.sync += walk.rev_after.eq(reverse_in)
 
@@ -817,6 +837,9 @@ class KeyExpander(wiring.Component):
                 if reverse:
                     m.d.sync += [walk.pos.eq(geo.end), walk.phase.eq(geo.rev_phase),
                                  walk.rcon.eq(geo.rev_rcon)]
+        # Reverse: at the schedule's last group, walking down; forward: at position 0. The
+        # last group is never at position 0 (a schedule has at least 11 round keys).
+        self._write_flags(m, walk, lambda geo: (0, int(reverse)))
 
     def _advance(self, m, walk, prepass_end):
         """A step of the walk (the window moves by one group), the end of a walk, and the turn
@@ -827,6 +850,10 @@ class KeyExpander(wiring.Component):
             m.d.sync += [walk.win.eq(walk.new_win), walk.phase.eq(walk.next_phase),
                          walk.settle.eq(0)]
             m.d.sync += pos.eq(Mux(rev, pos - step, pos + step))
+            # The comparisons of the next position (8 bits, modulo 256), made on this one.
+            self._write_flags(m, walk, lambda geo: (
+                Mux(rev, pos == step, pos == geo.end - step),
+                Mux(rev, pos == (geo.end + step) % 256, pos == geo.end - step)))
             with m.If(walk.uses_rcon):
                 m.d.sync += rcon.eq(Mux(rev, inv_xtime_value(rcon), gf.xtime_value(rcon)))
         with m.If(walk.take & walk.is_last):
@@ -836,10 +863,34 @@ class KeyExpander(wiring.Component):
             # the last group.
             with m.If(prepass_end & walk.rev_after):
                 m.d.sync += [walk.prepass.eq(0), rev.eq(1), walk.settle.eq(0)]
+                if self.registered_control:
+                    m.d.sync += walk.last_flag.eq(pos == 0)   # same position, reverse
                 for index, key_bits in enumerate(self.key_sizes):
                     geo = self._geo[key_bits]
                     with m.If(walk.size == index):
                         m.d.sync += [walk.phase.eq(geo.rev_phase), walk.rcon.eq(geo.rev_rcon)]
+
+
+    def _write_flags(self, m, walk, values, by_port=False):
+        """Registered control (class notes): write the flags ``is_last`` and ``at_end`` with
+        ``values(geometry)``, their values after the current event for a key of that size.
+
+        The size is the stored one, or with ``by_port`` (a ``load``) the one the ``key_bits``
+        port selects (any other value selects ``key_sizes[0]``, as for the size register).
+        Nothing is built without ``registered_control``.
+        """
+        if not self.registered_control:
+            return
+
+        def write(geo):
+            is_last, at_end = values(geo)
+            m.d.sync += [walk.last_flag.eq(is_last), walk.end_flag.eq(at_end)]
+        write(self._geo[self.key_sizes[0]])
+        for index, key_bits in enumerate(self.key_sizes):
+            if index == 0:
+                continue
+            with m.If((self.key_bits == key_bits) if by_port else (walk.size == index)):
+                write(self._geo[key_bits])
 
 
 # --- Byte-serial AES-128 schedule with a byte-wide key stream --------------------------------

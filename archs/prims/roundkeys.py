@@ -67,6 +67,9 @@ class RoundKeyStore(wiring.Component):
         ``ready`` rises: a reader that starts with :attr:`first_inverse_key` never reads it.
     sbox, sbox_stages, sbox_latency, device_family
         The S-boxes of the expander, as for :class:`archs.prims.keyexpander.KeyExpander`.
+    registered_control : bool
+        The expander's ``registered_control`` (same behaviour, its last-group flag in a
+        register).
 
     Members
     -------
@@ -102,7 +105,8 @@ class RoundKeyStore(wiring.Component):
 
     def __init__(self, width=128, *, key_sizes=(128,), rounds=None, storage="memory",
                  read="sync", inverse_keys=False, inverse_write_register=False, sbox=None,
-                 sbox_stages=0, sbox_latency=None, device_family="generic"):
+                 sbox_stages=0, sbox_latency=None, device_family="generic",
+                 registered_control=False):
         if storage not in STORAGES:
             raise ValueError(f"Storage must be 'memory' or 'registers', not {storage!r}")
         if read not in ("sync", "comb"):
@@ -120,7 +124,8 @@ class RoundKeyStore(wiring.Component):
             raise ValueError("Inverse keys need memory storage, width 128 and AES-128")
         self.expander = KeyExpander(width, key_sizes=key_sizes, sbox=sbox,
                                     sbox_stages=sbox_stages, sbox_latency=sbox_latency,
-                                    device_family=device_family)
+                                    device_family=device_family,
+                                    registered_control=registered_control)
         self.key_sizes = self.expander.key_sizes
         self.width = width
         self.rounds = full if rounds is None else rounds
