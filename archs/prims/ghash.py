@@ -61,6 +61,17 @@ out      the reduced product
 Stages 1: partial; 2: partial, product; 3: pre, partial, product; 4: all four. The partial cut
 comes first because the XOR tree of the partial products is the deepest part of the product;
 the recombination and the reduction are a few XOR levels each.
+
+A product's ``o.ready`` is the constant 1 (``always_ready``), so
+:func:`amaranth.back.rtlil.convert` of a multiplier alone needs its ``ports`` listed (Amaranth
+0.5 refuses a constant port); inside a core the multiplier is a submodule and needs nothing.
+
+GHASH accumulator
+-----------------
+:class:`GHASHAccumulator` computes GHASH over a stream of blocks with one multiplier and
+``ghash_aggregation`` n lanes (its class documentation): Y_j <- (Y_j xor X) * H^n per lane, the
+last n blocks of a message with H^n..H^1, and the sum of those last products is the hash; with
+n >= latency + 1 a pipelined multiplier takes one block per cycle.
 """
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value
