@@ -84,7 +84,7 @@ from amaranth.lib import data, enum, fifo, wiring
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import Param
 from .prims.ghash import (GHASH_AGGREGATION, GHASH_DIGITS, GHASH_KINDS, GHASH_STAGES,
-                          KARATSUBA_LEVELS, GHASHAccumulator, check_choice, make_multiplier)
+                          KARATSUBA_LEVELS, GHASHAccumulator)
 
 __all__ = ["GCMPhase", "GHASH_PARAMS", "SIDE_ENTRY", "GCMCore", "first_bytes", "inc32"]
 
@@ -158,13 +158,12 @@ class GCMCore(wiring.Component):
     modes = ("gcm",)
 
     def __init__(self, cipher, *, ghash_aggregation=1, **multiplier):
-        check_choice("GHASH aggregation", ghash_aggregation, GHASH_AGGREGATION)
-        make_multiplier(**multiplier)  # raises for bad parameters before anything is built
+        # The accumulator checks its parameters before it builds anything.
         sig = cipher.signature
         if sig.port_width != 128 or sig.blocks_per_transfer != 1:
             raise ValueError("GCM needs a cipher core with a 128-bit port, one block per "
                              "transfer")
-        if set(sig.members["i"].signature.payload_shape.members) != {"data"}:
+        if {name for name, _ in cipher.i.payload.shape()} != {"data"}:
             raise ValueError("GCM needs a cipher core without extra block fields")
         self.cipher = cipher
         self.ghash = GHASHAccumulator(ghash_aggregation, **multiplier)
