@@ -84,9 +84,10 @@ from amaranth.lib import data, enum, fifo, wiring
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import Param
 from .prims.ghash import (GHASH_AGGREGATION, GHASH_DIGITS, GHASH_KINDS, GHASH_STAGES,
-                          KARATSUBA_LEVELS, GHASHAccumulator)
+                          KARATSUBA_LEVELS, GHASHAccumulator, check_choice)
 
-__all__ = ["GCMPhase", "GHASH_PARAMS", "SIDE_ENTRY", "GCMCore", "first_bytes", "inc32"]
+__all__ = ["GCMPhase", "GHASH_PARAMS", "SIDE_ENTRY", "GCMCore", "check_ghash", "first_bytes",
+           "inc32"]
 
 
 class GCMPhase(enum.Enum, shape=2):
@@ -120,6 +121,21 @@ SIDE_ENTRY = data.StructLayout({
     "data": 128, "phase": GCMPhase, "bytes": 5, "first": 1, "last": 1, "decrypt": 1,
     "hash_key": 1,
 })
+
+
+def check_ghash(*, ghash="parallel", ghash_digit=8, ghash_stages=0, ghash_karatsuba_levels=1,
+                ghash_aggregation=1) -> None:
+    """Raise ``ValueError`` for GHASH parameters :class:`archs.prims.ghash.GHASHAccumulator`
+    cannot build (the parameters a multiplier kind does not use are not checked), without
+    building anything (an Elaboratable never elaborated warns when it is collected)."""
+    check_choice("GHASH multiplier", ghash, GHASH_KINDS)
+    check_choice("Aggregation", ghash_aggregation, GHASH_AGGREGATION)
+    if ghash == "digit_serial":
+        check_choice("Digit", ghash_digit, GHASH_DIGITS)
+    if ghash in ("parallel", "karatsuba"):
+        check_choice("Stages", ghash_stages, GHASH_STAGES)
+    if ghash == "karatsuba":
+        check_choice("Karatsuba levels", ghash_karatsuba_levels, KARATSUBA_LEVELS)
 
 
 def first_bytes(value, count):
@@ -158,7 +174,7 @@ class GCMCore(wiring.Component):
     modes = ("gcm",)
 
     def __init__(self, cipher, *, ghash_aggregation=1, **multiplier):
-        # The accumulator checks its parameters before it builds anything.
+        check_ghash(ghash_aggregation=ghash_aggregation, **multiplier)
         sig = cipher.signature
         if sig.port_width != 128 or sig.blocks_per_transfer != 1:
             raise ValueError("GCM needs a cipher core with a 128-bit port, one block per "

@@ -14,7 +14,9 @@ from aesdse.verify.gcm_vectors import (GCM_FILES, MCGREW_VIEGA, cavp_gcm, check_
 from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
                                      stream_get, stream_put)
 from archs.gcm import GCMCore, GCMPhase
+from archs.compact import Compact
 from archs.iterative import Iterative
+from archs.multimode import Multimode
 from archs.unrolled import Unrolled
 
 
@@ -240,3 +242,24 @@ def test_throughput_of_aad_and_payload():
     deltas = [b - a for a, b in zip(cycles, cycles[1:])]
     assert deltas[1:12] == [1] * 11                 # the 12 AAD blocks
     assert deltas[13:18] == [10] * 5                # payload blocks 2..6
+
+
+def test_compact_gcm():
+    """The compact cipher (32-bit datapath, 128-bit port) with a digit-serial GHASH."""
+    rng = random.Random(32)
+    items, expected = random_messages(rng, 3)
+    v = MCGREW_VIEGA[4]                                 # a 64-bit IV, hashed
+    i, e, out = gcm_items(v.key, 128, v.iv, v.aad, v.plaintext)
+    assert out == v.ciphertext + v.tag
+    dut = GCMCore(Compact(datapath_width=32), ghash="digit_serial", ghash_digit=8)
+    outputs, _ = rtl_run(dut, items + i, rng=rng, stall_probability=0.1)
+    assert outputs == expected + e
+
+
+def test_refuses_a_cipher_with_block_fields_and_bad_ghash_parameters():
+    with pytest.raises(ValueError, match="without extra block fields"):
+        GCMCore(Multimode())
+    with pytest.raises(ValueError, match="Aggregation must be one of"):
+        GCMCore(Iterative(), ghash_aggregation=3, ghash="parallel")
+    with pytest.raises(ValueError, match="Digit must be one of"):
+        GCMCore(Iterative(), ghash="digit_serial", ghash_digit=3)
