@@ -8,6 +8,7 @@ last blocks, IVs of 96 bits and others, truncated tags), a wrong tag that must r
 import random
 
 import pytest
+from amaranth.hdl import Module
 
 from aesdse.verify.gcm_vectors import (GCM_FILES, MCGREW_VIEGA, cavp_gcm, check_gcm_lengths,
                                        gcm_blocks, oracle_gcm)
@@ -263,3 +264,20 @@ def test_refuses_a_cipher_with_block_fields_and_bad_ghash_parameters():
         GCMCore(Iterative(), ghash_aggregation=3, ghash="parallel")
     with pytest.raises(ValueError, match="Digit must be one of"):
         GCMCore(Iterative(), ghash="digit_serial", ghash_digit=3)
+
+
+def test_inc32_wraps_in_32_bits():
+    """inc32 (SP 800-38D section 6.2) leaves the leftmost 96 bits alone when the counter wraps,
+    unlike the mod 2^128 increment of CTR in archs/multimode.py."""
+    from amaranth.hdl import Const
+    from amaranth.sim import Simulator
+    from archs.gcm import inc32
+    seen = []
+
+    async def testbench(ctx):
+        for value in (0x1234 << 32 | 0xFFFFFFFF, 7 << 32 | 5):
+            seen.append(ctx.get(inc32(Const(value, 128))))
+    sim = Simulator(Module())
+    sim.add_testbench(testbench)
+    sim.run()
+    assert seen == [0x1234 << 32, 7 << 32 | 6]
