@@ -42,13 +42,15 @@ addresses (001's "latency of one clock cycle").
     (001 section 4: "it takes 20 clock cycles to process two 128-bit data block"; seed 003
     section III.C's two streams). 3: also a register after the XOR network (three cycles a
     round, three blocks). 4: also registers between the block RAMs and the XOR network (four
-    cycles a round, four blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what
+    cycles a round, four blocks); with ``bram_pumping=2`` too (the block RAMs' output registers
+    on the ``bram`` clock, 001's Clk2x with registered block RAMs). The block RAM's 4-6 ns
+    clock-to-output leaves the loop: what
     remains in one cycle is the routes to and from the block RAMs with the XOR network and the
     address multiplexer between them (2), the route from the block RAMs and the XOR network (3),
     or one route and little logic (4). A block is taken a cycle before its slot's turn, into a
     register of its first-round addresses. The slots' control state is a ring rotating every cycle; round keys are read
     a cycle ahead into a register. Blocks of both directions mix freely; a new key waits until
-    every slot has finished. 128-bit datapath and pumping 1 only.
+    every slot has finished. 128-bit datapath only.
 ``bram_pumping``
     1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
     at twice the system frequency (top-level port ``bram_clk``), two reads per port per system
@@ -154,7 +156,9 @@ class TBox(wiring.Component):
         1: one block, the table read in one cycle. 2: the block RAM's output register on (a
         round takes two cycles) and two independent blocks in turn. 3: also a register after
         the XOR network (three cycles a round), three blocks. 4: also registers between the
-        block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
+        block RAMs and the XOR network, four blocks. 128-bit datapath; double-pumped, the
+        output register is the block RAM's in the ``bram`` domain
+        (:class:`archs.prims.tbox.TBoxBank`).
     tbox_entry : str
         ``"word"``: the tables hold 32-bit words (two DP16KD per table memory on ECP5).
         ``"compressed"``: 18-bit entries, the word formed in logic after the read data
@@ -201,7 +205,7 @@ class TBox(wiring.Component):
         Param("interleaved_blocks", (1, 2, 3, 4), 1,
               "independent blocks in turn through the round loop: 2 = block-RAM output "
               "register on (two cycles a round), 3 = also a register after the XOR network "
-              "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+              "(three), 4 = also one before it (four); 128-bit datapath only",
               omitted_at_default=True, error="Interleaved blocks must be 1, 2, 3 or 4"),
         Param("tbox_entry", TABLE_ENTRIES, "word",
               "word: 32-bit T-box words in block RAM (two DP16KD per table); compressed: 18-bit "
@@ -213,9 +217,8 @@ class TBox(wiring.Component):
     def check(cls, *, device_family="generic", **params):
         """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
         p = bind(cls.PARAMS, params, cls.__name__)
-        if p.interleaved_blocks > 1 and (p.bram_pumping, p.datapath_width) != (1, 128):
-            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
-                             f"128, not pumping {p.bram_pumping!r} and width "
+        if p.interleaved_blocks > 1 and p.datapath_width != 128:
+            raise ValueError(f"Interleaved blocks need datapath width 128, not "
                              f"{p.datapath_width!r}")
 
     def __init__(self, *, device_family="generic", **params):

@@ -67,8 +67,9 @@ def test_compressed_table_expands_to_round_table():
 
 
 #: Bank configurations: (pumping, output register, entry).
-BANKS = [(1, False, "word"), (2, False, "word"), (1, True, "word"),
-         (1, False, "compressed"), (2, False, "compressed"), (1, True, "compressed")]
+BANKS = [(1, False, "word"), (2, False, "word"), (1, True, "word"), (2, True, "word"),
+         (1, False, "compressed"), (2, False, "compressed"), (1, True, "compressed"),
+         (2, True, "compressed")]
 
 
 @pytest.mark.parametrize("pumping,registered,entry", BANKS)
@@ -114,15 +115,20 @@ def test_bank_output_register_ecp5_instantiates_dp16kd():
     assert "DP16KD" not in text
 
 
-def test_bank_compressed_ecp5_one_dp16kd_per_memory():
+@pytest.mark.parametrize("pumping", [1, 2])
+def test_bank_compressed_ecp5_one_dp16kd_per_memory(pumping):
     """Compressed entries with the output register on ECP5: one DP16KD per two-port memory,
-    x18 on both ports (all 18 read bits used), output registers on."""
-    bank = TBoxBank(8, output_register=True, device_family="ecp5", entry="compressed")
+    x18 on both ports (all 18 read bits used), output registers on; double-pumped, clocked by
+    the ``bram`` domain."""
+    bank = TBoxBank(16, pumping=pumping, output_register=True, device_family="ecp5",
+                    entry="compressed")
     text = rtlil.convert(bank, name="top")
-    assert text.count("cell \\DP16KD") == bank.memories == 4
-    assert text.count('parameter \\REGMODE_A "OUTREG"') == 4
-    assert text.count('parameter \\REGMODE_B "OUTREG"') == 4
-    assert text.count("parameter \\DATA_WIDTH_A 18") == 4
+    memories = 16 // (2 * pumping)
+    assert text.count("cell \\DP16KD") == bank.memories == memories
+    assert text.count('parameter \\REGMODE_A "OUTREG"') == memories
+    assert text.count('parameter \\REGMODE_B "OUTREG"') == memories
+    assert text.count("parameter \\DATA_WIDTH_A 18") == memories
+    assert text.count("connect \\CLKA \\bram_clk") == (memories if pumping == 2 else 0)
     assert "$mem" not in text and "memory " not in text
     for p in "AB":
         assert f"connect \\DO{p}17 " in text
@@ -131,8 +137,6 @@ def test_bank_compressed_ecp5_one_dp16kd_per_memory():
 @pytest.mark.parametrize("kwargs,message", [
     ({"lookups": 6, "pumping": 2}, r"^Lookups must be a positive multiple of 4, not 6$"),
     ({"lookups": 4, "pumping": 3}, r"^Pumping must be 1 or 2, not 3$"),
-    ({"lookups": 4, "pumping": 2, "output_register": True},
-     r"^The output register needs pumping 1, not 2$"),
     ({"lookups": 4, "entry": "byte"}, r"^Table entry must be 'word' or 'compressed', not 'byte'$"),
 ])
 def test_bank_bad_parameters(kwargs, message):
@@ -148,12 +152,10 @@ def test_bank_bad_parameters(kwargs, message):
     ({"datapath_width": 32}, r"^Datapath width must be 64 or 128, not 32$"),
     ({"interleaved_blocks": 5}, r"^Interleaved blocks must be 1, 2, 3 or 4, not 5$"),
     ({"tbox_entry": "byte"}, r"^T-box entry must be 'word' or 'compressed', not 'byte'$"),
-    ({"interleaved_blocks": 2, "bram_pumping": 2},
-     r"^Interleaved blocks need block-RAM pumping 1 and datapath width 128, not pumping 2 "
-     r"and width 128$"),
     ({"interleaved_blocks": 3, "datapath_width": 64},
-     r"^Interleaved blocks need block-RAM pumping 1 and datapath width 128, not pumping 1 "
-     r"and width 64$"),
+     r"^Interleaved blocks need datapath width 128, not 64$"),
+    ({"interleaved_blocks": 2, "datapath_width": 64, "bram_pumping": 2},
+     r"^Interleaved blocks need datapath width 128, not 64$"),
 ])
 def test_bad_parameters(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -319,15 +321,20 @@ def test_verify_compressed(pumping):
         {"encrypt": 10, "decrypt": 10}
 
 
-def test_interleaved_compressed_fips197():
-    """Two interleaved blocks with compressed entries (the DP16KD output register, then the
-    word formed in logic): FIPS-197 both ways and random blocks, in bursts of two every 20
-    cycles."""
+@pytest.mark.parametrize("pumping,interleaved", [(1, 2), (2, 2), (2, 3)])
+def test_interleaved_compressed_fips197(pumping, interleaved):
+    """Interleaved blocks with compressed entries (the DP16KD output register, then the word
+    formed in logic), on the system clock or double-pumped (output registers on the ``bram``
+    clock, capture registers after them): FIPS-197 both ways and random blocks, in bursts of
+    ``interleaved`` every ``10 * interleaved`` cycles."""
     key = 0x000102030405060708090A0B0C0D0E0F
     rng = random.Random(7)
     blocks = [(0x00112233445566778899AABBCCDDEEFF, False),
               (0x69C4E0D86A7B0430D8CDB78070B4C55A, True)]
-    blocks += [(rng.getrandbits(128), n % 2 == 0) for n in range(2)]
-    outputs, edges, _ = rtl_run(TBox(interleaved_blocks=2, tbox_entry="compressed"), key, blocks)
+    blocks += [(rng.getrandbits(128), n % 2 == 0) for n in range(2 * interleaved - 2)]
+    core = TBox(bram_pumping=pumping, interleaved_blocks=interleaved, tbox_entry="compressed")
+    outputs, edges, accepted = rtl_run(core, key, blocks)
     assert outputs == [oracle(key, data, decrypt) for data, decrypt in blocks]
-    assert [b - a for a, b in zip(edges, edges[1:])] == [1, 19, 1]
+    burst = [1] * (interleaved - 1) + [10 * interleaved - (interleaved - 1)]
+    assert [b - a for a, b in zip(edges, edges[1:])] == (burst * 2)[:len(blocks) - 1]
+    assert accepted[1] - accepted[0] == KEY_LOAD_CYCLES + 10

@@ -189,7 +189,8 @@ class TBoxBank(wiring.Component):
     output_register : bool
         Register the read data in the block RAM (DP16KD ``REGMODE="OUTREG"``): two cycles from
         ``addr`` to ``data`` instead of one, and the block RAM's slow clock-to-output (4-6 ns
-        without the register, docs/toolchain.md) leaves the next cycle's path. Pumping 1 only.
+        without the register, docs/toolchain.md) leaves the next cycle's path. Double-pumped: see
+        :meth:`_build_pumped_registered`.
     device_family : str
         ``"ecp5"`` with ``output_register``: two DP16KD per memory (1024 x 18 per port, the
         word's low and high 16 bits; one with ``entry="compressed"``) instantiated with their
@@ -213,7 +214,8 @@ class TBoxBank(wiring.Component):
     ----------
     latency : int
         System cycles from ``addr`` to ``data``: 1, or 2 with ``output_register`` (both pumping
-        modes have one).
+        modes have one; double-pumped, the second half's words are there from the middle of
+        that cycle).
     memories : int
         Memories of 1024 x 32 (or 1024 x 18, compressed) with two read ports.
     dp16kd_per_memory : int
@@ -240,8 +242,6 @@ class TBoxBank(wiring.Component):
             raise ValueError(f"Table entry must be 'word' or 'compressed', not {entry!r}")
         if pumping not in (1, 2):
             raise ValueError(f"Pumping must be 1 or 2, not {pumping!r}")
-        if output_register and pumping != 1:
-            raise ValueError(f"The output register needs pumping 1, not {pumping!r}")
         if not isinstance(lookups, int) or lookups <= 0 or lookups % (2 * pumping):
             raise ValueError(f"Lookups must be a positive multiple of {2 * pumping}, "
                              f"not {lookups!r}")
@@ -262,7 +262,10 @@ class TBoxBank(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.output_register:
-            self._build_registered(m)
+            if self.pumping == 2:
+                self._build_pumped_registered(m)
+            else:
+                self._build_registered(m)
             return m
         domain = "sync" if self.pumping == 1 else "bram"
         ports = []
@@ -277,12 +280,7 @@ class TBoxBank(wiring.Component):
             return m
 
         half = self.lookups // 2
-        toggle = Signal()
-        toggle_seen = Signal()
-        first_half = Signal()
-        m.d.sync += toggle.eq(~toggle)
-        m.d.bram += toggle_seen.eq(toggle)
-        m.d.comb += first_half.eq(toggle ^ toggle_seen)
+        first_half = self._first_half(m)
         for j, port in enumerate(ports):
             b_addr = Signal(10, name=f"b_addr{j}")
             captured = Signal(len(port.data), name=f"a_word{j}")
@@ -310,13 +308,17 @@ class TBoxBank(wiring.Component):
         compressed entry."""
         return expand_entry_value(read_data) if self.entry == "compressed" else read_data
 
-    def _build_registered(self, m):
+    def _build_registered(self, m, pairs=None, domain="sync"):
         """Reads with the output register: an inferred memory plus a register, or on ECP5 two
         DP16KD per memory with ``REGMODE="OUTREG"`` (ports A and B: two lookups; one DP16KD for
-        compressed entries, the word formed after the register)."""
+        compressed entries, the word formed after the register). ``pairs``: (address, read
+        data) per port, in ``domain``; by default the bank's addresses and words."""
         for n in range(self.memories):
-            pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
-            if self.entry == "compressed":
+            if pairs is not None:
+                pair = pairs[2 * n:2 * n + 2]
+            else:
+                pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
+            if pairs is None and self.entry == "compressed":
                 # The registered entries, and the words formed from them.
                 entries = [Signal(ENTRY_BITS, name=f"entry{2 * n + p}") for p in range(2)]
                 m.d.comb += [word.eq(expand_entry_value(e)) for (_, word), e in zip(pair, entries)]
@@ -325,16 +327,64 @@ class TBoxBank(wiring.Component):
                 mem = self._table_memory()
                 m.submodules[f"table{n}"] = mem
                 for addr, word in pair:
-                    port = mem.read_port(domain="sync")
+                    port = mem.read_port(domain=domain)
                     m.d.comb += port.addr.eq(addr)
-                    m.d.sync += word.eq(port.data)
+                    m.d[domain] += word.eq(port.data)
                 continue
             if self.entry == "compressed":
-                m.submodules[f"table{n}"] = dp16kd_rom(COMPRESSED_TABLE, width=18, ports=pair)
+                m.submodules[f"table{n}"] = dp16kd_rom(COMPRESSED_TABLE, width=18, ports=pair,
+                                                       domain=domain)
                 continue
             for half in range(2):
                 # 1024 x 18 mode: the word's low or high 16 bits on both ports.
                 m.submodules[f"table{n}_{half}"] = dp16kd_rom(
                     [(w >> (16 * half)) & 0xFFFF for w in ROUND_TABLE], width=18,
-                    ports=[(addr, word[16 * half:16 * half + 16]) for addr, word in pair])
+                    ports=[(addr, word[16 * half:16 * half + 16]) for addr, word in pair],
+                    domain=domain)
+
+    def _first_half(self, m):
+        """A signal that is 1 exactly in the first half of a system cycle, as the ``bram``
+        domain sees it: a ``sync`` toggle and its ``bram``-domain copy differ there."""
+        toggle = Signal()
+        toggle_seen = Signal()
+        first_half = Signal()
+        m.d.sync += toggle.eq(~toggle)
+        m.d.bram += toggle_seen.eq(toggle)
+        m.d.comb += first_half.eq(toggle ^ toggle_seen)
+        return first_half
+
+    def _build_pumped_registered(self, m):
+        """Double pumping with the output register: two system cycles from address to word.
+
+        With ``t`` counting ``bram`` edges from the edge ending system cycle ``k``: the *a*
+        half is read at ``t = 0`` and is in the output register from ``t = 1``; the *b* half
+        (its address registered at ``t = 0``) is read at ``t = 1`` and is there from ``t = 2``,
+        when the port's next read (the next cycle's *a* half) starts. Capture registers take
+        the *a* data at ``t = 2`` and the *b* data at ``t = 3``: in cycle ``k + 2`` (``t = 2 ..
+        4``) the *a* words are there all cycle and the *b* words from its middle, which the
+        ``sync`` registers sampling them at ``t = 4`` need. The block RAM's clock-to-output
+        leaves every path; the one left short is capture (``t = 3``) to the next read at
+        ``t = 4``: one ``bram`` period through fabric logic only."""
+        half = self.lookups // 2
+        first_half = self._first_half(m)
+        width = ENTRY_BITS if self.entry == "compressed" else 32
+        pairs = []
+        for j in range(half):
+            port_addr = Signal(10, name=f"port_addr{j}")
+            b_addr = Signal(10, name=f"b_addr{j}")
+            read = Signal(width, name=f"read{j}")
+            a_captured = Signal(width, name=f"a_word{j}")
+            b_captured = Signal(width, name=f"b_word{j}")
+            m.d.sync += b_addr.eq(self.addr[half + j])
+            m.d.comb += port_addr.eq(Mux(first_half, b_addr, self.addr[j]))
+            # The edge ending the first half finds the b data in the output register, the edge
+            # ending the second half the a data.
+            with m.If(first_half):
+                m.d.bram += b_captured.eq(read)
+            with m.Else():
+                m.d.bram += a_captured.eq(read)
+            m.d.comb += [self.data[j].eq(self._word(a_captured)),
+                         self.data[half + j].eq(self._word(b_captured))]
+            pairs.append((port_addr, read))
+        self._build_registered(m, pairs, domain="bram")
 
