@@ -321,18 +321,20 @@ def test_verify_compressed(pumping):
         {"encrypt": 10, "decrypt": 10}
 
 
-@pytest.mark.parametrize("pumping,interleaved", [(1, 2), (2, 2), (2, 3)])
-def test_interleaved_compressed_fips197(pumping, interleaved):
+@pytest.mark.parametrize("pumping,interleaved,entry", [
+    (1, 2, "compressed"), (2, 2, "compressed"), (2, 3, "compressed"), (2, 2, "word")])
+def test_interleaved_compressed_fips197(pumping, interleaved, entry):
     """Interleaved blocks with compressed entries (the DP16KD output register, then the word
     formed in logic), on the system clock or double-pumped (output registers on the ``bram``
     clock, capture registers after them): FIPS-197 both ways and random blocks, in bursts of
-    ``interleaved`` every ``10 * interleaved`` cycles."""
+    ``interleaved`` every ``10 * interleaved`` cycles. (Also the double-pumped interleaved core
+    with 32-bit words.)"""
     key = 0x000102030405060708090A0B0C0D0E0F
     rng = random.Random(7)
     blocks = [(0x00112233445566778899AABBCCDDEEFF, False),
               (0x69C4E0D86A7B0430D8CDB78070B4C55A, True)]
     blocks += [(rng.getrandbits(128), n % 2 == 0) for n in range(2 * interleaved - 2)]
-    core = TBox(bram_pumping=pumping, interleaved_blocks=interleaved, tbox_entry="compressed")
+    core = TBox(bram_pumping=pumping, interleaved_blocks=interleaved, tbox_entry=entry)
     outputs, edges, accepted = rtl_run(core, key, blocks)
     assert outputs == [oracle(key, data, decrypt) for data, decrypt in blocks]
     burst = [1] * (interleaved - 1) + [10 * interleaved - (interleaved - 1)]
