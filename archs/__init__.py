@@ -200,7 +200,7 @@ FAMILIES = {
         wrappers=("archs.lanes",), directions=("encrypt", "decrypt"),
         doc="AES-128 encryption and decryption from joint T-box/T^-1-box tables in block RAM, "
             "one round per step, optionally double-pumped block RAM (seed 001); ECP5 needs 16/8 "
-            "DP16KD for the 128-bit core (001's 4 are impossible: a DP16KD port is x18)"),
+            "DP16KD for the 128-bit core (a DP16KD port is x18), 8/4 with compressed entries"),
     "multimode": _family(
         Multimode, name="multimode", kind="cipher", key_sizes=(128, 192, 256),
         # The wrapper's fifo_depth after streams (sbox, key_bits, streams), where it has always

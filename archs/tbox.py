@@ -42,13 +42,15 @@ addresses (001's "latency of one clock cycle").
     (001 section 4: "it takes 20 clock cycles to process two 128-bit data block"; seed 003
     section III.C's two streams). 3: also a register after the XOR network (three cycles a
     round, three blocks). 4: also registers between the block RAMs and the XOR network (four
-    cycles a round, four blocks). The block RAM's 4-6 ns clock-to-output leaves the loop: what
+    cycles a round, four blocks); with ``bram_pumping=2`` too (the block RAMs' output registers
+    on the ``bram`` clock, 001's Clk2x with registered block RAMs). The block RAM's 4-6 ns
+    clock-to-output leaves the loop: what
     remains in one cycle is the routes to and from the block RAMs with the XOR network and the
     address multiplexer between them (2), the route from the block RAMs and the XOR network (3),
     or one route and little logic (4). A block is taken a cycle before its slot's turn, into a
     register of its first-round addresses. The slots' control state is a ring rotating every cycle; round keys are read
     a cycle ahead into a register. Blocks of both directions mix freely; a new key waits until
-    every slot has finished. 128-bit datapath and pumping 1 only.
+    every slot has finished. 128-bit datapath only.
 ``bram_pumping``
     1: the tables on the system clock; ``lookups / 2`` memories. 2: on a ``bram`` clock domain
     at twice the system frequency (top-level port ``bram_clk``), two reads per port per system
@@ -60,10 +62,17 @@ A DP16KD in true-dual-port mode is at most x18 per port (512 x 36 only as the ps
 PDPW16KD, one read port; Lattice FPGA-DS-02012). A 32-bit table read on two ports therefore takes
 two DP16KD (two x18 halves), i.e. one DP16KD gives about 36 read bits per clock where a 36 Kbit
 Virtex-5/6/7 block RAM gives 64. The 16 lookups of a round need 16 DP16KD at ``bram_pumping=1``
-and 8 at ``bram_pumping=2`` (001: 8 and 4 Virtex block RAMs); the half datapath 8 and 4. 001's
-4 block RAMs for the 128-bit core are not possible on ECP5 with one round per cycle: that would
-need 16 x 32 = 512 read bits per system cycle from 4 x 36 bits per edge, i.e. a block-RAM clock
-of 3.6 times the system clock.
+and 8 at ``bram_pumping=2`` (001: 8 and 4 Virtex block RAMs); the half datapath 8 and 4.
+
+``tbox_entry``
+    ``"word"``: as above. ``"compressed"``: a T-box word is not 32 independent bits: an
+    encryption word is ``(2s, s, s, 3s)``, so 16 bits (``s``, ``2s``) determine it, and a
+    decryption word ``(14t, 9t, 13t, 11t)`` is formed from (``9t``, ``2t``) with xtime logic
+    (:data:`archs.prims.tbox.COMPRESSED_TABLE`, where the split is explained). An entry is two
+    bytes plus its two mode bits, 18 bits: one x18 DP16KD port returns a whole lookup, and
+    the 128-bit core takes 8 DP16KD at ``bram_pumping=1`` and 4 at ``bram_pumping=2`` (001's
+    4 block RAMs), the half datapath 4 and 2. The word is formed between the read data (or
+    the output / capture register) and the XOR network, in the round loop.
 
 Round keys
 ----------
@@ -128,7 +137,7 @@ from .interface import AESSignature, column_words, value_bytes
 from .params import Param, bind
 from .prims.keyschedule import ROUNDS
 from .prims.roundkeys import RoundKeyStore
-from .prims.tbox import TBoxBank
+from .prims.tbox import TABLE_ENTRIES, TBoxBank
 
 __all__ = ["TBox"]
 
@@ -147,7 +156,14 @@ class TBox(wiring.Component):
         1: one block, the table read in one cycle. 2: the block RAM's output register on (a
         round takes two cycles) and two independent blocks in turn. 3: also a register after
         the XOR network (three cycles a round), three blocks. 4: also registers between the
-        block RAMs and the XOR network, four blocks. 128-bit datapath, pumping 1.
+        block RAMs and the XOR network, four blocks. 128-bit datapath; double-pumped, the
+        output register is the block RAM's in the ``bram`` domain
+        (:class:`archs.prims.tbox.TBoxBank`).
+    tbox_entry : str
+        ``"word"``: the tables hold 32-bit words (two DP16KD per table memory on ECP5).
+        ``"compressed"``: 18-bit entries, the word formed in logic after the read data
+        (:data:`archs.prims.tbox.COMPRESSED_TABLE`): one DP16KD per table memory, so 4 DP16KD
+        for the double-pumped 128-bit core (001's 4 block RAMs).
     device_family : str
         Device family of the netlist: ``"ecp5"`` instantiates DP16KD with their output
         registers when ``interleaved_blocks`` > 1; otherwise the tables are inferred memories.
@@ -165,7 +181,9 @@ class TBox(wiring.Component):
     lookups : int
         Table lookups per system cycle.
     table_memories : int
-        1024 x 32 two-read-port table memories (two DP16KD each on ECP5).
+        1024-entry two-read-port table memories (two DP16KD each on ECP5, one compressed).
+    table_dp16kd : int
+        DP16KD the table memories take on ECP5.
     clock_multipliers : dict
         ``{"bram": 2}`` when double-pumped (:mod:`archs.interface`).
     blocks_in_flight : int
@@ -187,21 +205,24 @@ class TBox(wiring.Component):
         Param("interleaved_blocks", (1, 2, 3, 4), 1,
               "independent blocks in turn through the round loop: 2 = block-RAM output "
               "register on (two cycles a round), 3 = also a register after the XOR network "
-              "(three), 4 = also one before it (four); 128-bit datapath and pumping 1 only",
+              "(three), 4 = also one before it (four); 128-bit datapath only",
               omitted_at_default=True, error="Interleaved blocks must be 1, 2, 3 or 4"),
         Param("registered_key_control", (False, True), False,
               "True: the key expander's last-group and schedule-end flags in registers "
               "(archs.prims.keyexpander, registered_control; same behaviour and cycles)",
               omitted_at_default=True, error="Registered key control must be False or True"),
+        Param("tbox_entry", TABLE_ENTRIES, "word",
+              "word: 32-bit T-box words in block RAM (two DP16KD per table); compressed: 18-bit "
+              "entries (two bytes and the mode), the word formed in logic (one DP16KD)",
+              omitted_at_default=True, error="T-box entry must be 'word' or 'compressed'"),
     )
 
     @classmethod
     def check(cls, *, device_family="generic", **params):
         """Raise ``ValueError`` for parameters the core cannot build (the rule in words)."""
         p = bind(cls.PARAMS, params, cls.__name__)
-        if p.interleaved_blocks > 1 and (p.bram_pumping, p.datapath_width) != (1, 128):
-            raise ValueError(f"Interleaved blocks need block-RAM pumping 1 and datapath width "
-                             f"128, not pumping {p.bram_pumping!r} and width "
+        if p.interleaved_blocks > 1 and p.datapath_width != 128:
+            raise ValueError(f"Interleaved blocks need datapath width 128, not "
                              f"{p.datapath_width!r}")
 
     def __init__(self, *, device_family="generic", **params):
@@ -217,9 +238,11 @@ class TBox(wiring.Component):
         self.bram_pumping = bram_pumping
         self.datapath_width = datapath_width
         self.device_family = device_family
+        self.tbox_entry = p.tbox_entry
         self.lookups = datapath_width // 8
         self.parts = 128 // datapath_width
         self.table_memories = self.lookups // (2 * bram_pumping)
+        self.table_dp16kd = self.table_memories * (1 if p.tbox_entry == "compressed" else 2)
         self.clock_multipliers = {"bram": 2} if bram_pumping == 2 else {}
         self.resources = {"table_lookups_per_cycle": self.lookups,
                           "table_memories": self.table_memories}
@@ -245,7 +268,8 @@ class TBox(wiring.Component):
         m = Module()
         m.submodules.tables = bank = TBoxBank(self.lookups, pumping=self.bram_pumping,
                                               output_register=self.interleaved_blocks > 1,
-                                              device_family=self.device_family)
+                                              device_family=self.device_family,
+                                              entry=self.tbox_entry)
         # The decryption keys one cycle late through a register when the round loop is
         # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
         # LUT RAM was the critical path (188.8 MHz at three slots).

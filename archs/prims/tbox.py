@@ -13,7 +13,7 @@ InvMixColumns. Words are 32-bit columns with row 0 in bits 31..24, the byte orde
 :mod:`.mixcolumns`; nothing is typed in.
 """
 
-from amaranth.hdl import Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -22,7 +22,8 @@ from .ecp5 import dp16kd_rom
 from .mixcolumns import inv_mix_column, mix_column
 
 __all__ = ["column_word", "TE", "TD", "te", "td", "joint_table", "rotate_row", "ROUND_TABLE",
-           "round_table_address", "TBoxBank"]
+           "round_table_address", "TABLE_ENTRIES", "COMPRESSED_TABLE", "ENTRY_BITS",
+           "expand_entry", "expand_entry_value", "TBoxBank"]
 
 
 def column_word(column) -> int:
@@ -97,6 +98,77 @@ def round_table_address(x: int, *, decrypt: bool = False, last: bool = False) ->
     return x | int(decrypt) << 8 | int(last) << 9
 
 
+#: What a table memory holds per address: ``"word"``, the 32-bit :data:`ROUND_TABLE` word, or
+#: ``"compressed"``, an 18-bit :data:`COMPRESSED_TABLE` entry from which logic forms the word.
+TABLE_ENTRIES = ("word", "compressed")
+
+#: Bits of a :data:`COMPRESSED_TABLE` entry: a DP16KD port's full width in 1024 x 18 mode.
+ENTRY_BITS = 18
+
+
+def _compressed_entry(address: int) -> int:
+    """Entry of :data:`COMPRESSED_TABLE` at ``address`` (:func:`round_table_address` layout):
+    bytes ``lo`` (bits 7..0) and ``hi`` (bits 15..8), the direction in bit 16 and the last-round
+    flag in bit 17."""
+    x, decrypt, last = address & 0xFF, address >> 8 & 1, address >> 9 & 1
+    if last:
+        lo, hi = 0, (gf.INV_SBOX if decrypt else gf.SBOX)[x]
+    elif decrypt:
+        t = gf.INV_SBOX[x]
+        lo, hi = gf.mul(9, t), gf.xtime(t)
+    else:
+        s = gf.SBOX[x]
+        lo, hi = s, gf.xtime(s)
+    return lo | hi << 8 | decrypt << 16 | last << 17
+
+
+#: 1024 x 18 contents of one compressed round-table memory (one DP16KD in 1024 x 18 mode: two
+#: read ports of a whole entry), in the address layout of :data:`ROUND_TABLE`. The entry holds
+#: two bytes and the two mode bits of its own address; :func:`expand_entry` forms the
+#: :data:`ROUND_TABLE` word from it with xtime logic:
+#:
+#: ============  ==========  ==========  =================================
+#: entry          ``lo``      ``hi``      word (row 0 first)
+#: ============  ==========  ==========  =================================
+#: encryption     ``s``       ``2s``      ``(hi, lo, lo, hi ^ lo)`` = (2s, s, s, 3s)
+#: decryption     ``9t``      ``2t``      ``(7 hi, lo, lo ^ 2 hi, hi ^ lo)`` = (14t, 9t, 13t, 11t)
+#: last round     0           ``s``/``t``  ``(hi, 0, 0, 0)``
+#: ============  ==========  ==========  =================================
+#:
+#: (``s = S[x]``, ``t = InvS[x]``.) The decryption split is chosen so that two of its four bytes
+#: are the encryption formulas (``9t`` a wire like ``s``, ``11t = 9t ^ 2t`` like ``3s = s ^ 2s``):
+#: the mode selects only between ``hi`` and ``7 hi`` (``14t = 2t ^ 4t ^ 8t``) in row 0 and adds
+#: ``2 hi`` (``4t``) in row 2. Storing ``t`` alone (8 bits) would leave all four products
+#: ``9t, 11t, 13t, 14t`` to xtime chains. The mode bits come with the data, so the forming
+#: logic needs no copy of the address pipeline in either pumping mode.
+COMPRESSED_TABLE = tuple(_compressed_entry(a) for a in range(len(ROUND_TABLE)))
+
+
+def expand_entry(entry: int) -> int:
+    """The 32-bit table word of a :data:`COMPRESSED_TABLE` entry (the integer model of
+    :func:`expand_entry_value`)."""
+    lo, hi = entry & 0xFF, entry >> 8 & 0xFF
+    decrypt, last = entry >> 16 & 1, entry >> 17 & 1
+    if last:
+        return column_word([hi, 0, 0, 0])
+    if decrypt:
+        return column_word([gf.mul(7, hi), lo, lo ^ gf.xtime(hi), hi ^ lo])
+    return column_word([hi, lo, lo, hi ^ lo])
+
+
+def expand_entry_value(entry):
+    """Amaranth expression of the 32-bit table word of an 18-bit :data:`COMPRESSED_TABLE`
+    entry (:func:`expand_entry`), xtime logic from :mod:`.gf`."""
+    lo, hi = entry[0:8], entry[8:16]
+    decrypt, last = entry[16], entry[17]
+    inverse = decrypt & ~last
+    row0 = Mux(inverse, gf.mul_const_value(hi, 7), hi)
+    row2 = lo ^ (gf.xtime_value(hi) & inverse.replicate(8))
+    row3 = (hi ^ lo) & (~last).replicate(8)
+    # Row 0 in the most significant byte (column_word order); lo is 0 in last-round entries.
+    return Cat(row3, row2, lo, row0)
+
+
 class TBoxBank(wiring.Component):
     """``lookups`` reads of :data:`ROUND_TABLE` per system cycle from dual-port block RAM, on the
     system clock or double-pumped on a block-RAM clock at twice its frequency.
@@ -117,12 +189,19 @@ class TBoxBank(wiring.Component):
     output_register : bool
         Register the read data in the block RAM (DP16KD ``REGMODE="OUTREG"``): two cycles from
         ``addr`` to ``data`` instead of one, and the block RAM's slow clock-to-output (4-6 ns
-        without the register, docs/toolchain.md) leaves the next cycle's path. Pumping 1 only.
+        without the register, docs/toolchain.md) leaves the next cycle's path. Double-pumped: see
+        :meth:`_build_pumped_registered`.
     device_family : str
         ``"ecp5"`` with ``output_register``: two DP16KD per memory (1024 x 18 per port, the
-        word's low and high 16 bits) instantiated with their output registers on, which Yosys
-        never enables by itself. Otherwise inferred memories (plus a register for
-        ``output_register``) with the same cycle behaviour.
+        word's low and high 16 bits; one with ``entry="compressed"``) instantiated with their
+        output registers on, which Yosys never enables by itself. Otherwise inferred memories
+        (plus a register for ``output_register``) with the same cycle behaviour.
+    entry : str
+        ``"word"``: the memories hold :data:`ROUND_TABLE` (1024 x 32). ``"compressed"``: they
+        hold :data:`COMPRESSED_TABLE` (1024 x 18, one DP16KD each on ECP5) and the word is
+        formed in logic (:func:`expand_entry_value`) after the read data (after the output
+        register and, double-pumped, after the capture register), on the way to the XOR
+        network. Same words, same latency.
 
     Members
     -------
@@ -135,10 +214,13 @@ class TBoxBank(wiring.Component):
     ----------
     latency : int
         System cycles from ``addr`` to ``data``: 1, or 2 with ``output_register`` (both pumping
-        modes have one).
+        modes have one; double-pumped, the second half's words are there from the middle of
+        that cycle).
     memories : int
-        Memories of 1024 x 32 with two read ports (two DP16KD each on ECP5: a true-dual-port
-        DP16KD port is at most 18 bits wide).
+        Memories of 1024 x 32 (or 1024 x 18, compressed) with two read ports.
+    dp16kd_per_memory : int
+        DP16KD per memory on ECP5: 2 for words (a true-dual-port DP16KD port is at most 18 bits
+        wide), 1 for compressed entries.
     clock_multipliers : dict
         ``{"bram": 2}`` when double-pumped, else ``{}``.
 
@@ -154,11 +236,12 @@ class TBoxBank(wiring.Component):
     exactly in the first half, whatever the reset phase of the two domains.
     """
 
-    def __init__(self, lookups, *, pumping=1, output_register=False, device_family="generic"):
+    def __init__(self, lookups, *, pumping=1, output_register=False, device_family="generic",
+                 entry="word"):
+        if entry not in TABLE_ENTRIES:
+            raise ValueError(f"Table entry must be 'word' or 'compressed', not {entry!r}")
         if pumping not in (1, 2):
             raise ValueError(f"Pumping must be 1 or 2, not {pumping!r}")
-        if output_register and pumping != 1:
-            raise ValueError(f"The output register needs pumping 1, not {pumping!r}")
         if not isinstance(lookups, int) or lookups <= 0 or lookups % (2 * pumping):
             raise ValueError(f"Lookups must be a positive multiple of {2 * pumping}, "
                              f"not {lookups!r}")
@@ -166,6 +249,8 @@ class TBoxBank(wiring.Component):
         self.pumping = pumping
         self.output_register = bool(output_register)
         self.device_family = device_family
+        self.entry = entry
+        self.dp16kd_per_memory = 1 if entry == "compressed" else 2
         self.latency = 2 if self.output_register else 1
         self.memories = lookups // (2 * pumping)
         self.clock_multipliers = {"bram": 2} if pumping == 2 else {}
@@ -177,30 +262,28 @@ class TBoxBank(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         if self.output_register:
-            self._build_registered(m)
+            if self.pumping == 2:
+                self._build_pumped_registered(m)
+            else:
+                self._build_registered(m)
             return m
         domain = "sync" if self.pumping == 1 else "bram"
         ports = []
         for n in range(self.memories):
-            mem = memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
+            mem = self._table_memory()
             m.submodules[f"table{n}"] = mem
             ports += [mem.read_port(domain=domain), mem.read_port(domain=domain)]
 
         if self.pumping == 1:
             for port, addr, word in zip(ports, self.addr, self.data):
-                m.d.comb += [port.addr.eq(addr), word.eq(port.data)]
+                m.d.comb += [port.addr.eq(addr), word.eq(self._word(port.data))]
             return m
 
         half = self.lookups // 2
-        toggle = Signal()
-        toggle_seen = Signal()
-        first_half = Signal()
-        m.d.sync += toggle.eq(~toggle)
-        m.d.bram += toggle_seen.eq(toggle)
-        m.d.comb += first_half.eq(toggle ^ toggle_seen)
+        first_half = self._first_half(m)
         for j, port in enumerate(ports):
             b_addr = Signal(10, name=f"b_addr{j}")
-            captured = Signal(32, name=f"a_word{j}")
+            captured = Signal(len(port.data), name=f"a_word{j}")
             m.d.sync += b_addr.eq(self.addr[half + j])
             # First half: the port reads the registered b address at the mid-cycle edge; second
             # half: the a address of the next cycle, at the edge that ends the system cycle.
@@ -209,25 +292,99 @@ class TBoxBank(wiring.Component):
                 m.d.bram += captured.eq(port.data)
             with m.Else():
                 m.d.comb += port.addr.eq(self.addr[j])
-            m.d.comb += [self.data[j].eq(captured), self.data[half + j].eq(port.data)]
+            m.d.comb += [self.data[j].eq(self._word(captured)),
+                         self.data[half + j].eq(self._word(port.data))]
         return m
 
-    def _build_registered(self, m):
+    def _table_memory(self):
+        """One table memory: :data:`ROUND_TABLE` words or :data:`COMPRESSED_TABLE` entries."""
+        if self.entry == "compressed":
+            return memory.Memory(shape=ENTRY_BITS, depth=len(COMPRESSED_TABLE),
+                                 init=COMPRESSED_TABLE)
+        return memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
+
+    def _word(self, read_data):
+        """The table word of what a memory returned: the data itself, or the word formed from a
+        compressed entry."""
+        return expand_entry_value(read_data) if self.entry == "compressed" else read_data
+
+    def _build_registered(self, m, pairs=None, domain="sync"):
         """Reads with the output register: an inferred memory plus a register, or on ECP5 two
-        DP16KD per memory with ``REGMODE="OUTREG"`` (ports A and B: two lookups)."""
+        DP16KD per memory with ``REGMODE="OUTREG"`` (ports A and B: two lookups; one DP16KD for
+        compressed entries, the word formed after the register). ``pairs``: (address, read
+        data) per port, in ``domain``; by default the bank's addresses and words."""
         for n in range(self.memories):
-            pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
+            if pairs is not None:
+                pair = pairs[2 * n:2 * n + 2]
+            else:
+                pair = [(self.addr[2 * n + p], self.data[2 * n + p]) for p in range(2)]
+            if pairs is None and self.entry == "compressed":
+                # The registered entries, and the words formed from them.
+                entries = [Signal(ENTRY_BITS, name=f"entry{2 * n + p}") for p in range(2)]
+                m.d.comb += [word.eq(expand_entry_value(e)) for (_, word), e in zip(pair, entries)]
+                pair = [(addr, e) for (addr, _), e in zip(pair, entries)]
             if self.device_family != "ecp5":
-                mem = memory.Memory(shape=32, depth=len(ROUND_TABLE), init=ROUND_TABLE)
+                mem = self._table_memory()
                 m.submodules[f"table{n}"] = mem
                 for addr, word in pair:
-                    port = mem.read_port(domain="sync")
+                    port = mem.read_port(domain=domain)
                     m.d.comb += port.addr.eq(addr)
-                    m.d.sync += word.eq(port.data)
+                    m.d[domain] += word.eq(port.data)
+                continue
+            if self.entry == "compressed":
+                m.submodules[f"table{n}"] = dp16kd_rom(COMPRESSED_TABLE, width=18, ports=pair,
+                                                       domain=domain)
                 continue
             for half in range(2):
                 # 1024 x 18 mode: the word's low or high 16 bits on both ports.
                 m.submodules[f"table{n}_{half}"] = dp16kd_rom(
                     [(w >> (16 * half)) & 0xFFFF for w in ROUND_TABLE], width=18,
-                    ports=[(addr, word[16 * half:16 * half + 16]) for addr, word in pair])
+                    ports=[(addr, word[16 * half:16 * half + 16]) for addr, word in pair],
+                    domain=domain)
+
+    def _first_half(self, m):
+        """A signal that is 1 exactly in the first half of a system cycle, as the ``bram``
+        domain sees it: a ``sync`` toggle and its ``bram``-domain copy differ there."""
+        toggle = Signal()
+        toggle_seen = Signal()
+        first_half = Signal()
+        m.d.sync += toggle.eq(~toggle)
+        m.d.bram += toggle_seen.eq(toggle)
+        m.d.comb += first_half.eq(toggle ^ toggle_seen)
+        return first_half
+
+    def _build_pumped_registered(self, m):
+        """Double pumping with the output register: two system cycles from address to word.
+
+        With ``t`` counting ``bram`` edges from the edge ending system cycle ``k``: the *a*
+        half is read at ``t = 0`` and is in the output register from ``t = 1``; the *b* half
+        (its address registered at ``t = 0``) is read at ``t = 1`` and is there from ``t = 2``,
+        when the port's next read (the next cycle's *a* half) starts. Capture registers take
+        the *a* data at ``t = 2`` and the *b* data at ``t = 3``: in cycle ``k + 2`` (``t = 2 ..
+        4``) the *a* words are there all cycle and the *b* words from its middle, which the
+        ``sync`` registers sampling them at ``t = 4`` need. The block RAM's clock-to-output
+        leaves every path; the one left short is capture (``t = 3``) to the next read at
+        ``t = 4``: one ``bram`` period through fabric logic only."""
+        half = self.lookups // 2
+        first_half = self._first_half(m)
+        width = ENTRY_BITS if self.entry == "compressed" else 32
+        pairs = []
+        for j in range(half):
+            port_addr = Signal(10, name=f"port_addr{j}")
+            b_addr = Signal(10, name=f"b_addr{j}")
+            read = Signal(width, name=f"read{j}")
+            a_captured = Signal(width, name=f"a_word{j}")
+            b_captured = Signal(width, name=f"b_word{j}")
+            m.d.sync += b_addr.eq(self.addr[half + j])
+            m.d.comb += port_addr.eq(Mux(first_half, b_addr, self.addr[j]))
+            # The edge ending the first half finds the b data in the output register, the edge
+            # ending the second half the a data.
+            with m.If(first_half):
+                m.d.bram += b_captured.eq(read)
+            with m.Else():
+                m.d.bram += a_captured.eq(read)
+            m.d.comb += [self.data[j].eq(self._word(a_captured)),
+                         self.data[half + j].eq(self._word(b_captured))]
+            pairs.append((port_addr, read))
+        self._build_registered(m, pairs, domain="bram")
 
