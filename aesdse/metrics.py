@@ -33,6 +33,22 @@ Harness
     clock (``clock_multipliers``, e.g. block RAM at twice the system clock), so the system clock
     can be at most ``Fmax(domain) / multiple`` for every domain. Each clock is first capped at the
     data-sheet limits of its speed grade (:func:`aesdse.flow.families.base.cap_fmax`).
+Paths between clocks
+    nextpnr checks paths within one clock only: two clocks on separate ports (``clk`` and
+    ``bram_clk``) are unrelated to it, and a path between them is reported (under
+    ``critical_paths``, :mod:`aesdse.flow.critical_path`) but held to no period. The core's
+    clocks are related, though: every domain's clock is an integer multiple of the system clock,
+    their rising edges aligned (the simulation's clocks, :mod:`aesdse.verify.testbench`, and the
+    clocking the core asks for). A path launched on an edge of one clock is captured at the next
+    edge of the other, so it has the shortest time from a launch edge to a later capture edge
+    (:func:`crossing_window`): for the system clock and a clock at ``m`` times it, one period of
+    the fast clock in both directions, ``T / m``; in general ``T / lcm(m1, m2)`` (rising edges;
+    half a period shifts for a falling edge). No multicycle relation is assumed, even where the
+    design would allow one (a value held for two fast periods): conservative, and what a
+    design's clocks promise without constraints of their own. The system clock is then also
+    limited to ``window / delay`` (:func:`crossing_limit`) by the worst path of every pair of
+    different clocks; the pair that limits it is the row's ``fmax_limit``
+    (:attr:`Metrics.fmax_limit`, kept in the row's details).
 ``throughput_mbps``
     ``block_bits x fmax_mhz / cycles_per_block``, where ``cycles_per_block`` is the measured
     steady-state spacing of output blocks (it already counts every block in flight).
@@ -48,11 +64,13 @@ raw value in ``fmax_by_clock``.
 """
 
 from dataclasses import dataclass
+from fractions import Fraction
+from math import gcd, lcm
 
 from .flow.families import SpeedLimits, cap_fmax, family_info, slices as slice_count
 
 __all__ = ["Metrics", "compute_metrics", "clock_domain_of", "common_resources",
-           "subtract_harness", "synthesized_resources"]
+           "subtract_harness", "synthesized_resources", "crossing_window", "crossing_limit"]
 
 
 def _count(counts: dict, names) -> int:
@@ -91,7 +109,13 @@ def subtract_harness(whole: dict, harness: dict) -> dict:
 
 @dataclass(frozen=True)
 class Metrics:
-    """Derived numbers of one routed, verified design point."""
+    """Derived numbers of one routed, verified design point.
+
+    ``fmax_limit`` is not a database column: the sweep keeps it in the row's details
+    (``details["fmax_limit"]``). It is the worst path between two different clocks, as
+    :func:`crossing_limit` returns it, when the core has such paths (else None); its
+    ``"limits"`` says whether it, not a clock's own Fmax, sets ``fmax_mhz``.
+    """
     luts: int
     ffs: int
     brams: int
@@ -107,6 +131,7 @@ class Metrics:
     mbps_per_lut: float | None
     mbps_per_slice: float | None
     fmax_by_clock: dict
+    fmax_limit: dict | None = None
 
 
 def clock_domain_of(clock: str, domains) -> str:
@@ -120,11 +145,77 @@ def clock_domain_of(clock: str, domains) -> str:
     return "sync"
 
 
+def _edge(edge: str) -> tuple[str, str] | None:
+    # nextpnr's "posedge clk" -> ("posedge", "clk"); None for "<async>" (a port, no clock).
+    kind, _, clock = edge.partition(" ")
+    return (kind, clock) if kind in ("posedge", "negedge") and clock else None
+
+
+def crossing_window(launch_multiple, capture_multiple, launch_falling: bool = False,
+                    capture_falling: bool = False) -> Fraction:
+    """The time, in system clock periods, from a launch edge of one clock to the next capture
+    edge of another, both integer multiples of the system clock with rising edges aligned: the
+    least positive ``j / capture_multiple - k / launch_multiple`` (plus half a period of a
+    falling-edge clock). The two edge patterns repeat every ``1 / lcm`` of the multiples'
+    periods, so the window is ``1 / lcm(m1, m2)`` for rising edges (``1 / 2`` for the system
+    clock and a 2x clock, one period of the fast clock, in both directions).
+
+    Raises
+    ------
+    ValueError
+        For a multiple that is not a positive integer.
+    """
+    for m in (launch_multiple, capture_multiple):
+        if not isinstance(m, int) or isinstance(m, bool) or m < 1:
+            raise ValueError(f"A clock multiple must be a positive integer, not {m!r}")
+    step = Fraction(gcd(launch_multiple, capture_multiple),
+                    launch_multiple * capture_multiple)
+    offset = (Fraction(1, 2 * capture_multiple) if capture_falling else 0) \
+        - (Fraction(1, 2 * launch_multiple) if launch_falling else 0)
+    window = offset % step
+    return window or step
+
+
+def crossing_limit(paths, multipliers: dict) -> dict | None:
+    """The worst path between two different clocks, as a limit of the system clock.
+
+    Parameters
+    ----------
+    paths : iterable of :class:`~aesdse.flow.critical_path.CriticalPath`
+        The worst paths of nextpnr's report (:func:`aesdse.flow.critical_path.critical_paths`);
+        only those between two different clocks count (nextpnr checks a clock's own paths,
+        its Fmax; a path from or to a port, ``<async>``, has no clock).
+    multipliers : dict
+        Clock domain -> its multiple of the system clock (``"sync"``: 1).
+
+    Returns
+    -------
+    dict or None
+        ``{"path": "clk -> bram_clk", "delay_ns", "window_periods": the path's time in system
+        clock periods (e.g. 0.5), "fmax_mhz": the system clock the path allows}`` of the path
+        that allows the lowest system clock; None without such a path.
+    """
+    worst = None
+    for path in paths:
+        launch, capture = _edge(path.from_edge), _edge(path.to_edge)
+        if launch is None or capture is None or launch[1] == capture[1] \
+                or path.total_ns <= 0:
+            continue
+        window = crossing_window(multipliers[clock_domain_of(launch[1], multipliers)],
+                                 multipliers[clock_domain_of(capture[1], multipliers)],
+                                 launch[0] == "negedge", capture[0] == "negedge")
+        mhz = 1000 * float(window) / path.total_ns
+        if worst is None or mhz < worst["fmax_mhz"]:
+            worst = {"path": path.clock, "delay_ns": path.total_ns,
+                     "window_periods": float(window), "fmax_mhz": mhz}
+    return worst
+
+
 def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: float,
                     latency_cycles: int, *, limits: SpeedLimits, carries: int = 0,
                     block_bits: int = 128, clock_multipliers: dict | None = None,
                     family: str = "ecp5", synth_cells: dict | None = None,
-                    harness: dict | None = None) -> Metrics:
+                    harness: dict | None = None, critical_paths=()) -> Metrics:
     """Derive the metrics of a point from nextpnr's report and the simulation's cycle counts.
 
     Parameters
@@ -144,6 +235,9 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
         when given).
     harness : dict, optional
         The common columns of the measurement harness alone, subtracted from every area column.
+    critical_paths : iterable of :class:`~aesdse.flow.critical_path.CriticalPath`, optional
+        The report's worst paths: those between two clocks limit the system clock too
+        (:func:`crossing_limit`).
 
     Raises
     ------
@@ -169,17 +263,26 @@ def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: fl
         capped, reason = cap_fmax(mhz, limits, uses_bram=bool(brams))
         allowed.append((capped / multiple, mhz / multiple, reason, clock, multiple))
     fmax, raw, reason, clock, multiple = min(allowed)
+    raw = min(r for _, r, _, _, _ in allowed)
     if reason and len(fmax_by_clock) > 1:
         reason = f"{clock}: {reason}" + (f", / {multiple} for the system clock"
                                          if multiple != 1 else "")
+    # A path between two clocks, which nextpnr does not check, may allow less (no data-sheet
+    # cap applies to it: it is a path, not a clock).
+    crossing = crossing_limit(critical_paths, multipliers)
+    if crossing is not None:
+        crossing["limits"] = crossing["fmax_mhz"] < fmax
+        if crossing["limits"]:
+            fmax, reason = crossing["fmax_mhz"], None
+        raw = min(raw, crossing["fmax_mhz"])
     n_slices = counts["slices"] if "slices" in counts else \
         slice_count(luts, ffs, device_family=family)
     throughput = block_bits * fmax / cycles_per_block
     return Metrics(
         luts=luts, ffs=ffs, brams=brams, carries=carries, dsps=dsps, slices=n_slices,
-        fmax_raw_mhz=min(r for _, r, _, _, _ in allowed), fmax_mhz=fmax, fmax_capped=reason,
+        fmax_raw_mhz=raw, fmax_mhz=fmax, fmax_capped=reason,
         cycles_per_block=cycles_per_block, latency_cycles=latency_cycles,
         throughput_mbps=throughput,
         mbps_per_lut=throughput / luts if luts else None,
         mbps_per_slice=throughput / n_slices if n_slices else None,
-        fmax_by_clock=dict(fmax_by_clock))
+        fmax_by_clock=dict(fmax_by_clock), fmax_limit=crossing)

@@ -1,10 +1,14 @@
 """Derived metrics: the formulas, the data-sheet caps per speed grade, several clocks, and refusal
 of impossible inputs."""
 
+from fractions import Fraction
+
 import pytest
 
+from aesdse.flow.critical_path import CriticalPath
 from aesdse.flow.families import row_area, slices, speed_limits
-from aesdse.metrics import clock_domain_of, compute_metrics
+from aesdse.metrics import (clock_domain_of, compute_metrics, crossing_limit,
+                            crossing_window)
 from aesdse.store.database import Row
 
 S8 = speed_limits("LFE5U-85F", 8)
@@ -163,3 +167,95 @@ def test_gatemate_columns_and_synthesized_luts():
         "luts": 143, "ffs": 32, "brams": 2, "dsps": 0, "carries": 0}
     # An L2T5 takes both halves of a CPE, a 40 Kbit block two 20 Kbit halves.
     assert synthesized_resources("gatemate", cells) == {"luts": 134, "ffs": 32, "brams": 2}
+
+
+def _path(launch: str, capture: str, total_ns: float) -> CriticalPath:
+    """A worst path of nextpnr's report, as the sweep summarizes it, between two edges."""
+    clocks = [edge.split(" ", 1)[-1] for edge in (launch, capture)]
+    return CriticalPath(clock=clocks[0] if clocks[0] == clocks[1] else " -> ".join(clocks),
+                        from_edge=launch, to_edge=capture, total_ns=total_ns, logic_ns=0.0,
+                        routing_ns=total_ns, clk_to_q_ns=0.0, setup_ns=0.0, other_ns=0.0,
+                        logic_levels=0, start_cell="a", start_port="Q", end_cell="b",
+                        end_port="DI")
+
+
+@pytest.mark.parametrize("launch, capture, falling, window", [
+    (1, 1, (False, False), Fraction(1)),
+    (1, 2, (False, False), Fraction(1, 2)),   # sync -> 2x: the next fast edge, T/2 later
+    (2, 1, (False, False), Fraction(1, 2)),   # 2x -> sync: launched at T/2, captured at T
+    (2, 3, (False, False), Fraction(1, 6)),   # edges at k/2 and j/3: 1/3 -> 1/2
+    (1, 4, (False, False), Fraction(1, 4)),
+    (1, 2, (False, True), Fraction(1, 4)),    # a falling fast edge a quarter period in
+    (1, 1, (True, False), Fraction(1, 2)),
+])
+def test_crossing_window_is_the_shortest_launch_to_capture_time(launch, capture, falling,
+                                                                  window):
+    assert crossing_window(launch, capture, *falling) == window
+
+
+def test_crossing_window_refuses_a_multiple_that_is_not_a_positive_integer():
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="positive integer"):
+            crossing_window(1, bad)
+
+
+# The double-pumped T-box core of experiments/tbox_compressed.yaml, 3 interleaved blocks, seed 2:
+# nextpnr's Fmax 234.4 MHz on bram_clk (117.2 MHz system clock) and more on clk, but paths of
+# 4.50 ns (bram_clk -> clk) and 4.56 ns (clk -> bram_clk) that nextpnr does not check.
+PUMPED = {"clk": 240.0, "bram_clk": 234.4}
+PUMPED_PATHS = [_path("posedge clk", "posedge clk", 1000 / 240.0),
+                _path("posedge bram_clk", "posedge bram_clk", 1000 / 234.4),
+                _path("posedge bram_clk", "posedge clk", 4.50),
+                _path("posedge clk", "posedge bram_clk", 4.56)]
+
+
+def test_a_path_between_two_clocks_limits_the_system_clock():
+    m = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4}, PUMPED, 10, 11, limits=S8,
+                        clock_multipliers={"bram": 2}, critical_paths=PUMPED_PATHS)
+    # 4.56 ns must fit one bram period, T / 2: T >= 9.12 ns.
+    assert m.fmax_mhz == pytest.approx(1000 / (2 * 4.56)) == pytest.approx(109.6, abs=0.05)
+    assert m.fmax_raw_mhz == pytest.approx(m.fmax_mhz) and m.fmax_capped is None
+    assert m.throughput_mbps == pytest.approx(128 * m.fmax_mhz / 10)
+    assert m.fmax_limit == {"path": "clk -> bram_clk", "delay_ns": 4.56, "window_periods": 0.5,
+                            "fmax_mhz": pytest.approx(109.65, abs=0.01), "limits": True}
+    # nextpnr's own numbers stay as they were.
+    assert m.fmax_by_clock == PUMPED
+    # Without the paths: the per-clock limit alone, as before.
+    alone = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4}, PUMPED, 10, 11, limits=S8,
+                            clock_multipliers={"bram": 2})
+    assert alone.fmax_mhz == pytest.approx(117.2) and alone.fmax_limit is None
+
+
+def test_a_short_path_between_two_clocks_is_recorded_but_does_not_limit():
+    paths = [_path("posedge clk", "posedge bram_clk", 4.0),
+             _path("posedge bram_clk", "posedge clk", 3.0)]
+    m = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4}, PUMPED, 10, 11, limits=S8,
+                        clock_multipliers={"bram": 2}, critical_paths=paths)
+    assert m.fmax_mhz == pytest.approx(117.2)
+    assert m.fmax_limit["path"] == "clk -> bram_clk" and m.fmax_limit["limits"] is False
+    assert m.fmax_limit["fmax_mhz"] == pytest.approx(125.0)
+
+
+def test_a_crossing_below_a_capped_clock_replaces_the_cap():
+    # bram_clk capped at 272 MHz (136 system), but a 4 ns crossing allows 125 MHz only.
+    m = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4}, {"clk": 180.0, "bram_clk": 300.0},
+                        10, 11, limits=S8, clock_multipliers={"bram": 2},
+                        critical_paths=[_path("posedge bram_clk", "posedge clk", 4.0)])
+    assert m.fmax_mhz == pytest.approx(125.0) and m.fmax_capped is None
+    assert m.fmax_raw_mhz == pytest.approx(125.0)
+    # A crossing above the cap leaves the cap and its reason.
+    capped = compute_metrics({"TRELLIS_COMB": 10, "DP16KD": 4},
+                             {"clk": 180.0, "bram_clk": 300.0}, 10, 11, limits=S8,
+                             clock_multipliers={"bram": 2},
+                             critical_paths=[_path("posedge bram_clk", "posedge clk", 3.0)])
+    assert capped.fmax_mhz == 136.0 and capped.fmax_capped.startswith("bram_clk: block RAM")
+    assert capped.fmax_raw_mhz == 150.0
+
+
+def test_paths_within_one_clock_or_from_a_port_are_not_crossings():
+    paths = [_path("posedge clk", "posedge clk", 8.0), _path("<async>", "posedge clk", 9.0),
+             _path("posedge clk", "<async>", 9.0)]
+    m = compute_metrics({"TRELLIS_COMB": 10}, {"clk": 125.0}, 10, 11, limits=S8,
+                        critical_paths=paths)
+    assert m.fmax_mhz == 125.0 and m.fmax_limit is None
+    assert crossing_limit(paths, {"sync": 1}) is None

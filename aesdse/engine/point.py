@@ -59,7 +59,7 @@ from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_l
 from ..flow.families.base import EstimateFailed
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
-from ..flow.critical_path import NetlistCells, critical_paths, netlist_cells
+from ..flow.critical_path import CriticalPath, NetlistCells, critical_paths, netlist_cells
 from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
@@ -537,25 +537,32 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     run.on_stage("metrics")
     verified = design["verification"]
     fam = archs.family(point.arch)
+    # Where the time goes: the worst path of each clock (issue 15), and between two clocks
+    # (they limit the system clock too).
+    paths = _critical_paths(run, synth_entry)
     try:
         m = compute_metrics(pnr["utilization"], pnr["fmax"], verified["cycles_per_block"],
                             verified["latency_cycles"], block_bits=fam.block_bits,
                             limits=speed_limits(point.target.device, point.target.speed),
                             clock_multipliers=design["manifest"].get("clock_multipliers"),
                             family=family, synth_cells=synth["cells"],
-                            harness=harness["common"] if harness else None)
+                            harness=harness["common"] if harness else None,
+                            critical_paths=paths)
     except ValueError as e:
         raise StageFailed("failed-flow", f"metrics: {e}", **known) from None
-    # The family's own resource names (and the harness's share) are kept with the row, and
-    # where the time goes: the worst path of each clock (issue 15).
+    # The family's own resource names (and the harness's share) are kept with the row.
     details = dict(known.get("details") or {})
     details["resources"] = resources
-    details["critical_paths"] = _critical_paths(run, synth_entry)
-    return {**known, **asdict(m), "details": details}
+    details["critical_paths"] = [path.as_dict() for path in paths]
+    fields = asdict(m)
+    limit = fields.pop("fmax_limit")
+    if limit is not None:
+        details["fmax_limit"] = limit
+    return {**known, **fields, "details": details}
 
 
-def _critical_paths(run: PointRun, synth_entry) -> list:
-    """The summaries (:class:`~aesdse.flow.critical_path.CriticalPath`, as dicts) of the worst
+def _critical_paths(run: PointRun, synth_entry) -> list[CriticalPath]:
+    """The summaries (:class:`~aesdse.flow.critical_path.CriticalPath`) of the worst
     paths in the point's ``report.json``, with cell types and fanouts from the synthesized
     netlist (read where the cache keeps it; unknown types if neither cache nor run has it)."""
     if synth_entry is not None and "netlist.json" in synth_entry:
@@ -567,9 +574,10 @@ def _critical_paths(run: PointRun, synth_entry) -> list:
     except (OSError, ValueError):
         cells = NetlistCells()
     report = json.loads((run.work / "report.json").read_text())
-    paths = [path.as_dict() for path in critical_paths(report, cells)]
+    paths = critical_paths(report, cells)
     # Beside the full paths of report.json, in the artifacts too.
-    (run.work / CRITICAL_PATHS_FILE).write_text(json.dumps(paths, indent=2) + "\n")
+    (run.work / CRITICAL_PATHS_FILE).write_text(
+        json.dumps([path.as_dict() for path in paths], indent=2) + "\n")
     return paths
 
 
