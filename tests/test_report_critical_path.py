@@ -118,3 +118,37 @@ def test_fmax_above_a_data_sheet_cap_is_marked():
                          "Fmax (sbox (sbox=composite, sbox_stages=0): clock tree maximum "
                          "100 MHz).")
     assert "110.3*" not in render_critical_paths([measured])
+
+
+def _pumped_row(limits: bool) -> Row:
+    """A double-pumped row whose worst path between its clocks (4.56 ns, clk -> bram_clk) is
+    stored as its ``fmax_limit``; with ``limits`` that path sets its Fmax (109.6 MHz)."""
+    [own] = critical_paths(REPORT)
+    crossing = replace(own, clock="clk -> bram_clk", from_edge="posedge clk",
+                       to_edge="posedge bram_clk", total_ns=4.56)
+    allowed = 1000 / (2 * 4.56)
+    return Row(key="k-pumped", experiment="e", arch="tbox", params={"bram_pumping": 2},
+               target="LFE5U-85F-8CABGA381", flow={"freq_mhz": 200.0, "seed": 2}, seed=2,
+               freq_mhz=200.0, status="ok", luts=2833, ffs=1563, brams=4, slices=1417,
+               fmax_mhz=allowed if limits else 117.2, fmax_raw_mhz=allowed if limits else 117.2,
+               fmax_by_clock={"clk": 240.0, "bram_clk": 234.4},
+               details={"critical_paths": [own.as_dict(), crossing.as_dict()],
+                        "fmax_limit": {"path": "clk -> bram_clk", "delay_ns": 4.56,
+                                       "window_periods": 0.5, "fmax_mhz": allowed,
+                                       "limits": limits}})
+
+
+def test_a_path_between_clocks_that_limits_the_row_is_shown_with_its_system_clock():
+    lines = render_critical_paths([_pumped_row(limits=True)]).splitlines()
+    assert lines[2].startswith("| tbox | clk | 240.0 | 9.07 |")  # nextpnr's Fmax of clk
+    assert lines[3].startswith("| tbox | clk -> bram_clk | 109.6\u2020 | 4.56 |")
+    assert lines[-1].endswith("\u2020 This path, not a clock's own Fmax, sets the row's Fmax: "
+                              "tbox (bram_pumping=2).")
+    # Stored but not limiting: the value without the mark, and no row named.
+    text = render_critical_paths([_pumped_row(limits=False)])
+    assert "| clk -> bram_clk | 109.6 | 4.56 |" in text and "\u2020" not in text
+    assert "Fmax of a path between two clocks (nextpnr does not check it)" in text
+    objects = json.loads(render_critical_paths([_pumped_row(limits=True)], "json"))
+    assert objects[0]["fmax_limit"]["limits"] is True
+    assert [p["fmax_mhz"] for p in objects[0]["critical_paths"]] == [
+        240.0, pytest.approx(109.65, abs=0.01)]

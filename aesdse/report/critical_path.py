@@ -6,7 +6,9 @@ The sweep stores a summary of every worst path nextpnr reports
 this module prints them, one line per point and clock: Fmax, path delay, its logic and routing
 shares, the logic levels, the cell types on the path, the longest routing segment, and the start
 and end cells. A row stored before the summaries existed has none: it is listed as *not stored*
-(re-run the point), never rebuilt from guesses.
+(re-run the point), never rebuilt from guesses. A path between two clocks has no Fmax of
+nextpnr's; the worst one (the row's ``details["fmax_limit"]``, :func:`aesdse.metrics.crossing_limit`)
+shows the system clock it allows, marked where it, not a clock, sets the row's Fmax.
 """
 
 import json
@@ -17,7 +19,7 @@ from .table import (column_header, label, number, param_value, row_order, show_v
                     varying_params)
 
 __all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "describe_paths",
-           "render_critical_paths"]
+           "render_critical_paths", "crossing_of"]
 
 #: Output formats of the critical-path report.
 CRITICAL_PATH_FORMATS = ("markdown", "json")
@@ -78,8 +80,20 @@ def _net(path: CriticalPath) -> str:
     return f"{route.delay_ns:.2f}, {fanout}"
 
 
+def crossing_of(row: Row, path: CriticalPath) -> dict | None:
+    """The row's ``details["fmax_limit"]`` (:func:`aesdse.metrics.crossing_limit`: the worst
+    path between two clocks, as a limit of the system clock) when it is ``path``, else None."""
+    limit = (row.details or {}).get("fmax_limit")
+    return limit if limit and limit.get("path") == path.clock else None
+
+
 def _fmax_text(row: Row, path: CriticalPath) -> str:
-    # nextpnr's Fmax, marked when the row's Fmax is capped below it at a data-sheet limit.
+    # nextpnr's Fmax, marked when the row's Fmax is capped below it at a data-sheet limit; for
+    # the worst path between two clocks, the system clock it allows (marked, and the row's
+    # Fmax when it limits).
+    crossing = crossing_of(row, path)
+    if crossing is not None:
+        return number(crossing["fmax_mhz"], "fmax") + ("†" if crossing["limits"] else "")
     fmax = _fmax_of(row, path)
     capped = row.fmax_capped and fmax is not None and row.fmax_mhz is not None \
         and fmax > row.fmax_mhz
@@ -126,10 +140,27 @@ def _markdown(rows: list[Row], title: str | None) -> str:
             out.append("\\* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
                        "Fmax (" + "; ".join(sorted({f"{label(r)}: {r.fmax_capped}"
                                                     for r in capped})) + ").")
+        out += _crossing_notes(rows)
     if missing:
         out += [""] * (len(table) > 2)
         out += [f"- {label(row)} seed {row.seed}: {_why_none(row)}" for row in missing]
     return "\n".join(out) + "\n"
+
+
+def _crossing_notes(rows: list[Row]) -> list[str]:
+    """The legend of the Fmax shown for a path between two clocks, and the rows it limits."""
+    crossing = [r for r in rows if any(crossing_of(r, p) for p in stored_paths(r) or [])]
+    if not crossing:
+        return []
+    text = ("Fmax of a path between two clocks (nextpnr does not check it): the system clock at "
+            "which it fits its time from launch to capture edge (clocks edge-aligned, no "
+            "multicycle relation: one period of the faster clock, for the system clock and a "
+            "clock at twice it).")
+    limited = sorted({label(r) for r in crossing if r.details["fmax_limit"]["limits"]})
+    if limited:
+        text += (" † This path, not a clock's own Fmax, sets the row's Fmax: "
+                 + "; ".join(limited) + ".")
+    return [text]
 
 
 def _json(rows: list[Row]) -> str:
@@ -140,9 +171,11 @@ def _json(rows: list[Row]) -> str:
             "key": row.key, "arch": row.arch, "params": row.params, "target": row.target,
             "seed": row.seed, "freq_mhz": row.freq_mhz, "status": row.status,
             "fmax_mhz": row.fmax_mhz, "fmax_by_clock": row.fmax_by_clock,
+            "fmax_limit": (row.details or {}).get("fmax_limit"),
             "artifacts": row.artifacts,
             "critical_paths": None if paths is None else [
-                {**p.as_dict(), "fmax_mhz": _fmax_of(row, p),
+                {**p.as_dict(),
+                 "fmax_mhz": (crossing_of(row, p) or {}).get("fmax_mhz", _fmax_of(row, p)),
                  "logic_percent": p.logic_percent, "routing_percent": p.routing_percent}
                 for p in paths],
             "note": None if paths else _why_none(row)})
