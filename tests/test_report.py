@@ -136,6 +136,7 @@ def test_two_clock_domains_show_each_clock(rows):
     assert rule.endswith("|---:|---|")
     assert "| 49.8 |" in body and body.endswith("| bram_clk 99.6, clk 166.1 |")
     assert "Clocks: Fmax of each clock domain after routing" in text
+    assert "at most what the worst path between two domains allows" in text
     latex = render([pumped], "latex")
     spec = latex.split("{tabular}{")[1].split("}")[0]
     header_line = latex.split("\\toprule")[1].strip().splitlines()[0]

@@ -422,7 +422,9 @@ _TEXT_COLUMNS = ("Clocks (MHz)", "Provenance")
 _CLOCKS_NOTE = ("Clocks: Fmax of each clock domain after routing (nextpnr, uncapped); the Fmax "
                 "column is the usable system clock: the minimum over the domains of each "
                 "domain's Fmax (capped) divided by its multiple of the system clock (a block RAM "
-                "on a clock at twice the system clock counts half).")
+                "on a clock at twice the system clock counts half), and at most what the worst "
+                "path between two domains allows, which nextpnr does not check (it must fit one "
+                "period of the faster clock; aesdse report --critical-path shows it).")
 
 
 def _multi_clock(entries) -> bool:
