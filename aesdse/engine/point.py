@@ -551,6 +551,8 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     details = dict(known.get("details") or {})
     details["resources"] = resources
     details["critical_paths"] = _critical_paths(run, synth_entry)
+    if synth.get("workarounds"):
+        details["synth_workarounds"] = synth["workarounds"]
     return {**known, **asdict(m), "details": details}
 
 
@@ -715,8 +717,11 @@ def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dic
     if not synth.ok:
         raise StageFailed("failed-flow", f"yosys: {synth.reason}", synth_seconds=synth.seconds,
                           **known)
-    return {"seconds": synth.seconds, "cells": synth.cells,
+    meta = {"seconds": synth.seconds, "cells": synth.cells,
             "netlist": file_digest(run.work / synth.netlist)}
+    if synth.workarounds:  # only then: the metadata of every other synthesis stays as it was
+        meta["workarounds"] = list(synth.workarounds)
+    return meta
 
 
 def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_mhz: float,
