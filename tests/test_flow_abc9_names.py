@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from aesdse.engine.point import synthesis_metadata
 from aesdse.flow import yosys
 from aesdse.flow.abc9_names import NameCollision, hiding_commands, name_collisions
 from aesdse.flow.tools import ToolRun, find_tool
@@ -174,6 +175,11 @@ def test_synthesis_that_dies_in_abc9_runs_again_with_the_names_hidden(tmp_path, 
     assert scripts[1].endswith(scripts[0][len("read_rtlil design.il; "):])
     [note] = synth.workarounds
     assert "exited with 1 during ABC9" in note and "1 wires" in note and "win[1]" in note
+    # The cached stage metadata (and from it the row's details) carries it.
+    (tmp_path / "netlist.json").write_text("{}")
+    assert synthesis_metadata(synth, tmp_path)["workarounds"] == [note]
+    plain = yosys.Synthesis(True, "netlist.json", {}, 1.0, "yosys.log", None, "0.70")
+    assert set(synthesis_metadata(plain, tmp_path)) == {"seconds", "cells", "netlist"}
 
 
 def test_synthesis_is_run_once_when_it_works_or_dies_for_another_reason(tmp_path,
