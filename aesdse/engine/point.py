@@ -77,7 +77,7 @@ from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, SCRIPT_FILE,
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
-           "CRITICAL_PATHS_FILE",
+           "CRITICAL_PATHS_FILE", "synthesis_metadata",
            "default_worker_cache"]
 
 #: File, in a searching point's artifacts, that lists every run of its Fmax search.
@@ -510,8 +510,7 @@ def _core_alone(point: DesignPoint, run: PointRun, design: dict, directory: Path
         if not synth.ok:
             raise StageFailed("failed-flow", f"the core alone did not synthesize: "
                                              f"{synth.reason}", **known)
-        return {"seconds": synth.seconds, "cells": synth.cells,
-                "netlist": file_digest(directory / synth.netlist)}
+        return synthesis_metadata(synth, directory)
 
     synth, entry, _ = run.stage(
         "synth", synth_key(point, design["netlist_script"]["core_digest"], top),
@@ -554,6 +553,8 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     details = dict(known.get("details") or {})
     details["resources"] = resources
     details["critical_paths"] = [path.as_dict() for path in paths]
+    if synth.get("workarounds"):
+        details["synth_workarounds"] = synth["workarounds"]
     fields = asdict(m)
     limit = fields.pop("fmax_limit")
     if limit is not None:
@@ -628,8 +629,7 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
                            point.flow.synth_timeout_s, family=point.device_family)
         if not synth.ok:
             raise StageFailed("failed-flow", f"yosys (harness alone): {synth.reason}", **known)
-        return {"seconds": synth.seconds, "cells": synth.cells,
-                "netlist": file_digest(directory / synth.netlist)}
+        return synthesis_metadata(synth, directory)
 
     synth, synth_entry, _ = run.stage(
         "synth", synth_key(point, design["harness_digest"], "harness"),
@@ -642,10 +642,13 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
     if not pnr["ok"]:
         raise StageFailed("failed-flow", f"harness alone: {pnr['reason']}", **known)
     family = point.device_family
-    return {"common": common_resources(family, pnr["utilization"], synth["cells"]),
-            "pnr": pnr["utilization"], "synth": synth["cells"], "fmax": pnr["fmax"],
-            "definition": "core = whole design - harness alone (aesdse.flow.harness, same device, "
-                          "flow options and seed); Fmax is the whole design's"}
+    measured = {"common": common_resources(family, pnr["utilization"], synth["cells"]),
+                "pnr": pnr["utilization"], "synth": synth["cells"], "fmax": pnr["fmax"],
+                "definition": "core = whole design - harness alone (aesdse.flow.harness, same "
+                              "device, flow options and seed); Fmax is the whole design's"}
+    if synth.get("workarounds"):
+        measured["synth_workarounds"] = synth["workarounds"]
+    return measured
 
 
 def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
@@ -723,8 +726,18 @@ def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dic
     if not synth.ok:
         raise StageFailed("failed-flow", f"yosys: {synth.reason}", synth_seconds=synth.seconds,
                           **known)
-    return {"seconds": synth.seconds, "cells": synth.cells,
-            "netlist": file_digest(run.work / synth.netlist)}
+    return synthesis_metadata(synth, run.work)
+
+
+def synthesis_metadata(synth, directory: Path) -> dict:
+    """The cached metadata of a successful synthesis stage (:class:`aesdse.flow.yosys.Synthesis`
+    in ``directory``): seconds, cell counts, netlist digest, and the tool workarounds it needed
+    (only if any, so that the metadata of every other synthesis stays as it was)."""
+    meta = {"seconds": synth.seconds, "cells": synth.cells,
+            "netlist": file_digest(directory / synth.netlist)}
+    if synth.workarounds:
+        meta["workarounds"] = list(synth.workarounds)
+    return meta
 
 
 def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_mhz: float,
