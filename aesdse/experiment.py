@@ -33,6 +33,7 @@ Schema (every key optional unless marked)::
     verify:
       random_vectors: 32              # random vectors per point, on top of the standard ones
       seed: 1
+      backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -63,8 +64,8 @@ from pathlib import Path
 import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
-from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings, Target,
-                          VerifyOptions, config_key)
+from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS, FlowOptions,
+                          SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -129,7 +130,10 @@ class DesignPoint:
         # not change the keys of the other families' points.
         used = family_info(self.device_family).tools
         tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
-        return {"generator": generator_fingerprint(self.arch), "verify": asdict(self.verify),
+        # The verify backend is left out: the backends give identical results (a point
+        # verified by another backend is the same point; aesdse.verify.verify).
+        verify = {k: v for k, v in asdict(self.verify).items() if k != "backend"}
+        return {"generator": generator_fingerprint(self.arch), "verify": verify,
                 "tools": tools, "aesdse": __version__}
 
     def key(self, tool_versions: dict | None = None) -> str:
@@ -353,13 +357,14 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed"), "verify", line_of(doc, "verify"))
+    check_keys(raw, ("random_vectors", "seed", "backend"), "verify", line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
     _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
     seed = _typed(raw, "seed", raw.get("seed", 1), 0, (int,), "a number")
     _bounded(raw, "seed", seed, 0, 0, LIMITS["seed"])
-    return VerifyOptions(random_vectors=count, seed=seed)
+    backend = _choice(raw, "backend", raw.get("backend", "auto"), 0, VERIFY_BACKENDS)
+    return VerifyOptions(random_vectors=count, seed=seed, backend=backend)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:

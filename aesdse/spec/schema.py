@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
-           "CONFIG_IGNORED_FLOW", "config_key"]
+           "VERIFY_BACKENDS", "CONFIG_IGNORED_FLOW", "config_key"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -158,12 +158,23 @@ class VerifyOptions:
         Blocks streamed back to back for the cycles-per-block measurement.
     max_cycles : int
         A run that has not finished after this many cycles fails as a hang.
+    backend : str
+        Simulator that plays the verify stage's scripts, one of :data:`VERIFY_BACKENDS`:
+        ``"auto"`` (Verilator when it and a C++ compiler are found, else amaranth.sim, the
+        reason recorded), ``"verilator"``, ``"cxxrtl"`` or ``"amaranth"``
+        (:mod:`aesdse.verify.verify`). The backends give identical results, so it is not part of
+        a point's provenance.
     """
     random_vectors: int = 32
     seed: int = 1
     stall_probability: float = 0.25
     measure_blocks: int = 12
     max_cycles: int = 200_000
+    backend: str = "auto"
+
+
+#: Values of :attr:`VerifyOptions.backend`.
+VERIFY_BACKENDS = ("auto", "verilator", "cxxrtl", "amaranth")
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).
