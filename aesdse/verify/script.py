@@ -57,7 +57,7 @@ from .vectors import BlockVector
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
            "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "verification_script",
-           "items_script", "script_clocks", "common_interface", "play_amaranth",
+           "items_script", "stalls", "script_clocks", "common_interface", "play_amaranth",
            "check_playback", "hang_message"]
 
 #: Length of the cyclic ``ready`` pattern of an output stream: a prime, so that the pattern
@@ -192,7 +192,7 @@ def _pack(port, fields: dict) -> int:
     return port.payload.shape().const(fields).as_bits()
 
 
-def _stalls(options: VerifyOptions):
+def stalls(options: VerifyOptions):
     """(gap generator, ready pattern) drawn from the seed, apart from the vectors' draws."""
     rng = random.Random(f"aesdse stalls {options.seed}")
     p = options.stall_probability
@@ -249,7 +249,7 @@ def verification_script(dut, options: VerifyOptions = VerifyOptions(), *, key_si
     key_sizes, directions = core_directions(dut, key_sizes, directions)
     blocks = checking_blocks(dut, options, key_sizes, directions)
     return items_script(dut, key_items(blocks), max_cycles=options.max_cycles,
-                        stalls=_stalls(options))
+                        stalls=stalls(options))
 
 
 def _key_payload(dut, vec: BlockVector, stream: int) -> int:
