@@ -89,7 +89,7 @@ from .blocks import (Block, BlockError, ccm_message, checking_blocks, core_direc
 from .cxxrtl import (CompileError, PlayError, compile_model, default_cache_dir, design_rtlil,
                      find_compiler, play_compiled, yosys_version)
 from .script import (Playback, Script, ScriptMismatch, check_playback, common_interface,
-                     items_script, play_amaranth, verification_script)
+                     items_script, play_amaranth, stalls)
 from .vectors import BlockVector, ccm_blocks
 from . import verilator as verilator_backend
 
@@ -320,8 +320,11 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
     build = _common_build(build)
     first = build()
     key_sizes, directions = core_directions(first, key_sizes, directions)
-    script = verification_script(first, options, key_sizes=key_sizes, directions=directions)
+    # The script of aesdse.verify.script.verification_script, built here from its blocks,
+    # which the counts and the measurement key come from too.
     blocks = checking_blocks(first, options, key_sizes, directions)
+    script = items_script(first, key_items(blocks), max_cycles=options.max_cycles,
+                          stalls=stalls(options))
     try:
         player = select_player(build, first, options.backend, model_cache)
     except CompileError as error:
