@@ -107,7 +107,8 @@ class Verification:
     compiled backend with its version); ``fallback_reason`` is set when a compiled backend was
     asked for but could not be used, and says why (the run then fell back to amaranth.sim: never
     silently). ``checks`` counts the blocks checked, by source (``fips197``, ``sp800_38a``,
-    ``random``, ...).
+    ``random``, ``modes``, ``ccm``; ``measure``: the blocks of the measurement runs); they add
+    up to ``vectors_checked``.
     """
     ok: bool
     vectors_checked: int
@@ -123,7 +124,6 @@ class Verification:
 
 class VerificationError(Exception):
     """A simulated output did not match the reference, or the core hung."""
-
 
 
 # --- Backends ---------------------------------------------------------------------------------
