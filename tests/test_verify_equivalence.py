@@ -88,19 +88,22 @@ def _build(arch, params):
 
 
 def _sample(blocks, per_category=2):
-    """Whole messages of ``blocks``, at most ``per_category`` of each source category."""
-    messages, taken = [], {}
+    """Whole messages of ``blocks`` (a message continues on its own stream), at most
+    ``per_category`` of each source category, in their order."""
+    message_of, current = [], {}
     for b in blocks:
-        if dict(b.fields).get("first", 1) or not messages:
-            messages.append([])
-        messages[-1].append(b)
-    chosen = []
-    for message in messages:
-        category = message[0].categories[0]
+        if dict(b.fields).get("first", 1) or b.stream not in current:
+            current[b.stream] = len(message_of)
+        message_of.append(current[b.stream])
+    chosen, taken = set(), {}
+    for b, message in zip(blocks, message_of):
+        if message in chosen or dict(b.fields).get("first", 1) == 0:
+            continue
+        category = b.categories[0]
         if taken.get(category, 0) < per_category:
             taken[category] = taken.get(category, 0) + 1
-            chosen += message
-    return chosen
+            chosen.add(message)
+    return [b for b, message in zip(blocks, message_of) if message in chosen]
 
 
 def _ids(point):
