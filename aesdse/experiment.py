@@ -35,6 +35,7 @@ Schema (every key optional unless marked)::
       seed: 1
       monte_carlo: false              # also the AESAVS Monte Carlo test (ECB; CBC with that mode)
       cavp: sample                    # sample: FIPS-197 and SP 800-38A; all: + every CAVP KAT/MMT
+      backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -65,8 +66,8 @@ from pathlib import Path
 import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
-from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, FlowOptions, SearchSettings,
-                          Target, VerifyOptions, config_key)
+from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
+                          FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -131,7 +132,10 @@ class DesignPoint:
         # not change the keys of the other families' points.
         used = family_info(self.device_family).tools
         tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
-        return {"generator": generator_fingerprint(self.arch), "verify": asdict(self.verify),
+        # The verify backend is left out: the backends give identical results (a point
+        # verified by another backend is the same point; aesdse.verify.verify).
+        verify = {k: v for k, v in asdict(self.verify).items() if k != "backend"}
+        return {"generator": generator_fingerprint(self.arch), "verify": verify,
                 "tools": tools, "aesdse": __version__}
 
     def key(self, tool_versions: dict | None = None) -> str:
@@ -355,7 +359,7 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp"), "verify",
+    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend"), "verify",
                line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
@@ -365,7 +369,9 @@ def _parse_verify(doc):
     monte_carlo = _choice(raw, "monte_carlo", raw.get("monte_carlo", VerifyOptions.monte_carlo),
                           0, (False, True))
     cavp = _choice(raw, "cavp", raw.get("cavp", VerifyOptions.cavp), 0, CAVP_CHOICES)
-    return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp)
+    backend = _choice(raw, "backend", raw.get("backend", "auto"), 0, VERIFY_BACKENDS)
+    return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp,
+                         backend=backend)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:

@@ -36,8 +36,9 @@ __all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources", "r
            "current_checkout"]
 
 #: Modules of aesdse that decide how every design is generated and verified.
-GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify",
-                     "aesdse.verify.testbench", "aesdse.verify.reference", "aesdse.verify.vectors")
+GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify", "aesdse.verify.blocks",
+                     "aesdse.verify.script", "aesdse.verify.testbench", "aesdse.verify.reference",
+                     "aesdse.verify.vectors")
 
 
 def read_source(path: Path) -> bytes:

@@ -54,6 +54,8 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:7: freq_mhz: 'fast' must be a frequency in MHz, not a string"),
     (GOOD + "verify:\n  random_vectors: yes\n",
      "grid.yaml:10: random_vectors: True must be a number of vectors, not a boolean"),
+    (GOOD + "verify:\n  backend: fast\n",
+     "grid.yaml:10: backend: 'fast' is not one of: auto, verilator, cxxrtl, amaranth"),
     (GOOD.replace("name: grid\n", ""), "grid.yaml:1: missing key 'name'"),
     ("name: x\narchitectures: [\n", "grid.yaml:3: YAML syntax error"),
     (GOOD.replace("sbox: [lut]", "sbox_stages: [true]"),
@@ -63,6 +65,15 @@ def test_errors_name_file_line_and_choices(text, message):
     with pytest.raises(ExperimentError) as info:
         parse_experiment(text, "grid.yaml")
     assert str(info.value).startswith(message), str(info.value)
+
+
+def test_verify_backend_is_parsed_and_not_part_of_the_key():
+    versions = {"yosys": "y 1", "nextpnr-ecp5": "n 1"}
+    default = parse_experiment(GOOD, "grid.yaml").points[0]
+    chosen = parse_experiment(GOOD + "verify: {backend: amaranth}\n", "grid.yaml").points[0]
+    assert default.verify.backend == "auto" and chosen.verify.backend == "amaranth"
+    # The backends give identical results: the point and its key are the same.
+    assert chosen.key(versions) == default.key(versions)
 
 
 def test_missing_file(tmp_path):

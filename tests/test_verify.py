@@ -78,15 +78,15 @@ def test_wide_transfers_gather_blocks_under_one_key_and_fill_short_ones():
     import random
 
     from aesdse.verify import reference
-    from aesdse.verify.verify import _Block, _wide_transfers
+    from aesdse.verify.blocks import Block, wide_transfers
     from aesdse.verify.vectors import BlockVector
 
     def block(key, data):
         vec = BlockVector(key, 128, data, reference.encrypt_int(key, data, 128), f"k{key}")
-        return _Block(data, vec.ciphertext, False, f"k{key} d{data}", vec)
+        return Block(data, vec.ciphertext, False, f"k{key} d{data}", vec)
 
     blocks = [block(1, 10), block(1, 11), block(1, 12), block(2, 20), block(2, 21)]
-    transfers = _wide_transfers(blocks, 2, random.Random(0))
+    transfers = wide_transfers(blocks, 2, random.Random(0))
     # k1: (10, 11), (12, filler); k2: (20, 21). Block 0 of a transfer is in the top bits.
     assert len(transfers) == 3
     assert [t.data >> 128 for t in transfers] == [10, 12, 20]

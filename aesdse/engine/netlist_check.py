@@ -54,12 +54,12 @@ from amaranth.hdl import UnusedElaboratable
 
 from .cache import StageCache, stage_key
 from ..flow.tools import find_tool
-from ..verify import script as script_module
-from ..verify.cxxrtl import Compiler, ModelOptions, script_text
+from ..verify.cxxrtl import CompileError, Compiler, ModelOptions, script_text
 from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
                               netlist_model, play_netlist)
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
-                             ScriptUnsupported, check_playback, play_amaranth)
+                             ScriptUnsupported, check_playback, verification_script)
+from ..verify.verify import select_player
 
 __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
            "NETLIST_MODEL_OPTIONS", "NETLIST_BACKEND", "TURNED_OFF", "ENVIRONMENT_SWITCH",
@@ -150,7 +150,11 @@ def script_from_json(text: str) -> tuple[Script, Playback]:
     script = Script(inputs=tuple(s["inputs"]),
                     items=tuple(InputTransfer(**item) for item in s["items"]),
                     outputs=tuple(OutputStream(o["name"], tuple(o["expected"]), o["ready"],
-                                               tuple(o["notes"])) for o in s["outputs"]),
+                                               tuple(o["notes"]), tuple(o.get("checked", ())),
+                                               tuple(tuple(f) for f in o.get("fields", ())),
+                                               (tuple(o["order_by"]) if o.get("order_by")
+                                                else None))
+                                  for o in s["outputs"]),
                     clocks=tuple(tuple(c) for c in s["clocks"]), max_cycles=s["max_cycles"])
     playback = Playback(tuple(p["accepted"]),
                         tuple(tuple(tuple(t) for t in stream) for stream in p["produced"]),
@@ -158,11 +162,14 @@ def script_from_json(text: str) -> tuple[Script, Playback]:
     return script, playback
 
 
-def rtl_script(build, point) -> tuple[dict, str | None]:
+def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str | None]:
     """The verification script of a point's core and the RTL's playback of it, for the netlist
     stage: ``(metadata, JSON text of SCRIPT_FILE or None)``. The metadata holds the script's
     ``digest`` and ``transfers``, or ``unsupported`` (why there is no script).
 
+    The script is the verify stage's own (:func:`aesdse.verify.script.verification_script`),
+    and the RTL plays it on the verify stage's backend (``point.verify.backend``, models cached
+    in ``model_cache``): the reference the netlist's playback must equal edge for edge.
     ``build()`` returns the core as the verify stage builds it; it is called only when a
     script is made (a component built and never elaborated is a warning in Amaranth).
     """
@@ -171,33 +178,38 @@ def rtl_script(build, point) -> tuple[dict, str | None]:
         cell_models(point.device_family)
     except NetlistUnsupported as e:
         return {"unsupported": str(e)}, None
-    # Transitional: verification_script (any core) replaces block_script (plain block cores)
-    # once aesdse.verify.script has it; then this is one call.
-    make = getattr(script_module, "verification_script", None)
-    if make is None:
-        if fam.kind != "cipher":
-            return {"unsupported": "a standalone S-box has no stream script "
-                                   "(aesdse.verify.script.block_script)"}, None
-        make = script_module.block_script
+    if fam.kind != "cipher":
+        return {"unsupported": "a standalone S-box has no stream interface to script (it is "
+                               "checked on all 256 inputs in amaranth.sim)"}, None
     start = time.perf_counter()
     with warnings.catch_warnings():
         # A core without a script is never elaborated; that is not a mistake of its design.
         warnings.simplefilter("ignore", UnusedElaboratable)
         dut = build()
-        script = _script_or_reason(make, dut, point, fam)
+        if dut.signature.port_width != 128:
+            # The script drives a byte-stream core behind ByteStreamAdapter, which is part of
+            # the simulation only; the netlist is the core alone.
+            script = ("the script drives a byte-stream core through ByteStreamAdapter, and the "
+                      "synthesized netlist is the core alone (not wrapped yet)")
+        else:
+            script = _script_or_reason(verification_script, dut, point, fam)
         if isinstance(script, str):
             del dut
             gc.collect()
             return {"unsupported": script}, None
-    # The RTL's playback, the reference of the netlist's (edge for edge).
-    playback = play_amaranth(dut, script)
+    try:
+        player = select_player(build, dut, point.verify.backend, model_cache)
+    except CompileError as e:
+        return {"unsupported": f"the RTL model for the reference playback failed: {e}"}, None
+    playback = player.play(script)
     try:
         check_playback(script, playback)
     except ScriptMismatch as e:
-        return {"unsupported": f"the RTL does not pass the script in amaranth.sim: {e}"}, None
+        return {"unsupported": f"the RTL does not pass the script ({player.name}): {e}"}, None
     text = script_to_json(script, playback)
     return {"digest": hashlib.sha256(text.encode()).hexdigest(),
             "transfers": len(script.items) + sum(len(o.expected) for o in script.outputs),
+            "rtl_backend": player.name,
             "rtl_seconds": round(time.perf_counter() - start, 3)}, text
 
 

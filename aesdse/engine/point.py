@@ -705,7 +705,8 @@ def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
     if family_info(point.device_family).pnr_tool is None:
         return {"unsupported": estimate_unchecked_reason(point.device_family)}
     try:
-        meta, text = rtl_script(lambda: build_component(point), point)
+        meta, text = rtl_script(lambda: build_component(point), point,
+                                model_cache=model_cache_dir(run.cache))
     except Exception as e:  # the check is lost, not the point: its verify stage passed
         return {"unsupported": f"making the script failed: {type(e).__name__}: {e}"}
     if text is None:

@@ -13,7 +13,8 @@ import json
 from dataclasses import asdict, dataclass
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
-           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "CONFIG_IGNORED_FLOW", "config_key"]
+           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "CONFIG_IGNORED_FLOW",
+           "config_key"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -178,6 +179,12 @@ class VerifyOptions:
         Known-answer vectors: ``"sample"``, FIPS-197 Appendices B and C and SP 800-38A Appendix
         F; ``"all"``, those and every NIST CAVP AESAVS KAT and MMT file (ECB, and CBC and the
         RFC 3686 CTR vectors for a core with those modes) of ``cryptography-vectors``.
+    backend : str
+        Simulator that plays the verify stage's scripts, one of :data:`VERIFY_BACKENDS`:
+        ``"auto"`` (Verilator when it and a C++ compiler are found, else amaranth.sim, the
+        reason recorded), ``"verilator"``, ``"cxxrtl"`` or ``"amaranth"``
+        (:mod:`aesdse.verify.verify`). The backends give identical results, so it is not part of
+        a point's provenance.
     """
     random_vectors: int = 32
     seed: int = 1
@@ -188,8 +195,12 @@ class VerifyOptions:
     monte_carlo: bool = False
     monte_carlo_outer: int = MONTE_CARLO_OUTER
     cavp: str = "sample"
+    backend: str = "auto"
 
     def __post_init__(self):
+        if self.backend not in VERIFY_BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, "
+                             f"not {self.backend!r}")
         if self.cavp not in CAVP_CHOICES:
             raise ValueError(f"cavp must be one of {', '.join(CAVP_CHOICES)}, not {self.cavp!r}")
         if not 1 <= self.monte_carlo_outer <= MONTE_CARLO_OUTER:
@@ -207,6 +218,10 @@ class VerifyOptions:
         fixed part keeps the budget of short runs as it was (up to 200 blocks).
         """
         return max(self.max_cycles, self.max_cycles_per_block * blocks)
+
+
+#: Values of :attr:`VerifyOptions.backend`.
+VERIFY_BACKENDS = ("auto", "verilator", "cxxrtl", "amaranth")
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).

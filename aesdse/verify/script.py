@@ -30,11 +30,17 @@ that edge. Playing stops when every transfer happened, or after ``max_cycles`` e
 This is the protocol of :func:`aesdse.verify.testbench.stream_put` and
 :func:`aesdse.verify.testbench.stream_get`, with the stalls drawn in advance.
 
-First increment (issue 26): :func:`block_script` covers cores whose verification maps simply onto
-streams: single blocks in one or both directions, every key size the core takes, with the
-FIPS-197, SP 800-38A F.1 and random vectors, byte-stream cores behind their
-:class:`archs.bytestream.ByteStreamAdapter`. Chaining modes, CCM, two streams and wide ports
-raise :class:`ScriptUnsupported`; :mod:`aesdse.verify.verify` still checks those.
+Which scripts
+-------------
+:func:`verification_script` is the checking script of any cipher core: every check of
+:mod:`aesdse.verify.verify` (:func:`aesdse.verify.blocks.checking_blocks`: standard and random
+vectors in both directions, chaining modes, CCM with its ``auth_fail`` result, two interleaved
+streams, wide ports, byte-stream cores behind their :class:`archs.bytestream.ByteStreamAdapter`),
+with random stalls from the seed. :func:`items_script` is the one translator from blocks to a
+script; the verify stage's measurement runs use it too, without stalls. An output stream may be
+checked per sub-stream (:attr:`OutputStream.order_by`): a two-stream core's results are checked in
+each stream's own input order, in Python after playing, so the players need not know.
+:func:`block_script` is :func:`verification_script` restricted to plain block cores.
 """
 
 import random
@@ -45,12 +51,14 @@ from amaranth.hdl import Value
 from archs.bytestream import ByteStreamAdapter
 
 from ..spec.schema import VerifyOptions
+from .blocks import checking_blocks, core_directions, key_items
 from .testbench import run_testbenches
-from .vectors import cipher_block_vectors, vector_directions
+from .vectors import BlockVector
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
-           "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "script_clocks",
-           "common_interface", "play_amaranth", "check_playback"]
+           "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "verification_script",
+           "items_script", "stalls", "script_clocks", "common_interface", "play_amaranth",
+           "check_playback", "hang_message"]
 
 #: Length of the cyclic ``ready`` pattern of an output stream: a prime, so that the pattern
 #: does not fall in step with a core's own period.
@@ -92,11 +100,31 @@ class OutputStream:
         Cyclic ``ready`` pattern of ``"0"`` and ``"1"`` (module documentation).
     notes : tuple of str
         Where each expected payload comes from, for messages.
+    checked : tuple of int
+        Per expected payload, the mask of the bits compared; empty: every bit of every payload.
+    fields : tuple of (str, int, int)
+        ``(name, offset, width)`` of the payload's fields, to name the field that differs
+        (``data`` in hexadecimal, any other as a number); empty: the payload as one number.
+    order_by : (int, int) or None
+        ``(offset, width)`` of the payload bits that name a sub-stream (a two-stream core's
+        ``stream`` result field): the transfers of each sub-stream (taken from the expected
+        payloads) are checked in their own order, and the sub-streams may interleave in any
+        order. None: one order for all. The players ignore it: it is a matter of checking.
     """
     name: str
     expected: tuple
     ready: str
     notes: tuple = ()
+    checked: tuple = ()
+    fields: tuple = ()
+    order_by: tuple | None = None
+
+    def substream(self, payload: int) -> int:
+        """The sub-stream of ``payload`` (0 without :attr:`order_by`)."""
+        if self.order_by is None:
+            return 0
+        offset, width = self.order_by
+        return payload >> offset & (1 << width) - 1
 
 
 @dataclass(frozen=True)
@@ -164,7 +192,7 @@ def _pack(port, fields: dict) -> int:
     return port.payload.shape().const(fields).as_bits()
 
 
-def _stalls(options: VerifyOptions):
+def stalls(options: VerifyOptions):
     """(gap generator, ready pattern) drawn from the seed, apart from the vectors' draws."""
     rng = random.Random(f"aesdse stalls {options.seed}")
     p = options.stall_probability
@@ -192,16 +220,8 @@ def _check_plain(dut):
 
 def block_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(128,),
                  directions=("encrypt",)) -> Script:
-    """The script that checks a plain block core (module documentation) with random stalls.
-
-    Parameters
-    ----------
-    dut : wiring.Component
-        The core behind the common interface (a byte-stream core inside its
-        :class:`archs.bytestream.ByteStreamAdapter`).
-    key_sizes, directions
-        As for :func:`aesdse.verify.verify.verify_component`; the core's own signature narrows
-        them (its ``key_sizes``, and a core without a ``decrypt`` field encrypts only).
+    """:func:`verification_script` of a plain block core (single blocks, no modes, streams or
+    wide port), refusing any other.
 
     Raises
     ------
@@ -209,37 +229,93 @@ def block_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(12
         For a core that needs chaining modes, CCM, two streams or a wide port.
     """
     _check_plain(dut)
-    key_sizes = dut.signature.key_sizes or key_sizes
-    has_direction = "decrypt" in dut.i.payload.shape().members
-    if not has_direction:
-        directions = ("encrypt",)
-    has_key_bits = "key_bits" in dut.key.payload.shape().members
-    key_width = len(dut.key.payload.key)
-    rng = random.Random(options.seed)
-    gap, pattern = _stalls(options)
-    items, expected, notes, loaded = [], [], [], None
-    for v in cipher_block_vectors(options, key_sizes, directions):
-        order = list(vector_directions(v, directions))
-        if len(order) == 2 and rng.random() < 0.5:
-            order.reverse()
-        for direction in order:
-            decrypt = direction == "decrypt"
-            if (v.key, v.key_bits) != loaded:
-                fields = {"key": v.key << (key_width - v.key_bits)}
-                if has_key_bits:
-                    fields["key_bits"] = v.key_bits
-                items.append(InputTransfer("key", gap(), _pack(dut.key, fields), v.source))
-                loaded = (v.key, v.key_bits)
-            fields = {"data": v.ciphertext if decrypt else v.plaintext}
-            if has_direction:
-                fields["decrypt"] = int(decrypt)
-            note = f"{v.source} ({direction})"
-            items.append(InputTransfer("i", gap(), _pack(dut.i, fields), note))
-            expected.append(_pack(dut.o, {"data": v.plaintext if decrypt else v.ciphertext}))
-            notes.append(note)
-    return Script(inputs=("key", "i"), items=tuple(items),
-                  outputs=(OutputStream("o", tuple(expected), pattern, tuple(notes)),),
-                  clocks=script_clocks(dut), max_cycles=options.cycle_budget(len(expected)))
+    return verification_script(dut, options, key_sizes=key_sizes, directions=directions)
+
+
+def verification_script(dut, options: VerifyOptions = VerifyOptions(), *, key_sizes=(128,),
+                        directions=("encrypt",)) -> Script:
+    """The script that checks any cipher core (every check of :mod:`aesdse.verify.verify`,
+    :func:`aesdse.verify.blocks.checking_blocks`) with the random stalls of ``options``.
+
+    Parameters
+    ----------
+    dut : wiring.Component
+        The core behind the common interface (a byte-stream core inside its
+        :class:`archs.bytestream.ByteStreamAdapter`, :func:`common_interface`).
+    key_sizes, directions
+        As for :func:`aesdse.verify.verify.verify_component`; the core's own signature narrows
+        them (:func:`aesdse.verify.blocks.core_directions`).
+    """
+    key_sizes, directions = core_directions(dut, key_sizes, directions)
+    blocks = checking_blocks(dut, options, key_sizes, directions)
+    return items_script(dut, key_items(blocks), max_cycles=options.cycle_budget(len(blocks)),
+                        stalls=stalls(options))
+
+
+def _key_payload(dut, vec: BlockVector, stream: int) -> int:
+    # Keys are left-aligned in a port sized for the largest key the core supports.
+    members = dut.key.payload.shape().members
+    fields = {"key": vec.key << (len(dut.key.payload.key) - vec.key_bits)}
+    if "key_bits" in members:
+        fields["key_bits"] = vec.key_bits
+    if "stream" in members:
+        fields["stream"] = stream
+    return _pack(dut.key, fields)
+
+
+def _result_fields(dut) -> tuple:
+    """``(name, offset, width)`` of the result payload's fields, ``data`` first."""
+    layout = dut.o.payload.shape()
+    fields = [(name, field.offset, field.width) for name, field in layout]
+    return tuple(sorted(fields, key=lambda f: f[0] != "data"))
+
+
+def items_script(dut, items, *, max_cycles: int, stalls=None) -> Script:
+    """A script of ``items`` (:func:`aesdse.verify.blocks.key_items`: ``("key", (vector,
+    stream))`` and ``("block", Block)``) for ``dut``.
+
+    Each block's expected result checks its ``data``, its ``stream`` (a two-stream core's results
+    are checked per stream, each in its own input order) and its ``result_fields``; other result
+    fields are not compared. ``stalls``: ``(gap generator, ready pattern)``, None for none (no
+    input gaps, output always ready: a measurement run).
+    """
+    gap, pattern = stalls or ((lambda: 0), "1")
+    inputs = dut.i.payload.shape().members
+    fields = _result_fields(dut)
+    where = {name: (offset, width) for name, offset, width in fields}
+    streams = "stream" in inputs
+    script_items, expected, checked, notes = [], [], [], []
+    blocks = 0
+    for kind, value in items:
+        if kind == "key":
+            vec, stream = value
+            script_items.append(InputTransfer("key", gap(), _key_payload(dut, vec, stream),
+                                              f"key of {vec.source}"))
+            continue
+        b = value
+        payload = {"data": b.data, **dict(b.fields)}
+        if "decrypt" in inputs:
+            payload["decrypt"] = int(b.decrypt)
+        if streams:
+            payload["stream"] = b.stream
+        note = (f"{b.source} (block {blocks}{f', stream {b.stream}' if streams else ''}): "
+                f"key {b.key.key:0{b.key.key_bits // 4}x} input {b.data:032x}")
+        script_items.append(InputTransfer("i", gap(), _pack(dut.i, payload), note))
+        result = {"data": b.expected, **dict(b.result_fields)}
+        if "stream" in where:
+            result["stream"] = b.stream
+        mask = 0
+        for name in result:
+            offset, width = where[name]
+            mask |= (1 << width) - 1 << offset
+        expected.append(_pack(dut.o, result))
+        checked.append(mask)
+        notes.append(note)
+        blocks += 1
+    output = OutputStream("o", tuple(expected), pattern, tuple(notes), checked=tuple(checked),
+                          fields=fields, order_by=where.get("stream"))
+    return Script(inputs=("key", "i"), items=tuple(script_items), outputs=(output,),
+                  clocks=script_clocks(dut), max_cycles=max_cycles)
 
 
 def play_amaranth(dut, script: Script) -> Playback:
@@ -296,20 +372,89 @@ def play_amaranth(dut, script: Script) -> Playback:
     return Playback(tuple(accepted), tuple(tuple(p) for p in produced), bool(hung))
 
 
+def _note(stream: OutputStream, n: int) -> str:
+    return stream.notes[n] if n < len(stream.notes) else f"transfer {n}"
+
+
+def _difference(stream: OutputStream, want: int, got: int, mask: int) -> str | None:
+    """What differs between two payloads in the ``mask`` bits, field by field; None if
+    nothing."""
+    if not (want ^ got) & mask:
+        return None
+    for name, offset, width in stream.fields:
+        bits = (1 << width) - 1 << offset
+        if (want ^ got) & mask & bits:
+            w, g = want >> offset & (1 << width) - 1, got >> offset & (1 << width) - 1
+            if name == "data":
+                return f"expected {w:0{width // 4}x}, got {g:0{width // 4}x}"
+            return f"expected {name}={w}, got {g}"
+    return f"expected {want & mask:x}, got {got & mask:x}"
+
+
+def _by_substream(stream: OutputStream, payloads) -> dict:
+    """Sub-stream -> [(index, payload or transfer)], in order."""
+    groups = {}
+    for n, p in enumerate(payloads):
+        groups.setdefault(stream.substream(p if isinstance(p, int) else p[1]), []).append((n, p))
+    return groups
+
+
+def _check_stream(stream: OutputStream, got, complete: bool) -> None:
+    """Compare what ``stream`` handed out with what it expects, each sub-stream in its own
+    order; ``complete``: every transfer happened, so the counts must agree too."""
+    want, have = _by_substream(stream, stream.expected), _by_substream(stream, got)
+    if complete:
+        for sub in sorted(set(want) | set(have)):
+            if len(want.get(sub, ())) != len(have.get(sub, ())):
+                where = f" sub-stream {sub}" if stream.order_by else ""
+                raise ScriptMismatch(
+                    f"output {stream.name}{where}: {len(want.get(sub, ()))} transfers "
+                    f"expected, {len(have.get(sub, ()))} came out")
+    mismatches = []
+    for sub, expected in want.items():
+        for (n, value), (k, (edge, bits)) in zip(expected, have.get(sub, ())):
+            mask = stream.checked[n] if stream.checked else -1
+            difference = _difference(stream, value, bits, mask)
+            if difference:
+                mismatches.append((k, f"mismatch on {_note(stream, n)} (output {stream.name} "
+                                      f"transfer {k}, edge {edge}): {difference}"))
+                break
+    if mismatches:
+        raise ScriptMismatch(min(mismatches)[1])
+
+
+def hang_message(script: Script, playback: Playback) -> str:
+    """What a hung playback was waiting for: per output stream the results that came out and
+    the next one awaited (per sub-stream order), and the input transfer not accepted."""
+    parts = []
+    for stream, got in zip(script.outputs, playback.produced):
+        if len(got) >= len(stream.expected):
+            continue
+        remaining = {sub: len(g) for sub, g in _by_substream(stream, got).items()}
+        awaited = 0
+        for awaited, value in enumerate(stream.expected):
+            sub = stream.substream(value)
+            if not remaining.get(sub):
+                break
+            remaining[sub] -= 1
+        parts.append(f"{len(got)} of {len(stream.expected)} results came out of {stream.name}, "
+                     f"waiting for result {awaited}: {_note(stream, awaited)}")
+    message = "hang: " + "; ".join(parts or ["every result came out"])
+    accepted = len(playback.accepted)
+    if accepted < len(script.items):
+        item = script.items[accepted]
+        message += (f"; input transfer {accepted} of {len(script.items)} into {item.stream} "
+                    f"not accepted ({item.note})")
+    return message + f" (within {script.max_cycles} cycles)"
+
+
 def check_playback(script: Script, playback: Playback) -> None:
     """Raise :class:`ScriptMismatch` at the first output that differs from the script's
-    expectation, or when the playback hung."""
+    expectation (each sub-stream in its own order, :attr:`OutputStream.order_by`), or when the
+    playback hung (:func:`hang_message`)."""
+    hung = playback.hung or any(len(got) < len(stream.expected)
+                                for stream, got in zip(script.outputs, playback.produced))
     for stream, got in zip(script.outputs, playback.produced):
-        for n, (want, (edge, value)) in enumerate(zip(stream.expected, got)):
-            if value != want:
-                note = stream.notes[n] if n < len(stream.notes) else ""
-                raise ScriptMismatch(f"stream {stream.name} transfer {n} ({note}) at edge {edge}: "
-                                     f"expected {want:x}, got {value:x}")
-        if len(got) < len(stream.expected):
-            raise ScriptMismatch(
-                f"hang: stream {stream.name} handed out {len(got)} of {len(stream.expected)} "
-                f"transfers within {script.max_cycles} cycles (input transfers accepted: "
-                f"{len(playback.accepted)} of {len(script.items)})")
-    if playback.hung:
-        raise ScriptMismatch(f"hang: {len(playback.accepted)} of {len(script.items)} input "
-                             f"transfers accepted within {script.max_cycles} cycles")
+        _check_stream(stream, got, complete=not hung)
+    if hung:
+        raise ScriptMismatch(hang_message(script, playback))

