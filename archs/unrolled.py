@@ -76,7 +76,7 @@ from .prims.roundkeys import RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
-__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
+__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds", "one_stage_shorter"]
 
 #: Loop schedules of seed 004: design 1 and design 2.
 SCHEDULES = ("split", "alternate")
@@ -95,6 +95,21 @@ def unit_rounds(round_units: int, rounds: int, schedule: str) -> list[tuple]:
     if schedule == "split":
         return [tuple(range(u * laps + 1, (u + 1) * laps + 1)) for u in range(round_units)]
     return [tuple(range(u + 1, rounds + 1, round_units)) for u in range(round_units)]
+
+
+def one_stage_shorter(family):
+    """The ``(kind, stages, latency)`` of an S-box one cycle shorter than ``family``'s, for
+    the key S-boxes of ``key_lead`` and the S-boxes under two output copies.
+
+    Up to 6 stages it is ``stages - 1`` (6 - 1 = 5 stages is the 6-stage S-box without its
+    output register, cut 6); the one-short 7-stage S-box is the 7-stage one without its
+    output register (``make_sbox(..., output_register=False)``), since no stage count names
+    its cuts: the tuple keeps ``stages`` 7 with ``latency`` 6.
+    """
+    kind, stages, latency = family
+    if stages <= 6:
+        return (kind, stages - 1, latency - 1)
+    return (kind, stages, latency - 1)
 
 
 def _delay(m, value, cycles, name):
@@ -144,7 +159,7 @@ class Unrolled(wiring.Component):
         step registered a stage ahead of MixColumns/AddRoundKey.
     sbox_output_copies : int
         1, or 2 for two copies of every data S-box's output register (composite or tower
-        S-boxes with 6 stages, whose last register is the S-box output): MixColumns rows 0-1
+        S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
         read one copy, rows 2-3 the other, so each register bit drives half the loads. The
         net from an S-box output bit to the xtime terms of its column is the critical path of
         the fully pipelined core (issue 15; experiments/pipelined_fast.yaml).
@@ -211,7 +226,7 @@ class Unrolled(wiring.Component):
               "so the last stage has only MixColumns and AddRoundKey",
               omitted_at_default=True, error="Key lead must be false or true"),
         Param("sbox_output_copies", (1, 2), 1,
-              "composite/tower S-boxes with 6 stages: 2 copies of each S-box's output "
+              "composite/tower S-boxes with 6 or 7 stages: 2 copies of each S-box's output "
               "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
               "fanout on the critical net of the fully pipelined core)",
               omitted_at_default=True, error="S-box output copies must be 1 or 2"),
@@ -255,9 +270,11 @@ class Unrolled(wiring.Component):
             raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
                              f"(round units {rounds}) of composite or tower S-boxes with at "
                              f"least one stage and no BRAM rounds")
-        if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages != 6 or bram_rounds):
+        if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages not in (6, 7)
+                                          or bram_rounds):
             raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
-                             "stages (the last one is the output register) and no BRAM rounds")
+                             "or 7 stages (the last one is the output register) and no BRAM "
+                             "rounds")
         return rounds
 
     def __init__(self, *, rounds=None, device_family="generic", key_register_reset=True,
@@ -298,7 +315,7 @@ class Unrolled(wiring.Component):
                 key_family = ("bram", 0, bram_latency)
             elif key_lead:
                 # One stage less: the expansion step gets the S-box's last stage to itself.
-                key_family = (family, stages - 1, latency - 1)
+                key_family = one_stage_shorter((family, stages, latency))
             else:
                 key_family = (family, stages, latency)
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
@@ -323,10 +340,14 @@ class Unrolled(wiring.Component):
         return data.StructLayout(fields)
 
     def _sboxes(self, m, name, family, byte_values):
-        fam, stages, _ = family
+        fam, stages, latency = family
+        # A latency below the stage count's is the 7-stage S-box without its output register
+        # (one_stage_shorter).
+        output_register = latency == sbox_latency(fam, stages=stages)
         outs = []
         for n, b in enumerate(byte_values):
-            sb = make_sbox(fam, stages=stages, device_family=self.device_family)
+            sb = make_sbox(fam, stages=stages, device_family=self.device_family,
+                           output_register=output_register)
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
@@ -344,7 +365,7 @@ class Unrolled(wiring.Component):
         fam, stages, latency = family
         if self.sbox_output_copies == 1:
             return [self._sboxes(m, name, family, byte_values)]
-        comb = self._sboxes(m, name, (fam, stages - 1, latency - 1), byte_values)
+        comb = self._sboxes(m, name, one_stage_shorter(family), byte_values)
         copies = []
         for k in range(self.sbox_output_copies):
             regs = [Signal(8, name=f"{name}{n}_out{k}", reset_less=k > 0)
