@@ -157,6 +157,12 @@ class Unrolled(wiring.Component):
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
+    banked_buffer : bool
+        Lean control's output buffer as 16-deep LUT-RAM banks (one LUT-RAM depth on ECP5),
+        each with a registered write enable computed a cycle ahead from the exit register's
+        next valid bit and the write counter's next value: the decoded write enable of fanout
+        32 was the worst path of the fully pipelined record on one seed
+        (experiments/pipelined_fast.yaml).
     sbox_output_copies : int
         1, or 2 for two copies of every data S-box's output register (composite or tower
         S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
@@ -230,6 +236,11 @@ class Unrolled(wiring.Component):
               "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
               "fanout on the critical net of the fully pipelined core)",
               omitted_at_default=True, error="S-box output copies must be 1 or 2"),
+        Param("banked_buffer", (False, True), False,
+              "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
+              "by a registered one-hot write enable (no decoder between the write counter "
+              "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)",
+              omitted_at_default=True, error="Banked buffer must be false or true"),
     )
 
     @classmethod
@@ -261,6 +272,9 @@ class Unrolled(wiring.Component):
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
         sbox_latency(p.sbox, stages=p.sbox_stages)  # validates the stages of the family
+        if p.banked_buffer and not p.lean_control:
+            raise ValueError("A banked buffer needs lean control (it is lean control's output "
+                             "buffer)")
         if p.lean_control and round_units != rounds:
             raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
@@ -300,6 +314,7 @@ class Unrolled(wiring.Component):
         self.lean_control = p.lean_control
         self.key_lead = key_lead
         self.sbox_output_copies = p.sbox_output_copies
+        self.banked_buffer = p.banked_buffer
         self.key_register_reset = bool(key_register_reset)
 
         # One (family, stages, latency, rounds) record per unit.
@@ -464,6 +479,8 @@ class Unrolled(wiring.Component):
         # buffer, so nothing after the last MixColumns/AddRoundKey shares its clock cycle.
         domain = m.d.sync if self.lean_control else m.d.comb
         domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
+        if self.banked_buffer:
+            m.d.comb += ctl.buffer_write_next.eq(ctl.exit_write)
         m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.buffer_write)
         return m
 
@@ -485,7 +502,12 @@ class Unrolled(wiring.Component):
         buffer_write, buffer_data = Signal(), Signal(128)
         credit_ok = Signal()
         if self.lean_control:
-            self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
+            if self.banked_buffer:
+                ctl.buffer_write_next = Signal()
+                self._banked_buffer(m, depth, buffer_write, ctl.buffer_write_next, buffer_data,
+                                    handed_out)
+            else:
+                self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
             # A registered credit flag: it assumes this cycle's block is accepted and none
             # handed out, so it never overshoots (one block of the depth pays for that), and
             # no compare and adder chain sits between the credit count and the ready signal.
@@ -538,6 +560,47 @@ class Unrolled(wiring.Component):
         ]
         with m.If(write):
             m.d.sync += produce.eq(produce + 1)
+        with m.If(handed_out):
+            m.d.sync += consume.eq(consume + 1)
+        with m.If(write & ~handed_out):
+            m.d.sync += [level.eq(level + 1), empty.eq(0), single.eq(empty)]
+        with m.If(handed_out & ~write):
+            m.d.sync += [level.eq(level - 1), empty.eq(single), single.eq(level == 2)]
+
+    def _banked_buffer(self, m, depth, write, write_next, write_data, handed_out):
+        """:meth:`_lean_buffer` in banks of 16 blocks, each a LUT-RAM depth of ECP5
+        (TRELLIS_DPR16X4), whose write enables are registers: ``write_next`` is the value
+        ``write`` takes at the next edge (the exit register's valid input), and the bank the
+        write counter will point at is known a cycle ahead too."""
+        size = 1 << (max(depth, 16) - 1).bit_length()
+        banks = size // 16
+        produce = Signal(range(size))
+        consume = Signal(range(size))
+        bank_write = Signal(banks, name="bank_write")
+        produce_next = Signal(range(size))
+        m.d.comb += produce_next.eq(produce + write)
+        m.d.sync += [produce.eq(produce_next),
+                     bank_write.eq(write_next << produce_next[4:])]
+        read_data = []
+        for b in range(banks):
+            m.submodules[f"buffer{b}"] = bank = memory.Memory(shape=128, depth=16, init=[])
+            w_port = bank.write_port()
+            r_port = bank.read_port(domain="comb")
+            m.d.comb += [w_port.addr.eq(produce[:4]), w_port.data.eq(write_data),
+                         w_port.en.eq(bank_write[b]), r_port.addr.eq(consume[:4])]
+            read_data.append(r_port.data)
+        # The fill level with registered "is 0" and "is 1" flags, as in _lean_buffer.
+        level = Signal(range(size + 1))
+        empty = Signal(init=1)
+        single = Signal()
+        if banks == 1:
+            m.d.comb += self.o.payload.data.eq(read_data[0])
+        else:
+            with m.Switch(consume[4:]):
+                for b in range(banks):
+                    with m.Case(b):
+                        m.d.comb += self.o.payload.data.eq(read_data[b])
+        m.d.comb += self.o.valid.eq(~empty)
         with m.If(handed_out):
             m.d.sync += consume.eq(consume + 1)
         with m.If(write & ~handed_out):
