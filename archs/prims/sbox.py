@@ -703,8 +703,13 @@ def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
     """
     sbox_latency(kind, stages=stages)
     check_device_family(device_family)
+    # Checked here, before a component exists (one whose constructor raises is never
+    # elaborated, and Amaranth warns about it when it is collected).
     if not output_register and kind not in ("composite", "tower"):
         raise ValueError(f"S-box family {kind!r} has no output register to leave out")
+    if not output_register and 6 not in PIPELINE_CUTS[stages]:
+        raise ValueError(f"S-box family {kind!r} with {stages} stages has no output "
+                         f"register to leave out")
     if kind == "lut":
         return LutSBox(inverse=inverse)
     if kind == "bram":
