@@ -62,7 +62,7 @@ block is in flight.
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
 from dataclasses import replace
@@ -577,10 +577,17 @@ class Unrolled(wiring.Component):
         produce = Signal(range(size))
         consume = Signal(range(size))
         bank_write = Signal(banks, name="bank_write")
-        produce_next = Signal(range(size))
-        m.d.comb += produce_next.eq(produce + write)
-        m.d.sync += [produce.eq(produce_next),
-                     bank_write.eq(write_next << produce_next[4:])]
+        # The bank written next as a one-hot ring (no adder on the way to the write enables:
+        # `produce + write` there was a carry chain of 6 CCU2C, the worst path of seed 2 in
+        # experiments/pipelined_7stage.yaml).
+        bank = Signal(banks, init=1, name="bank_next_write")
+        advance = Signal()
+        bank_next = Signal(banks)
+        m.d.comb += [advance.eq(write & (produce[:4] == 15)),
+                     bank_next.eq(Mux(advance, bank.rotate_left(1), bank))]
+        m.d.sync += [bank.eq(bank_next), bank_write.eq(bank_next & write_next.replicate(banks))]
+        with m.If(write):
+            m.d.sync += produce.eq(produce + 1)
         read_data = []
         for b in range(banks):
             m.submodules[f"buffer{b}"] = bank = memory.Memory(shape=128, depth=16, init=[])
