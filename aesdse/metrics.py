@@ -94,7 +94,7 @@ def synthesized_resources(family: str, synth_cells: dict) -> dict | None:
     """``{"luts", "ffs", "brams"}`` of a synthesized netlist (the driver's
     :attr:`~aesdse.flow.families.base.FamilyDriver.synth_capacity_names`),
     for the capacity check before place and route; None for a family without such names
-    (ECP5 runs out of context on a part far larger than any core; asic has no capacity)."""
+    (asic has no capacity)."""
     names = family_info(family).synth_capacity_names
     if names is None:
         return None

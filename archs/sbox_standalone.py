@@ -37,7 +37,7 @@ class StandaloneSBox(wiring.Component):
     sbox : str
         S-box family (:data:`archs.prims.sbox.SBOX_KINDS`).
     sbox_stages : int
-        Pipeline registers inside the S-box (0..6 for the logic families, 0 otherwise).
+        Pipeline registers inside the S-box (0..7 for the logic families, 0 otherwise).
     direction : str
         ``"encrypt"`` (SubBytes), ``"decrypt"`` (InvSubBytes) or ``"shared"`` (both, chosen per
         byte by ``decrypt``).

@@ -62,7 +62,7 @@ block is in flight.
 
 from types import SimpleNamespace
 
-from amaranth.hdl import Cat, Module, Signal
+from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, fifo, memory, wiring
 
 from dataclasses import replace
@@ -76,7 +76,7 @@ from .prims.roundkeys import RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows
 
-__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds"]
+__all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds", "one_stage_shorter"]
 
 #: Loop schedules of seed 004: design 1 and design 2.
 SCHEDULES = ("split", "alternate")
@@ -95,6 +95,21 @@ def unit_rounds(round_units: int, rounds: int, schedule: str) -> list[tuple]:
     if schedule == "split":
         return [tuple(range(u * laps + 1, (u + 1) * laps + 1)) for u in range(round_units)]
     return [tuple(range(u + 1, rounds + 1, round_units)) for u in range(round_units)]
+
+
+def one_stage_shorter(family):
+    """The ``(kind, stages, latency)`` of an S-box one cycle shorter than ``family``'s, for
+    the key S-boxes of ``key_lead`` and the S-boxes under two output copies.
+
+    Up to 6 stages it is ``stages - 1`` (6 - 1 = 5 stages is the 6-stage S-box without its
+    output register, cut 6); the one-short 7-stage S-box is the 7-stage one without its
+    output register (``make_sbox(..., output_register=False)``), since no stage count names
+    its cuts: the tuple keeps ``stages`` 7 with ``latency`` 6.
+    """
+    kind, stages, latency = family
+    if stages <= 6:
+        return (kind, stages - 1, latency - 1)
+    return (kind, stages, latency - 1)
 
 
 def _delay(m, value, cycles, name):
@@ -142,9 +157,15 @@ class Unrolled(wiring.Component):
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
+    banked_buffer : bool
+        Lean control's output buffer as 16-deep LUT-RAM banks (one LUT-RAM depth on ECP5),
+        each with a registered write enable computed a cycle ahead from the exit register's
+        next valid bit and the write counter's next value: the decoded write enable of fanout
+        32 was the worst path of the fully pipelined record on one seed
+        (experiments/pipelined_fast.yaml).
     sbox_output_copies : int
         1, or 2 for two copies of every data S-box's output register (composite or tower
-        S-boxes with 6 stages, whose last register is the S-box output): MixColumns rows 0-1
+        S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
         read one copy, rows 2-3 the other, so each register bit drives half the loads. The
         net from an S-box output bit to the xtime terms of its column is the critical path of
         the fully pipelined core (issue 15; experiments/pipelined_fast.yaml).
@@ -211,10 +232,15 @@ class Unrolled(wiring.Component):
               "so the last stage has only MixColumns and AddRoundKey",
               omitted_at_default=True, error="Key lead must be false or true"),
         Param("sbox_output_copies", (1, 2), 1,
-              "composite/tower S-boxes with 6 stages: 2 copies of each S-box's output "
+              "composite/tower S-boxes with 6 or 7 stages: 2 copies of each S-box's output "
               "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
               "fanout on the critical net of the fully pipelined core)",
               omitted_at_default=True, error="S-box output copies must be 1 or 2"),
+        Param("banked_buffer", (False, True), False,
+              "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
+              "by a registered one-hot write enable (no decoder between the write counter "
+              "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)",
+              omitted_at_default=True, error="Banked buffer must be false or true"),
     )
 
     @classmethod
@@ -246,6 +272,9 @@ class Unrolled(wiring.Component):
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
         sbox_latency(p.sbox, stages=p.sbox_stages)  # validates the stages of the family
+        if p.banked_buffer and not p.lean_control:
+            raise ValueError("A banked buffer needs lean control (it is lean control's output "
+                             "buffer)")
         if p.lean_control and round_units != rounds:
             raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
@@ -255,9 +284,11 @@ class Unrolled(wiring.Component):
             raise ValueError(f"Key lead needs round keys on the fly in a fully pipelined core "
                              f"(round units {rounds}) of composite or tower S-boxes with at "
                              f"least one stage and no BRAM rounds")
-        if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages != 6 or bram_rounds):
+        if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages not in (6, 7)
+                                          or bram_rounds):
             raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
-                             "stages (the last one is the output register) and no BRAM rounds")
+                             "or 7 stages (the last one is the output register) and no BRAM "
+                             "rounds")
         return rounds
 
     def __init__(self, *, rounds=None, device_family="generic", key_register_reset=True,
@@ -283,6 +314,7 @@ class Unrolled(wiring.Component):
         self.lean_control = p.lean_control
         self.key_lead = key_lead
         self.sbox_output_copies = p.sbox_output_copies
+        self.banked_buffer = p.banked_buffer
         self.key_register_reset = bool(key_register_reset)
 
         # One (family, stages, latency, rounds) record per unit.
@@ -298,7 +330,7 @@ class Unrolled(wiring.Component):
                 key_family = ("bram", 0, bram_latency)
             elif key_lead:
                 # One stage less: the expansion step gets the S-box's last stage to itself.
-                key_family = (family, stages - 1, latency - 1)
+                key_family = one_stage_shorter((family, stages, latency))
             else:
                 key_family = (family, stages, latency)
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
@@ -323,10 +355,14 @@ class Unrolled(wiring.Component):
         return data.StructLayout(fields)
 
     def _sboxes(self, m, name, family, byte_values):
-        fam, stages, _ = family
+        fam, stages, latency = family
+        # A latency below the stage count's is the 7-stage S-box without its output register
+        # (one_stage_shorter).
+        output_register = latency == sbox_latency(fam, stages=stages)
         outs = []
         for n, b in enumerate(byte_values):
-            sb = make_sbox(fam, stages=stages, device_family=self.device_family)
+            sb = make_sbox(fam, stages=stages, device_family=self.device_family,
+                           output_register=output_register)
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
@@ -344,7 +380,7 @@ class Unrolled(wiring.Component):
         fam, stages, latency = family
         if self.sbox_output_copies == 1:
             return [self._sboxes(m, name, family, byte_values)]
-        comb = self._sboxes(m, name, (fam, stages - 1, latency - 1), byte_values)
+        comb = self._sboxes(m, name, one_stage_shorter(family), byte_values)
         copies = []
         for k in range(self.sbox_output_copies):
             regs = [Signal(8, name=f"{name}{n}_out{k}", reset_less=k > 0)
@@ -443,6 +479,8 @@ class Unrolled(wiring.Component):
         # buffer, so nothing after the last MixColumns/AddRoundKey shares its clock cycle.
         domain = m.d.sync if self.lean_control else m.d.comb
         domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
+        if self.banked_buffer:
+            m.d.comb += ctl.buffer_write_next.eq(ctl.exit_write)
         m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.buffer_write)
         return m
 
@@ -464,7 +502,12 @@ class Unrolled(wiring.Component):
         buffer_write, buffer_data = Signal(), Signal(128)
         credit_ok = Signal()
         if self.lean_control:
-            self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
+            if self.banked_buffer:
+                ctl.buffer_write_next = Signal()
+                self._banked_buffer(m, depth, buffer_write, ctl.buffer_write_next, buffer_data,
+                                    handed_out)
+            else:
+                self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
             # A registered credit flag: it assumes this cycle's block is accepted and none
             # handed out, so it never overshoots (one block of the depth pays for that), and
             # no compare and adder chain sits between the credit count and the ready signal.
@@ -517,6 +560,54 @@ class Unrolled(wiring.Component):
         ]
         with m.If(write):
             m.d.sync += produce.eq(produce + 1)
+        with m.If(handed_out):
+            m.d.sync += consume.eq(consume + 1)
+        with m.If(write & ~handed_out):
+            m.d.sync += [level.eq(level + 1), empty.eq(0), single.eq(empty)]
+        with m.If(handed_out & ~write):
+            m.d.sync += [level.eq(level - 1), empty.eq(single), single.eq(level == 2)]
+
+    def _banked_buffer(self, m, depth, write, write_next, write_data, handed_out):
+        """:meth:`_lean_buffer` in banks of 16 blocks, each a LUT-RAM depth of ECP5
+        (TRELLIS_DPR16X4), whose write enables are registers: ``write_next`` is the value
+        ``write`` takes at the next edge (the exit register's valid input), and the bank the
+        write counter will point at is known a cycle ahead too."""
+        size = 1 << (max(depth, 16) - 1).bit_length()
+        banks = size // 16
+        produce = Signal(range(size))
+        consume = Signal(range(size))
+        bank_write = Signal(banks, name="bank_write")
+        # The bank written next as a one-hot ring (no adder on the way to the write enables:
+        # `produce + write` there was a carry chain of 6 CCU2C, the worst path of seed 2 in
+        # experiments/pipelined_7stage.yaml).
+        bank = Signal(banks, init=1, name="bank_next_write")
+        advance = Signal()
+        bank_next = Signal(banks)
+        m.d.comb += [advance.eq(write & (produce[:4] == 15)),
+                     bank_next.eq(Mux(advance, bank.rotate_left(1), bank))]
+        m.d.sync += [bank.eq(bank_next), bank_write.eq(bank_next & write_next.replicate(banks))]
+        with m.If(write):
+            m.d.sync += produce.eq(produce + 1)
+        read_data = []
+        for b in range(banks):
+            m.submodules[f"buffer{b}"] = bank = memory.Memory(shape=128, depth=16, init=[])
+            w_port = bank.write_port()
+            r_port = bank.read_port(domain="comb")
+            m.d.comb += [w_port.addr.eq(produce[:4]), w_port.data.eq(write_data),
+                         w_port.en.eq(bank_write[b]), r_port.addr.eq(consume[:4])]
+            read_data.append(r_port.data)
+        # The fill level with registered "is 0" and "is 1" flags, as in _lean_buffer.
+        level = Signal(range(size + 1))
+        empty = Signal(init=1)
+        single = Signal()
+        if banks == 1:
+            m.d.comb += self.o.payload.data.eq(read_data[0])
+        else:
+            with m.Switch(consume[4:]):
+                for b in range(banks):
+                    with m.Case(b):
+                        m.d.comb += self.o.payload.data.eq(read_data[b])
+        m.d.comb += self.o.valid.eq(~empty)
         with m.If(handed_out):
             m.d.sync += consume.eq(consume + 1)
         with m.If(write & ~handed_out):

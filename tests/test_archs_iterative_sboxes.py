@@ -9,6 +9,7 @@ from archs import FAMILIES
 from archs.prims.sbox import SBOX_KINDS, sbox_latency
 
 CASES = [("lut", 0), ("bram", 0), ("composite", 0), ("composite", 2), ("composite", 6),
+         ("composite", 7),
          ("tower", 0), ("tower", 3), ("bp113", 0), ("bp_depth16", 0), ("me_bidir", 0),
          ("rm_combined", 0), ("rm_new_area", 0)]
 
@@ -20,7 +21,7 @@ def test_cases_cover_every_family():
 def test_iterative_params_allow_every_family_and_stage():
     family = FAMILIES["iterative"]
     assert family.param("sbox").choices == tuple(SBOX_KINDS)
-    assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
+    assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6, 7)
 
 
 @pytest.mark.parametrize("sbox,stages", CASES)

@@ -96,6 +96,7 @@ def test_key_step_plan_subword_positions():
     ({"lean_control": True, "round_units": 5}, r"^Lean control needs a fully pipelined core "
                                                r"\(round units 10\), not round units 5$"),
     ({"lean_control": 1}, r"^Lean control must be false or true, not 1$"),
+    ({"banked_buffer": True}, r"^A banked buffer needs lean control "),
     ({"key_lead": True, "sbox": "composite", "sbox_stages": 0}, r"^Key lead needs round keys "
                                                                 r"on the fly in a fully"),
     ({"key_lead": True, "sbox": "composite", "sbox_stages": 3, "key_schedule": "precomputed"},
@@ -105,7 +106,7 @@ def test_key_step_plan_subword_positions():
     ({"sbox_output_copies": 3}, r"^S-box output copies must be 1 or 2, not 3$"),
     ({"sbox_output_copies": True}, r"^S-box output copies must be 1 or 2, not True$"),
     ({"sbox_output_copies": 2, "sbox": "composite", "sbox_stages": 5},
-     r"^Two S-box output copies need composite or tower S-boxes with 6 stages"),
+     r"^Two S-box output copies need composite or tower S-boxes with 6 or 7 stages"),
     ({"sbox_output_copies": 2, "sbox": "lut"}, r"^Two S-box output copies need"),
     ({"sbox_output_copies": 2, "sbox": "tower", "sbox_stages": 6, "bram_rounds": 5},
      r"^Two S-box output copies need"),
@@ -225,11 +226,18 @@ def test_key_lead(key_bits):
     assert outputs == expected
 
 
-def test_lean_control_fills_its_buffer():
+@pytest.mark.parametrize("params", [
+    {},
+    # The banked buffer, one bank (depth 14) and four (depth 44: three stages per S-box).
+    {"banked_buffer": True},
+    {"banked_buffer": True, "sbox": "composite", "sbox_stages": 3},
+], ids=["ring", "banked1", "banked4"])
+def test_lean_control_fills_its_buffer(params):
     # An output that is mostly not ready fills the buffer to its credit limit: the blocks
     # accepted never exceed it, none is lost or reordered, and the flags of the fill level
-    # (empty, one block) follow every step up and down.
-    dut = Unrolled(round_units=10, lean_control=True)
+    # (empty, one block) follow every step up and down; with banks, every bank is written
+    # and read in turn (the registered write enables are a cycle ahead).
+    dut = Unrolled(round_units=10, lean_control=True, **params)
     items, expected = agile_items(3 * dut.fifo_depth, seed=4)
     items = [items[0]] + [item for item in items if item[0] == "block"]
     expected = [reference.encrypt_int(items[0][1], block, 128) for _, block in items[1:]]
@@ -317,6 +325,10 @@ def agile_items(count, key_bits=128, seed=1):
     # two copies of the S-box output registers (MixColumns rows 0-1 and 2-3 from different ones).
     {"round_units": 10, "sbox": "composite", "sbox_stages": 6, "key_lead": True,
      "lean_control": True, "sbox_output_copies": 2},
+    # The same with 7-stage S-boxes (the data S-boxes under the copies and the key S-boxes
+    # of key lead are the 7-stage S-box without its output register) and the banked buffer.
+    {"round_units": 10, "sbox": "composite", "sbox_stages": 7, "key_lead": True,
+     "lean_control": True, "sbox_output_copies": 2, "banked_buffer": True},
 ])
 def test_key_agility_with_backpressure(params):
     items, expected = agile_items(24)

@@ -127,7 +127,11 @@ def test_machxo2_columns_from_place_and_route_minus_the_harness():
         "luts": 79, "ffs": 32, "brams": 1, "dsps": 0, "carries": 4}
     # Before place and route: a CCU2D carry cell holds two LUT4.
     assert synthesized_resources("machxo3", cells) == {"luts": 78, "ffs": 32, "brams": 1}
-    assert synthesized_resources("ecp5", cells) is None
+    # ECP5 too (issue 22: three fully pipelined lanes reach the 85F's capacity); a CCU2C is
+    # two LUT4, LUT RAM is left out (a lower bound).
+    assert synthesized_resources("ecp5", {"LUT4": 70, "CCU2C": 4, "TRELLIS_FF": 32,
+                                          "DP16KD": 1, "TRELLIS_DPR16X4": 8}) == {
+        "luts": 78, "ffs": 32, "brams": 1}
     harness = {"luts": 0, "ffs": 16, "brams": 0, "dsps": 0, "carries": 0}
     m = compute_metrics(utilization, {"clk$TRELLIS_IO_IN$glb_clk": 74.4}, 1, 2,
                         limits=speed_limits("LCMXO2-1200HC", 6), family="machxo2",

@@ -1,5 +1,5 @@
 """aesdse.engine.point: a point that cannot fit its device is stored as ``does-not-fit`` before any tool
-runs (issue 14)."""
+runs (issue 14), on lower bounds only (issue 22), or after synthesis, before place and route."""
 
 import dataclasses
 
@@ -10,7 +10,9 @@ from aesdse.experiment import make_point
 from aesdse.spec.schema import FlowOptions, Target
 import archs
 from aesdse.generate import logic_sbox_count
-from aesdse.engine.point import SBOX_LUT4_LOWER_BOUND, rtlil_flip_flops, run_point
+from aesdse.engine.point import (
+    SBOX_LUT4_LOWER_BOUND, capacity_before_synthesis, rtlil_flip_flops, run_point,
+)
 from archs.prims.circuits import CIRCUITS
 from archs.prims.sbox import SharedSBox
 
@@ -22,18 +24,34 @@ def test_flip_flops_of_an_rtlil_netlist():
     assert rtlil_flip_flops(text) == 11
 
 
-def test_point_too_big_for_its_device_runs_no_tool(tmp_path, monkeypatch):
-    # A UP5K with room for 10 flip-flops only: the harnessed S-box needs 32.
+def test_flip_flops_of_the_rtlil_do_not_refuse_a_design_before_synthesis(monkeypatch):
+    # Synthesis merges registers (whole key pipelines of lanes fed the same key), so the
+    # RTLIL's flip-flops are no lower bound: only the LUT4 bound of the logic S-boxes refuses a
+    # design before synthesis (issue 22: three fully pipelined lanes count 93,705 FF in RTLIL
+    # against the 85F's 83,640, and keep fewer after synthesis).
+    tiny = dataclasses.replace(families.DEVICES["iCE40UP5K"], ffs=10, luts=600)
+    monkeypatch.setitem(families.DEVICES, "iCE40UP5K", tiny)
+    assert capacity_before_synthesis("iCE40UP5K", {"logic_sboxes": 0}) is None
+    assert capacity_before_synthesis("iCE40UP5K", {"logic_sboxes": 18}) is None    # 576 LUT4
+    assert capacity_before_synthesis("iCE40UP5K", {"logic_sboxes": 20}) == (
+        "does not fit iCE40UP5K: 640 LUT4 > 600 (32 LUT4 per logic S-box, a lower bound, "
+        "before synthesis; no tool was run)")
+
+
+@pytest.mark.flow
+def test_point_with_too_many_flip_flops_is_refused_after_synthesis(tmp_path, monkeypatch):
+    # A UP5K with room for 10 flip-flops only: the harnessed S-box keeps 32 after synthesis, so
+    # Yosys runs (the RTLIL's count refuses nothing) and nextpnr does not.
     tiny = dataclasses.replace(families.DEVICES["iCE40UP5K"], ffs=10)
     monkeypatch.setitem(families.DEVICES, "iCE40UP5K", tiny)
     point = make_point("sbox", {"sbox": "lut"}, target=Target("iCE40UP5K", "sg48", None),
                        flow=FlowOptions(freq_mhz=50))
     row = run_point(point, "test", str(tmp_path), {}, key="k")
-    assert row.status == "does-not-fit"
-    assert row.reason == ("does not fit iCE40UP5K: 32 FF > 10 (flip-flops of the netlist and "
-                          "32 LUT4 per logic S-box, before synthesis; no tool was run)")
-    assert row.luts is None and row.synth_seconds is None
-    assert not list((tmp_path / "runs" / "k").glob("*.log"))
+    assert row.status == "does-not-fit", row.reason
+    assert row.reason.startswith("does not fit iCE40UP5K: ")
+    assert row.reason.endswith(" FF > 10 (after synthesis; nextpnr was not run)")
+    assert row.synth_seconds is not None and row.pnr_seconds is None
+    assert not (tmp_path / "runs" / "k" / "nextpnr.log").exists()
 
 
 @pytest.mark.parametrize("params, sboxes", [

@@ -12,10 +12,10 @@ from aesdse.verify.verify import verify_component
 from archs import FAMILIES
 from archs.prims import gf
 from archs.prims.circuits import CIRCUITS, Program
-from archs.prims.composite import COMPOSITE, COMPOSITE_INV
+from archs.prims.composite import COMPOSITE, COMPOSITE_INV, BilinearBlocks, field_blocks
 from archs.prims.sbox import (
-    LOGIC_SBOX_KINDS, SBOX_KINDS, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
-    field_sbox_bits, make_sbox, sbox_latency,
+    LOGIC_SBOX_KINDS, PIPELINE_CUTS, SBOX_KINDS, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
+    field_sbox_bits, field_sbox_cuts, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
@@ -26,7 +26,7 @@ VARIANTS = [(family, stages) for family in SBOX_KINDS for stages in SBOX_STAGES[
 def test_families_and_stages():
     assert set(SBOX_KINDS) == {"lut", "bram", "composite", "tower", *CIRCUITS}
     assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
-    assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6)
+    assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6, 7)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
     assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
     assert set(LOGIC_SBOX_KINDS) == set(SBOX_KINDS) - {"lut", "bram"}
@@ -47,17 +47,59 @@ def test_sbox_exhaustive(family, stages, inverse):
 def test_latencies():
     assert sbox_latency("lut") == 0
     assert sbox_latency("bram") == 2
-    assert [sbox_latency("composite", stages=s) for s in range(7)] == list(range(7))
-    assert [sbox_latency("tower", stages=s) for s in range(7)] == list(range(7))
+    assert [sbox_latency("composite", stages=s) for s in range(8)] == list(range(8))
+    assert [sbox_latency("tower", stages=s) for s in range(8)] == list(range(8))
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "split"])
 @pytest.mark.parametrize("field", [COMPOSITE, COMPOSITE_INV, TOWER, TOWER_INV], ids=repr)
-def test_field_sbox_model(field):
+def test_field_sbox_model(field, split):
     # The pure-int run of the very function the hardware is built from.
     for x in range(256):
         bits = gf.int_bits(x, 8)
-        assert gf.bits_int(field_sbox_bits(field, bits)) == gf.SBOX[x]
-        assert gf.bits_int(field_sbox_bits(field, bits, inverse=True)) == gf.INV_SBOX[x]
+        assert gf.bits_int(field_sbox_bits(field, bits, split_multipliers=split)) == gf.SBOX[x]
+        assert gf.bits_int(field_sbox_bits(field, bits, inverse=True,
+                                           split_multipliers=split)) == gf.INV_SBOX[x]
+
+
+@pytest.mark.parametrize("field", [COMPOSITE, COMPOSITE_INV, TOWER, TOWER_INV], ids=repr)
+def test_bilinear_blocks(field):
+    # Each block is a function of its 4 inputs only, and the four blocks sum to the product
+    # (and to d), for all 256 operand pairs.
+    d_blocks, product_blocks = field_blocks(field)
+    for a in range(16):
+        for b in range(16):
+            x, y = gf.int_bits(a, 4), gf.int_bits(b, 4)
+            assert BilinearBlocks.total(product_blocks.blocks(x, y)) == field.mul4(x, y)
+            t1, t2, _, _ = field.d_terms(y, x)
+            assert BilinearBlocks.total(d_blocks.blocks(x, y)) == [p ^ q for p, q in zip(t1, t2)]
+    for anf in d_blocks.block_anf + product_blocks.block_anf:
+        assert all(mono < 16 for bit in anf for mono in bit)
+    with pytest.raises(ValueError, match=r"spans two blocks"):
+        BilinearBlocks(lambda a, b: [a[0] & a[2], 0, 0, 0])
+
+
+def test_seven_stage_cuts():
+    # The 7-stage S-box: both multiplier stages cut inside; its registers are named by cut.
+    assert PIPELINE_CUTS[7] == (1, "2m", 3, 4, "5m", 5, 6)
+    assert field_sbox_cuts(7, output_register=False) == (1, "2m", 3, 4, "5m", 5)
+    assert field_sbox_cuts(6, output_register=False) == PIPELINE_CUTS[5]
+    text = rtlil.convert(make_sbox("composite", stages=7))
+    for name in ("cut1", "cut2m", "cut3", "cut4", "cut5m", "cut5", "cut6"):
+        assert f"\\{name} " in text or f"\\{name}\n" in text, name
+    assert "\\cut2 " not in text
+
+
+@pytest.mark.parametrize("family", ["composite", "tower"])
+@pytest.mark.parametrize("stages", [6, 7])
+def test_sbox_without_output_register(family, stages):
+    # One cycle shorter, all 256 inputs (the S-boxes under two output copies and key_lead).
+    built = []
+    result = verify_component(
+        lambda: built.append(make_sbox(family, stages=stages, output_register=False))
+        or built[-1], "sbox")
+    assert result.ok, result.reason
+    assert result.latency_cycles == built[0].latency == stages - 1
 
 
 # --- Published circuits (archs.prims.circuits) ------------------------------------------------
@@ -170,7 +212,7 @@ def test_shared_exhaustive(family, stages, decrypt):
 
 @pytest.mark.parametrize("family,stages,inverter_register,latency", [
     ("lut", 0, False, 0), ("bram", 0, False, 2), ("composite", 3, False, 3),
-    ("composite", 6, False, 6), ("tower", 2, False, 2),
+    ("composite", 6, False, 6), ("tower", 2, False, 2), ("composite", 7, False, 7),
     # The register after the inverter (seed 003 section III.C): one more cycle, none more
     # where cut 6 (the inverter output of a shared S-box) already is a register.
     ("lut", 0, True, 1), ("bram", 0, True, 3), ("composite", 0, True, 1),
@@ -261,14 +303,18 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
      r"rm_combined, rm_new_area, not 'rom'$"),
     (lambda: make_sbox("lut", stages=3), r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: make_sbox("bram", stages=1), r"^S-box family 'bram' has no pipeline stages, not 1$"),
-    (lambda: make_sbox("composite", stages=7),
-     r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not 7$"),
+    (lambda: make_sbox("composite", stages=8),
+     r"^S-box family 'composite' takes 0\.\.7 pipeline stages, not 8$"),
     (lambda: make_sbox("tower", stages=-1),
-     r"^S-box family 'tower' takes 0\.\.6 pipeline stages, not -1$"),
+     r"^S-box family 'tower' takes 0\.\.7 pipeline stages, not -1$"),
+    (lambda: make_sbox("composite", stages=5, output_register=False),
+     r"^S-box family 'composite' with 5 stages has no output register to leave out$"),
+    (lambda: make_sbox("lut", output_register=False),
+     r"^S-box family 'lut' has no output register to leave out$"),
     (lambda: make_sbox("lut", device_family="ice40"),
      r"^Device family must be one of 'generic', 'ecp5', not 'ice40'$"),
     (lambda: sbox_latency("composite", stages=True),
-     r"^S-box family 'composite' takes 0\.\.6 pipeline stages, not True$"),
+     r"^S-box family 'composite' takes 0\.\.7 pipeline stages, not True$"),
     (lambda: sbox_latency("bram", stages="0"),
      r"^S-box family 'bram' has no pipeline stages, not '0'$"),
     (lambda: SharedSBox("lut", stages=2), r"^S-box family 'lut' has no pipeline stages, not 2$"),
@@ -288,6 +334,7 @@ def test_bad_parameters(call, message):
 @pytest.mark.parametrize("sbox,stages,direction", [
     ("lut", 0, "encrypt"), ("bram", 0, "decrypt"), ("composite", 0, "encrypt"),
     ("composite", 3, "decrypt"), ("tower", 6, "encrypt"), ("tower", 0, "decrypt"),
+    ("composite", 7, "encrypt"),
     ("rm_new_area", 0, "decrypt"), ("rm_combined", 0, "shared"), ("composite", 3, "shared"),
 ])
 def test_standalone(sbox, stages, direction):
@@ -332,7 +379,7 @@ def test_standalone_shared_decrypts(sbox, stages):
 def test_standalone_family_params():
     family = FAMILIES["sbox"]
     assert family.param("sbox").choices == tuple(SBOX_KINDS)
-    assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6)
+    assert family.param("sbox_stages").choices == (0, 1, 2, 3, 4, 5, 6, 7)
     assert family.param("direction").choices == ("encrypt", "decrypt", "shared")
     for p in family.params:
         assert isinstance(p.choices, tuple)

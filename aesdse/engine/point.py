@@ -109,12 +109,13 @@ SBOX_LUT4_LOWER_BOUND = 32
 
 def rtlil_flip_flops(rtlil_text: str) -> int:
     """Flip-flop bits of an RTLIL netlist before synthesis (the ``WIDTH`` of every ``$dff``-like
-    cell), known without running a tool. Not a strict lower bound: synthesis merges flip-flops
-    with the same input, clock and reset, a few in one core but whole key pipelines in lanes fed
-    the same key (``archs.LANE_KEYS``). Three fully pipelined sbox_stages-6 lanes count 93,705
-    here, but one such pipeline keeps 22,866 after synthesis (68,598 for three, fewer with their
-    key pipelines merged), so the check before synthesis can refuse a design that would fit
-    (issue 15, experiments/one_chip.yaml)."""
+    cell), known without running a tool. Not a lower bound: synthesis merges flip-flops with the
+    same input, clock and reset, a few in one core but whole key pipelines in lanes fed the same
+    key (``archs.LANE_KEYS``). Three fully pipelined sbox_stages-6 lanes count 93,705 here, but
+    one such pipeline keeps 22,866 after synthesis (68,598 for three, fewer with their key
+    pipelines merged; issue 15, experiments/one_chip.yaml). So the capacity check before
+    synthesis (:func:`capacity_before_synthesis`) does not use it; the synthesized flip-flops
+    are checked before place and route. Kept in the design stage's metadata."""
     count, in_dff = 0, False
     for line in rtlil_text.splitlines():
         words = line.split()
@@ -398,17 +399,26 @@ def _design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
     if not verified["ok"]:
         raise StageFailed("failed-verification", verified["reason"], **known)
 
-    # Capacity, before any tool runs: the netlist's flip-flops, and a lower bound of its LUT4
-    # (its logic S-boxes), against the device's.
-    ff_bits = design.get("flip_flops")
-    if ff_bits is not None:
-        min_luts = SBOX_LUT4_LOWER_BOUND * (design["manifest"].get("logic_sboxes") or 0)
-        too_big = fits(point.target.device, ffs=ff_bits, luts=min_luts)
-        if too_big:
-            raise StageFailed("does-not-fit", f"{too_big} (flip-flops of the netlist and "
-                                              f"{SBOX_LUT4_LOWER_BOUND} LUT4 per logic S-box, "
-                                              f"before synthesis; no tool was run)", **known)
+    too_big = capacity_before_synthesis(point.target.device, design["manifest"])
+    if too_big:
+        raise StageFailed("does-not-fit", too_big, **known)
     return design, known
+
+
+def capacity_before_synthesis(device: str, manifest: dict) -> str | None:
+    """Why a design cannot fit ``device``, known before any tool runs, or None.
+
+    Only lower bounds refuse a design here: :data:`SBOX_LUT4_LOWER_BOUND` LUT4 per logic S-box
+    of the manifest. The flip-flops of the RTLIL netlist (:func:`rtlil_flip_flops`) are not one
+    (synthesis merges registers with the same input, whole key pipelines of lanes), so they are
+    checked after synthesis, with the synthesized counts (:func:`_synthesis_checked`).
+    """
+    min_luts = SBOX_LUT4_LOWER_BOUND * (manifest.get("logic_sboxes") or 0)
+    too_big = fits(device, luts=min_luts)
+    if too_big:
+        return (f"{too_big} ({SBOX_LUT4_LOWER_BOUND} LUT4 per logic S-box, a lower bound, "
+                f"before synthesis; no tool was run)")
+    return None
 
 
 def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str,

@@ -23,6 +23,7 @@ from . import gf
 __all__ = [
     "GF16_POLY", "mul16", "inv16", "gf16_mul_bits", "gf16_inv_bits",
     "CompositeField", "COMPOSITE", "COMPOSITE_INV", "subfield_inversion", "gf256_roots",
+    "BilinearBlocks", "SPLIT_CUTS", "field_blocks",
 ]
 
 #: GF(2^4) reduction polynomial w^4 + w + 1.
@@ -177,11 +178,73 @@ class CompositeField:
     mul4 = staticmethod(gf16_mul_bits)
 
 
+class BilinearBlocks:
+    """A function of two 4-bit operands as the XOR of four 4-input blocks (2 x 2 bits).
+
+    A GF(2^4) product, or the sum ``d`` of :meth:`CompositeField.d_terms`, has output bits that
+    depend on all 8 operand bits: at least two LUT4 levels, three as ``synth_ecp5`` maps them.
+    Their algebraic normal form has only monomials of a constant, one bit, or one bit of each
+    operand (a square in GF(2^4) is linear), so every monomial falls into one block of two bits
+    of ``a`` and two of ``b``. Each block is one LUT4 per output bit; registering the 16 block
+    bits cuts the function in the middle, and the XOR of four blocks is one LUT4 after the cut.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(a, b)`` on two 4-bit lists of ints, returning a 4-bit list.
+
+    Raises
+    ------
+    ValueError
+        If a monomial of ``function`` spans more than one block (it is not of that form).
+    """
+
+    #: The blocks: (bit pair of ``a``, bit pair of ``b``), in the order of :meth:`blocks`.
+    PAIRS = (((0, 1), (0, 1)), ((0, 1), (2, 3)), ((2, 3), (0, 1)), ((2, 3), (2, 3)))
+
+    def __init__(self, function):
+        table = [gf.bits_int(function(gf.int_bits(x & 0xF, 4), gf.int_bits(x >> 4, 4)))
+                 for x in range(256)]
+        masks = [sum(1 << k for k in pa) | sum(1 << (4 + k) for k in pb)
+                 for pa, pb in self.PAIRS]
+        #: For each block, for each output bit, the monomials over the block's 4 inputs.
+        self.block_anf = [[[] for _ in range(4)] for _ in self.PAIRS]
+        for bit, monomials in enumerate(gf.anf(table, 8, 4)):
+            for mono in monomials:
+                block = next((n for n, mask in enumerate(masks) if mono & ~mask == 0), None)
+                if block is None:
+                    raise ValueError(f"Monomial {mono:#04x} of output bit {bit} spans two "
+                                     f"blocks: not a bilinear function plus linear terms")
+                pa, pb = self.PAIRS[block]
+                local = [k for k in pa] + [4 + k for k in pb]
+                self.block_anf[block][bit].append(
+                    sum(1 << n for n, k in enumerate(local) if (mono >> k) & 1))
+
+    def blocks(self, a, b) -> list:
+        """The 16 block bits (block-major: 4 output bits of block 0 first) of ``a`` and ``b``
+        (bit lists; ints or 1-bit Amaranth values)."""
+        out = []
+        for (pa, pb), anf in zip(self.PAIRS, self.block_anf):
+            inputs = [a[k] for k in pa] + [b[k] for k in pb]
+            out += gf.apply_anf(inputs, anf)
+        return out
+
+    @staticmethod
+    def total(block_bits) -> list:
+        """The function's 4 output bits from the 16 bits of :meth:`blocks`."""
+        return [block_bits[k] ^ block_bits[4 + k] ^ block_bits[8 + k] ^ block_bits[12 + k]
+                for k in range(4)]
+
+
 def _no_cut(point, bits):
     return bits
 
 
-def subfield_inversion(field, a, cut=_no_cut) -> list:
+#: The cut points of :func:`subfield_inversion` with ``split_multipliers``.
+SPLIT_CUTS = ("2m", "5m")
+
+
+def subfield_inversion(field, a, cut=_no_cut, *, split_multipliers=False) -> list:
     """Inverse of an 8-bit element of a two-level field, as a bit list (low nibble first).
 
     ``field`` provides ``d_terms``, ``inv4`` and ``mul4`` (:class:`CompositeField`, or
@@ -193,16 +256,44 @@ def subfield_inversion(field, a, cut=_no_cut) -> list:
     3. after the sum ``d`` (GF(2^4) inverter input);
     4. after the GF(2^4) inverter;
     5. after the two output multipliers.
+
+    With ``split_multipliers`` the two GF(2^4) multiplier stages are built as
+    :class:`BilinearBlocks` and cut inside: cut ``"2m"`` (instead of 2) holds the 16 block bits
+    of ``d`` (the squarer/scaler folded into the blocks) and the two output factors; cut
+    ``"5m"`` (between 4 and 5) the 2 x 16 block bits of the output products.
     """
     l, h = list(a[:4]), list(a[4:])
     t1, t2, f_hi, f_lo = field.d_terms(h, l)
-    bits = cut(2, t1 + t2 + f_hi + f_lo)
-    t1, t2, f_hi, f_lo = bits[0:4], bits[4:8], bits[8:12], bits[12:16]
-    bits = cut(3, [x ^ y for x, y in zip(t1, t2)] + f_hi + f_lo)
+    if split_multipliers:
+        d_blocks = field_blocks(field)[0].blocks(l, h)
+        bits = cut("2m", d_blocks + f_hi + f_lo)
+        bits = cut(3, BilinearBlocks.total(bits[0:16]) + bits[16:24])
+    else:
+        bits = cut(2, t1 + t2 + f_hi + f_lo)
+        t1, t2, f_hi, f_lo = bits[0:4], bits[4:8], bits[8:12], bits[12:16]
+        bits = cut(3, [x ^ y for x, y in zip(t1, t2)] + f_hi + f_lo)
     d, f_hi, f_lo = bits[0:4], bits[4:8], bits[8:12]
     bits = cut(4, field.inv4(d) + f_hi + f_lo)
     e, f_hi, f_lo = bits[0:4], bits[4:8], bits[8:12]
-    return cut(5, field.mul4(f_lo, e) + field.mul4(f_hi, e))
+    if not split_multipliers:
+        return cut(5, field.mul4(f_lo, e) + field.mul4(f_hi, e))
+    product = field_blocks(field)[1]
+    bits = cut("5m", product.blocks(f_lo, e) + product.blocks(f_hi, e))
+    return cut(5, BilinearBlocks.total(bits[0:16]) + BilinearBlocks.total(bits[16:32]))
+
+
+_FIELD_BLOCKS = {}
+
+
+def field_blocks(field):
+    """The :class:`BilinearBlocks` of a field: ``d`` as a function of ``(l, h)`` and the GF(2^4)
+    product ``mul4``, built once per field."""
+    if id(field) not in _FIELD_BLOCKS:
+        def d_of(l, h):
+            t1, t2, _, _ = field.d_terms(h, l)
+            return [x ^ y for x, y in zip(t1, t2)]
+        _FIELD_BLOCKS[id(field)] = (field, BilinearBlocks(d_of), BilinearBlocks(field.mul4))
+    return _FIELD_BLOCKS[id(field)][1:]
 
 
 #: The field of the ``composite`` S-box kind (SubBytes and the shared form). All 64 choices of

@@ -57,12 +57,24 @@ cut   position                                                               bit
 4     after the GF(2^4) inverter                                               12
 5     after the two output GF(2^4) multipliers                                 8
 6     after the output map (``delta^-1`` and affine): the S-box output          8
+2m    instead of 2: inside the squarer/scaler and multiplier (their sum ``d``   24
+      as four 2 x 2-bit blocks per bit, plus the two output factors)
+5m    between 4 and 5: inside the two output multipliers (four blocks per bit)  32
 ====  =====================================================================  =====
 
 ``stages`` chooses the cuts (:data:`PIPELINE_CUTS`), keeping the stages close to balanced in
 LUT4 levels: 0: none; 1: {4}; 2: {3, 5}; 3: {2, 4, 5} (the three-stage S-box of 002); 4: {1, 2, 4,
 5}; 5: {1, 2, 3, 4, 5}; 6: all six (the six-stage S-box of 002, whose last register is the S-box
-output register that 002 Fig. 1 places before ShiftRows/MixColumns).
+output register that 002 Fig. 1 places before ShiftRows/MixColumns); 7: {1, 2m, 3, 4, 5m, 5, 6}.
+
+Every output bit of the GF(2^4) multiplier stages (cut 1 to 2, and 4 to 5) depends on 8 register
+bits, two LUT4 levels at least and three as ``synth_ecp5 -nowidelut`` maps the first one (the
+critical path of the fully pipelined record, experiments/pipelined_fast.yaml). The seven-stage
+S-box cuts both in the middle (:class:`archs.prims.composite.BilinearBlocks`): a block of two
+bits of each operand is one LUT4 per output bit, and the XOR of four blocks one LUT4, so every
+stage but the input and output maps (XORs of up to 8 bits: two levels) is one LUT4 level.
+Without the output register (``output_register=False``, for an architecture that registers the
+output itself) it keeps cuts {1, 2m, 3, 4, 5m, 5}.
 
 Sizes
 -----
@@ -120,7 +132,9 @@ from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .circuits import CIRCUITS
-from .composite import COMPOSITE, COMPOSITE_INV, CompositeField, subfield_inversion
+from .composite import (
+    COMPOSITE, COMPOSITE_INV, SPLIT_CUTS, CompositeField, subfield_inversion,
+)
 from .ecp5 import dp16kd_rom
 from .tower import TOWER, TOWER_INV
 
@@ -128,7 +142,7 @@ __all__ = [
     "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES",
     "LOGIC_SBOX_KINDS", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
     "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "field_sbox_bits",
-    "circuit_sbox_bits",
+    "circuit_sbox_bits", "field_sbox_cuts", "STAGES_TEXT",
 ]
 
 #: Device families a netlist can be built for.
@@ -144,6 +158,8 @@ PIPELINE_CUTS = {
     4: (1, 2, 4, 5),
     5: (1, 2, 3, 4, 5),
     6: (1, 2, 3, 4, 5, 6),
+    # Both GF(2^4) multiplier stages cut inside (split_multipliers of subfield_inversion).
+    7: (1, "2m", 3, 4, "5m", 5, 6),
 }
 
 
@@ -291,12 +307,13 @@ def _affine_value(bits, function):
     return gf.apply_affine(bits, *gf.affine_parts(function, 8))
 
 
-def field_sbox_bits(field, x, *, inverse=False, cut=None):
+def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=False):
     """The logic S-box datapath on a bit list: input map, subfield inversion, output map.
 
     With ``cut`` omitted and int bits this is the pure-int model of :class:`CompositeSBox` and
     :class:`TowerSBox` (and of their inverses); the components call it with signal bits and a
-    register-inserting ``cut``.
+    register-inserting ``cut``. ``split_multipliers`` builds the GF(2^4) multipliers in
+    blocks with the cut points ``"2m"`` and ``"5m"`` (:func:`archs.prims.composite.subfield_inversion`).
     """
     cut = cut or (lambda point, bits: bits)
     to_field, from_field = _field_maps(field)
@@ -309,30 +326,44 @@ def field_sbox_bits(field, x, *, inverse=False, cut=None):
         a = _affine_value(x, to_field)
         out = (lambda y: _affine_value(y, lambda v: gf.affine(from_field(v))))
     a = cut(1, a)
-    y = subfield_inversion(field, a, cut)
+    y = subfield_inversion(field, a, cut, split_multipliers=split_multipliers)
     return cut(6, out(y))
+
+
+def field_sbox_cuts(stages, *, output_register=True):
+    """The cut points of a ``composite`` or ``tower`` S-box with ``stages`` pipeline registers
+    (:data:`PIPELINE_CUTS`); without ``output_register``, cut 6 (the output register) is left
+    out, so the S-box is one cycle shorter and its output is combinational."""
+    cuts = PIPELINE_CUTS[stages]
+    return tuple(c for c in cuts if output_register or c != 6)
 
 
 class _FieldSBox(wiring.Component):
     i: In(8)
     o: Out(8)
 
-    def __init__(self, field, *, inverse=False, stages=0):
+    def __init__(self, field, *, inverse=False, stages=0, output_register=True):
         if stages not in PIPELINE_CUTS:
-            raise ValueError(f"S-box family {self.kind!r} takes 0..6 pipeline stages, "
+            raise ValueError(f"S-box family {self.kind!r} takes {STAGES_TEXT} pipeline stages, "
                              f"not {stages!r}")
+        if not output_register and 6 not in PIPELINE_CUTS[stages]:
+            raise ValueError(f"S-box family {self.kind!r} with {stages} stages has no output "
+                             f"register to leave out")
         self.field = field
         self.inverse = bool(inverse)
         self.stages = stages
-        self.latency = stages
+        self.output_register = bool(output_register)
+        self.cuts = field_sbox_cuts(stages, output_register=output_register)
+        self.latency = len(self.cuts)
         self.table = _table(self.inverse)
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        cut = _Cuts(m, PIPELINE_CUTS[self.stages])
+        cut = _Cuts(m, self.cuts)
         out = field_sbox_bits(self.field, [self.i[k] for k in range(8)],
-                              inverse=self.inverse, cut=cut)
+                              inverse=self.inverse, cut=cut,
+                              split_multipliers=SPLIT_CUTS[0] in self.cuts)
         m.d.comb += self.o.eq(Cat(*out))
         return m
 
@@ -345,7 +376,7 @@ class CompositeSBox(_FieldSBox):
     inverse : bool
         Build InvSubBytes instead of SubBytes.
     stages : int
-        Pipeline registers, 0..6, at the cut points of :data:`PIPELINE_CUTS`.
+        Pipeline registers, 0..7, at the cut points of :data:`PIPELINE_CUTS`.
     field : CompositeField or None
         The composite field and its isomorphism; by default
         :data:`archs.prims.composite.COMPOSITE` (or ``COMPOSITE_INV`` for the inverse S-box),
@@ -356,15 +387,21 @@ class CompositeSBox(_FieldSBox):
     i : In(8)
         Input byte, one per cycle.
     o : Out(8)
-        Substituted byte, ``stages`` cycles later.
+        Substituted byte, ``stages`` cycles later (one less without ``output_register``).
+
+    Other parameters
+    ----------------
+    output_register : bool
+        ``False`` leaves out cut 6 (the S-box output register) of a 6- or 7-stage S-box, for an
+        architecture that registers the output itself (:func:`field_sbox_cuts`).
     """
 
     kind = "composite"
 
-    def __init__(self, *, inverse=False, stages=0, field=None):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
         if field is None:
             field = COMPOSITE_INV if inverse else COMPOSITE
-        super().__init__(field, inverse=inverse, stages=stages)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
 
 
 class TowerSBox(_FieldSBox):
@@ -376,10 +413,10 @@ class TowerSBox(_FieldSBox):
 
     kind = "tower"
 
-    def __init__(self, *, inverse=False, stages=0, field=None):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
         if field is None:
             field = TOWER_INV if inverse else TOWER
-        super().__init__(field, inverse=inverse, stages=stages)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
 
 
 def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None):
@@ -582,9 +619,11 @@ class SharedSBox(wiring.Component):
         else:
             field = COMPOSITE if self.kind == "composite" else TOWER
             to_field, from_field = _field_maps(field)
-            cut = _Cuts(m, self._cuts(), carry=[self.decrypt])
+            cuts = self._cuts()
+            cut = _Cuts(m, cuts, carry=[self.decrypt])
             b = cut(1, _affine_value(a, to_field))
-            y = cut(6, _affine_value(subfield_inversion(field, b, cut), from_field))
+            y = subfield_inversion(field, b, cut, split_multipliers=SPLIT_CUTS[0] in cuts)
+            y = cut(6, _affine_value(y, from_field))
             decrypt = cut.carry[0]
         if not self.affine:
             m.d.comb += self.o.eq(Cat(*y))
@@ -598,8 +637,8 @@ class SharedSBox(wiring.Component):
 SBOX_KINDS = {
     "lut": "256x8 table as combinational logic (LUTs)",
     "bram": "256x8 table in a synchronous ROM with output register (DP16KD on ECP5), 2 cycles",
-    "composite": "GF((2^4)^2) inversion + affine in logic, 0..6 pipeline stages (seed 002)",
-    "tower": "Canright GF(((2^2)^2)^2) normal-basis inversion + affine, 0..6 pipeline stages",
+    "composite": "GF((2^4)^2) inversion + affine in logic, 0..7 pipeline stages (seed 002)",
+    "tower": "Canright GF(((2^2)^2)^2) normal-basis inversion + affine, 0..7 pipeline stages",
     "bp113": "Boyar-Peralta 113-gate circuit (SEA 2010); inverse between inverse affine maps",
     "bp_depth16": "Boyar-Peralta depth-16 circuits, 128 gates forward, 127 inverse (SEC 2012)",
     "me_bidir": "Maximov-Ekdahl fast bidirectional circuit (TCHES 2019), direction tied off",
@@ -610,6 +649,9 @@ SBOX_KINDS = {
 #: The kinds built from logic gates (not a table), so at least
 #: :data:`aesdse.engine.point.SBOX_LUT4_LOWER_BOUND` LUT4 each.
 LOGIC_SBOX_KINDS = ("composite", "tower", *CIRCUITS)
+
+#: The ``stages`` values of the logic S-boxes, as error messages name them.
+STAGES_TEXT = f"0..{max(PIPELINE_CUTS)}"
 
 #: S-box kind name -> the ``stages`` values it accepts.
 SBOX_STAGES = {
@@ -637,7 +679,7 @@ def sbox_latency(kind: str, *, stages: int = 0) -> int:
     if stages not in SBOX_STAGES[kind] or isinstance(stages, bool):
         if SBOX_STAGES[kind] == (0,):
             raise ValueError(f"S-box family {kind!r} has no pipeline stages, not {stages!r}")
-        raise ValueError(f"S-box family {kind!r} takes 0..6 pipeline stages, "
+        raise ValueError(f"S-box family {kind!r} takes {STAGES_TEXT} pipeline stages, "
                          f"not {stages!r}")
     if kind == "bram":
         return 2
@@ -645,11 +687,13 @@ def sbox_latency(kind: str, *, stages: int = 0) -> int:
 
 
 def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
-              device_family: str = "generic"):
+              device_family: str = "generic", output_register: bool = True):
     """Build one S-box of the named kind.
 
     ``device_family`` is the device family the netlist is for (``"generic"`` for simulation and
     portable output, ``"ecp5"`` where a kind can use a device primitive such as DP16KD).
+    ``output_register=False`` leaves out the output register (cut 6) of a ``composite`` or
+    ``tower`` S-box whose ``stages`` include it (:func:`field_sbox_cuts`): latency one less.
 
     Raises
     ------
@@ -659,12 +703,18 @@ def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
     """
     sbox_latency(kind, stages=stages)
     check_device_family(device_family)
+    # Checked here, before a component exists (one whose constructor raises is never
+    # elaborated, and Amaranth warns about it when it is collected).
+    if not output_register and kind not in ("composite", "tower"):
+        raise ValueError(f"S-box family {kind!r} has no output register to leave out")
+    if not output_register and 6 not in PIPELINE_CUTS[stages]:
+        raise ValueError(f"S-box family {kind!r} with {stages} stages has no output "
+                         f"register to leave out")
     if kind == "lut":
         return LutSBox(inverse=inverse)
     if kind == "bram":
         return BramSBox(inverse=inverse, device_family=device_family)
-    if kind == "composite":
-        return CompositeSBox(inverse=inverse, stages=stages)
-    if kind == "tower":
-        return TowerSBox(inverse=inverse, stages=stages)
+    if kind in ("composite", "tower"):
+        sbox_class = CompositeSBox if kind == "composite" else TowerSBox
+        return sbox_class(inverse=inverse, stages=stages, output_register=output_register)
     return CircuitSBox(kind, inverse=inverse)

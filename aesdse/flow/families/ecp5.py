@@ -90,6 +90,10 @@ class Ecp5(FamilyDriver):
     resource_names = {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
                       "brams": ("pnr", ("DP16KD",)), "dsps": ("pnr", ("MULT18X18D", "ALU54B")),
                       "carries": ("synth", ("CCU2C",))}
+    # The capacity check before place and route: a CCU2C holds two LUT4; LUT RAM
+    # (TRELLIS_DPR16X4) is left out, so the LUT4 count stays a lower bound.
+    synth_capacity_names = {"luts": ("LUT4", "CCU2C", "CCU2C"), "ffs": ("TRELLIS_FF",),
+                            "brams": ("DP16KD",)}
     report_note = ("BRAM: DP16KD blocks (18 Kbit). Slices: ECP5 slice = 2 LUT4 + 2 FF (Lattice "
                    "FPGA-DS-02012), counted as max(ceil(LUT4/2), ceil(FF/2)): perfect packing, "
                    "block RAM not included.")
