@@ -51,12 +51,14 @@ EXPERIMENTS = {
 #: (other targets of the same designs): 003's multi-mode core as a gate-equivalent estimate,
 #: beside 003's own gate counts; the other seeds' designs on their own fabrics (an area estimate
 #: of Yosys synth_xilinx beside the published slices, LUTs and block RAMs): 000 on Spartan-3,
-#: 001 on Virtex-5/6/7, 002 on Virtex-II Pro, 004 on Virtex-5.
+#: 001 on Virtex-5/6/7, 002 on Virtex-II Pro, 004 on Virtex-5; and the configurations that make
+#: a seed's idea pay off on ECP5 (issue 22): 001's double pumping with compressed T-box entries
+#: in 4 DP16KD, 003's core with the key expander's control registered.
 ALSO = {
     "000": ("compact_xilinx.yaml",),
-    "001": ("tbox_xilinx.yaml",),
+    "001": ("tbox_xilinx.yaml", "tbox_compressed.yaml"),
     "002": ("pipelined_xilinx.yaml",),
-    "003": ("multimode_asic.yaml",),
+    "003": ("multimode_asic.yaml", "multimode_fast.yaml"),
     "004": ("unrolled_xilinx.yaml",),
 }
 

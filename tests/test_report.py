@@ -752,7 +752,7 @@ def test_compare_asic_estimate_with_published_gate_counts(rows, papers):
 
 def test_reproduce_003_also_compares_the_asic_estimate(tmp_path):
     from aesdse.reproduce import ALSO, EXPERIMENTS_DIR, reproduce
-    assert ALSO["003"] == ("multimode_asic.yaml",)
+    assert ALSO["003"] == ("multimode_asic.yaml", "multimode_fast.yaml")
     exp = load_experiment(EXPERIMENTS_DIR / "multimode_asic.yaml")
     assert {(p.target.device, p.params_dict["sbox"], p.params_dict["key_bits"])
             for p in exp.points} == {("asic", "lut", 128), ("asic", "composite", 128)}
@@ -762,7 +762,8 @@ def test_reproduce_003_also_compares_the_asic_estimate(tmp_path):
         store.put(_asic_row("a-mm", "multimode", point.params_dict, 60_000.0,
                             experiment="multimode_asic", config_key=point.config_key()))
     result = reproduce("003", db, tmp_path, tmp_path / "out", run_sweep=False)
-    assert "## 003 lin_huang: measured (multimode, multimode_asic) vs published" in result.table
+    assert ("## 003 lin_huang: measured (multimode, multimode_asic, multimode_fast) vs published"
+            in result.table)
     assert "| 60,000 GE / 86,200 GE (0.70x) |" in result.table
     table = (tmp_path / "out" / "table.md").read_text()
     assert "| GE | Depth (NAND2 delays) |" in table and "| 60,000 | 41 |" in table
