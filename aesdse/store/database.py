@@ -37,7 +37,7 @@ import os
 import socket
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..spec.schema import CONFIG_IGNORED_FLOW, config_key
@@ -324,27 +324,37 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
+    @staticmethod
+    def _column_values(row: Row) -> dict:
+        """The row's columns as SQL values (JSON columns as text); ``created_at`` only when set
+        (otherwise the database stamps it)."""
+        values = row.as_dict()
+        if values["created_at"] is None:
+            values.pop("created_at")
+        for name in _JSON:
+            if values[name] is not None:
+                values[name] = json.dumps(values[name], sort_keys=True)
+        return values
+
+    def _write_runs(self, key: str, runs) -> None:
+        self._db.executemany(
+            "INSERT OR REPLACE INTO pnr_runs (point_key, batch, target_mhz, seed, achieved_mhz, "
+            "ok, seconds, report_path, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok), r.seconds,
+              r.report_path, r.reason) for r in runs])
+
     def put(self, row: Row, runs=None, *, owner: str | None = None) -> None:
         """Insert or replace one row, atomically; with ``runs`` (a list of :class:`PnrRun`),
         replace the point's Fmax-search runs in the same transaction; with ``owner``, drop its
         claim of the point in that transaction too."""
-        values = row.as_dict()
-        values.pop("created_at")
-        for name in _JSON:
-            if values[name] is not None:
-                values[name] = json.dumps(values[name], sort_keys=True)
+        values = self._column_values(replace(row, created_at=None))
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction():
             self._db.execute(f"INSERT OR REPLACE INTO points ({columns}) VALUES ({marks})", values)
             if runs is not None:
                 self._db.execute("DELETE FROM pnr_runs WHERE point_key = ?", (row.key,))
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO pnr_runs (point_key, batch, target_mhz, seed, "
-                    "achieved_mhz, ok, seconds, report_path, reason) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?)",
-                    [(row.key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok),
-                      r.seconds, r.report_path, r.reason) for r in runs])
+                self._write_runs(row.key, runs)
             if owner is not None:
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
                                  (row.key, owner))
@@ -353,24 +363,14 @@ class Store:
         """Store a row made elsewhere (:mod:`aesdse.store.exchange`) as it is, its
         ``created_at`` included, with its Fmax-search ``runs``, in one transaction; False, and
         nothing changed, when its key is already stored."""
-        values = row.as_dict()
-        if values["created_at"] is None:
-            values.pop("created_at")
-        for name in _JSON:
-            if values[name] is not None:
-                values[name] = json.dumps(values[name], sort_keys=True)
+        values = self._column_values(row)
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         with self._transaction():
             added = self._db.execute(f"INSERT OR IGNORE INTO points ({columns}) VALUES ({marks})",
                                      values).rowcount
             if added:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO pnr_runs (point_key, batch, target_mhz, seed, "
-                    "achieved_mhz, ok, seconds, report_path, reason) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?)",
-                    [(row.key, r.batch, r.target_mhz, r.seed, r.achieved_mhz, int(r.ok),
-                      r.seconds, r.report_path, r.reason) for r in runs])
+                self._write_runs(row.key, runs)
         return bool(added)
 
     def pnr_runs(self, keys=None) -> dict:
