@@ -12,6 +12,13 @@ from aesdse.store.database import Row, Store
 # check other things; tests/test_sweep_verification.py turns it on where it is tested (and
 # tests/test_verify_netlist.py tests the models themselves).
 os.environ.setdefault("AESDSE_NETLIST_VERIFY", "0")
+# The verify stage's default backend, "auto", is Verilator: one model compiled per distinct
+# core (seconds each), which for the hundreds of cores the architecture tests elaborate costs
+# far more than their short scripts take in amaranth.sim. The tests run "auto" as amaranth.sim;
+# the compiled backends are tested where they are named (tests/test_verify_equivalence.py plays
+# two or more points of every family on both, tests/test_verify_compiled.py,
+# tests/test_sweep_verification.py runs "auto" as a sweep does).
+os.environ.setdefault("AESDSE_VERIFY_BACKEND", "amaranth")
 
 
 def _ok(key, arch, params, *, luts, ffs, fmax, cpb, brams=0, seed=1, latency=None,

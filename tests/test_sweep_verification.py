@@ -50,7 +50,8 @@ def _record(row) -> dict:
 # --- the verify stage's record, fallback and compiler failure (fake tools) -------------------
 
 
-def test_each_row_records_how_it_was_verified(tmp_path, fake_tools):
+def test_each_row_records_how_it_was_verified(tmp_path, fake_tools, monkeypatch):
+    monkeypatch.delenv("AESDSE_VERIFY_BACKEND", raising=False)   # "auto" as in a real sweep
     with Store(tmp_path / "db.sqlite") as store:
         summary = sweep(experiment(), store, tmp_path / "results", echo=None,
                         netlist_verify=True)

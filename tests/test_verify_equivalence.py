@@ -25,6 +25,7 @@ from aesdse.verify.script import (Playback, ScriptMismatch, check_playback, comm
                                   items_script, play_amaranth, stalls, verification_script)
 from aesdse.verify.verify import Player, verify_component
 from aesdse.verify import verilator as verilator_backend
+from aesdse.verify.verify import BACKEND_ENV
 
 
 def _verilator_or_skip():
@@ -181,6 +182,7 @@ def test_measurements_equal_the_old_testbench(point, model_cache, monkeypatch):
 
 
 def test_auto_falls_back_only_for_a_missing_compiler(monkeypatch, model_cache):
+    monkeypatch.delenv(BACKEND_ENV, raising=False)   # "auto" as in a sweep, not the test run's
     build = _build("iterative", ())
     options = VerifyOptions(random_vectors=0)
 
@@ -196,6 +198,7 @@ def test_auto_falls_back_only_for_a_missing_compiler(monkeypatch, model_cache):
                               model_cache=model_cache)
     assert not result.ok and "no C++ compiler: test" in result.reason
     monkeypatch.undo()
+    monkeypatch.delenv(BACKEND_ENV, raising=False)
     _verilator_or_skip()
 
     def broken(*args, **kwargs):
@@ -250,3 +253,16 @@ def test_two_streams_are_checked_each_in_its_own_order():
     with pytest.raises(ScriptMismatch, match="mismatch on .*stream"):
         check_playback(script, Playback(tuple(range(len(script.items))),
                                                       (tuple(bad),)))
+
+
+def test_the_environment_names_what_auto_means_for_a_run(monkeypatch):
+    """AESDSE_VERIFY_BACKEND chooses the backend of "auto" for a whole run (a choice, not a
+    fallback); a backend named in the options is not overridden; a bad value is an error."""
+    build = _build("iterative", ())
+    monkeypatch.setenv(BACKEND_ENV, "amaranth")
+    result = verify_component(build, "cipher", VerifyOptions(random_vectors=0))
+    assert result.ok and result.verified_with == "amaranth.sim"
+    assert result.fallback_reason is None
+    monkeypatch.setenv(BACKEND_ENV, "fast")
+    with pytest.raises(ValueError, match="AESDSE_VERIFY_BACKEND must be one of"):
+        verify_component(build, "cipher", VerifyOptions(random_vectors=0))

@@ -75,6 +75,7 @@ script model: they are always simulated in amaranth.sim, a small run (a backend 
 explicitly is noted in ``fallback_reason``).
 """
 
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -93,7 +94,12 @@ from .script import (Playback, Script, ScriptMismatch, check_playback, common_in
 from .vectors import BlockVector, ccm_blocks
 from . import verilator as verilator_backend
 
-__all__ = ["Verification", "verify_component", "VerificationError", "Player", "select_player"]
+__all__ = ["Verification", "verify_component", "VerificationError", "Player", "select_player",
+           "resolved_backend", "BACKEND_ENV"]
+
+#: Environment variable naming the backend ``"auto"`` means for a whole run (unset: Verilator
+#: when available, else amaranth.sim).
+BACKEND_ENV = "AESDSE_VERIFY_BACKEND"
 
 
 @dataclass(frozen=True)
@@ -158,9 +164,29 @@ def _amaranth_player(build, first, fallback_reason=None) -> Player:
     return Player("amaranth.sim", play, fallback_reason)
 
 
+def resolved_backend(backend: str) -> str:
+    """``backend`` checked, with ``"auto"`` replaced by the backend :data:`BACKEND_ENV` names
+    when that is set (``"auto"`` otherwise: Verilator when found, else amaranth.sim)."""
+    if backend not in VERIFY_BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, not {backend!r}")
+    chosen = os.environ.get(BACKEND_ENV)
+    if backend != "auto" or not chosen:
+        return backend
+    if chosen not in VERIFY_BACKENDS or chosen == "auto":
+        raise ValueError(f"{BACKEND_ENV} must be one of "
+                         f"{', '.join(b for b in VERIFY_BACKENDS if b != 'auto')}, "
+                         f"not {chosen!r}")
+    return chosen
+
+
 def select_player(build, first, backend: str, model_cache: Path | None = None) -> Player:
     """The :class:`Player` of ``backend`` for the core ``build()`` makes (``first``: one built
     already, played or compiled first, so that each built core is elaborated).
+
+    ``"auto"`` is the backend named by the environment variable :data:`BACKEND_ENV` when it is
+    set (a whole run's choice, e.g. ``amaranth`` for a test run that elaborates hundreds of
+    distinct cores, each of which Verilator would compile), else Verilator when it and a C++
+    compiler are found, else amaranth.sim with the reason as the fallback.
 
     Raises
     ------
@@ -168,8 +194,7 @@ def select_player(build, first, backend: str, model_cache: Path | None = None) -
         A compiled backend that cannot build the model (missing only when asked for by name;
         with ``"auto"`` a missing Verilator or compiler falls back to amaranth.sim).
     """
-    if backend not in VERIFY_BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, not {backend!r}")
+    backend = resolved_backend(backend)
     if backend == "amaranth":
         return _amaranth_player(build, first)
     if backend == "auto":
@@ -318,6 +343,7 @@ def _timing(player: Player, first, options, rng, measure_key, directions,
 
 def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
                    model_cache) -> Verification:
+    resolved_backend(options.backend)   # a bad choice fails before any core is built
     build = _common_build(build)
     first = build()
     key_sizes, directions = core_directions(first, key_sizes, directions)
