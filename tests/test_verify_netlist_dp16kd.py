@@ -155,7 +155,8 @@ def test_parameters_the_model_does_not_implement_are_refused(bram_netlist, tmp_p
     name = sorted(_dp16kd_cells(bram_netlist))[0]
     netlist["modules"]["top"]["cells"][name]["parameters"][parameter] = value
     (tmp_path / "netlist.json").write_text(json.dumps(netlist))
-    with pytest.raises(NetlistUnsupported, match=rf"(?s)ecp5_dp16kd\.v.*DP16KD model: {parameter} other than"):
+    refusal = rf"(?s)ecp5_dp16kd\.v.*DP16KD model: {parameter} other than"
+    with pytest.raises(NetlistUnsupported, match=refusal):
         netlist_rtlil("netlist.json", "top", "ecp5", tmp_path)
 
 

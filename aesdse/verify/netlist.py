@@ -47,8 +47,8 @@ from ..flow.tools import find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
 
-__all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported", "cell_models",
-           "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
+__all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
+           "cell_models", "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
            "first_difference"]
 
 #: Row status of a point whose netlist plays its script otherwise than its RTL.
