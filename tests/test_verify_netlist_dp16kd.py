@@ -6,7 +6,8 @@ The core: the compact 8-bit core with block-RAM S-boxes (``sbox="bram"``), whose
 instantiates five DP16KD by hand (archs/prims/ecp5.py, ``dp16kd_rom``: 2048 x 9, output
 register, INITVAL from ``dp16kd_initvals``): Yosys takes a few seconds. The T-box core, whose
 DP16KD Yosys maps itself (1024 x 18, no output register, INITVAL from Yosys's
-``brams_map_16kd.v``), takes about a minute more (65 s measured): it runs only with ``AESDSE_SLOW_TESTS=1``.
+``brams_map_16kd.v``), takes about a minute more (65 s measured): it runs only with
+``AESDSE_SLOW_TESTS=1``.
 """
 
 import json
