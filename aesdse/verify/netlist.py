@@ -10,7 +10,9 @@ the black boxes synthesis left in it (the cell library it read with ``-lib``, an
 copies of cells specialised by their parameters, which would otherwise stand in for the real
 models), reads the family's cell simulation models shipped inside Yosys
 (:data:`CELL_MODELS`; ``-overwrite``, since a model may define a cell another model file
-defines too, e.g. ``FD1P3AX`` in the ECP5 files), then elaborates (``hierarchy``, ``proc``),
+defines too, e.g. ``FD1P3AX`` in the ECP5 files), then the models aesdse ships for cells Yosys
+has only black boxes for (:data:`MODELS_DIR`, copied into the run directory: the ECP5 DP16KD
+block RAM), then elaborates (``hierarchy``, ``proc``),
 flattens and writes RTLIL. Debug scopes (``$scopeinfo``) and internal names are dropped: they
 do not change the logic, and the C++ compiles in about two thirds of the time without them.
 That RTLIL goes through :func:`aesdse.verify.cxxrtl.compile_model` like an RTL design, so the
@@ -39,16 +41,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import shutil
+
 from ..flow.tools import find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
 
-__all__ = ["NETLIST_MISMATCH", "CellModels", "CELL_MODELS", "NetlistUnsupported", "cell_models",
-           "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
+__all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
+           "cell_models", "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
            "first_difference"]
 
 #: Row status of a point whose netlist plays its script otherwise than its RTL.
 NETLIST_MISMATCH = "netlist-mismatch"
+
+#: Cell simulation models shipped with aesdse (package data), for cells Yosys's own model files
+#: define only as black boxes.
+MODELS_DIR = Path(__file__).with_name("models")
 
 
 @dataclass(frozen=True)
@@ -63,17 +71,26 @@ class CellModels:
         Verilog macros defined while reading them.
     left_out : dict
         Cell type -> why its model is not simulated (a netlist with such a cell is refused).
+    shipped : tuple of str
+        Model files in :data:`MODELS_DIR`, read after ``files`` (also with ``-overwrite``:
+        they replace black boxes ``files`` define).
     """
     files: tuple
     defines: tuple = ()
     left_out: dict = field(default_factory=dict)
+    shipped: tuple = ()
+
+    def names(self) -> list:
+        """The model files in the order they are read, for messages."""
+        return list(self.files) + [f"aesdse/verify/models/{name}" for name in self.shipped]
 
 
 #: Device family -> its :class:`CellModels`; no files for a netlist of Yosys internal gates
 #: (``asic``: ``synth`` without a cell library). Families not listed have no models that aesdse
 #: has checked to simulate under CXXRTL.
 CELL_MODELS = {
-    "ecp5": CellModels(("+/ecp5/cells_sim.v",)),
+    # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
+    "ecp5": CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",)),
     # EQUIV leaves out the one memory of the file, SB_SPRAM256KA's 16,384 x 16 bits, which
     # Yosys's Verilog front end turns into registers: about 30 CPU-s on every read. aesdse never
     # infers SPRAM (aesdse/flow/families/ice40.py).
@@ -115,6 +132,7 @@ def netlist_script(netlist_file: str, top: str, family: str) -> str:
     models = cell_models(family)
     defines = "".join(f" -D{name}" for name in models.defines)
     reads = "".join(f"read_verilog{defines} -overwrite {path}\n" for path in models.files)
+    reads += "".join(f"read_verilog -overwrite {name}\n" for name in models.shipped)
     return (f"read_json {netlist_file}\n"
             f"delete =A:blackbox\n"
             f"{reads}"
@@ -149,7 +167,7 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
                   timeout_s: float = 600) -> str:
     """Flat RTLIL of ``workdir/netlist_file`` with the family's cell models (module
     documentation). Writes ``netlist_sim.ys``, ``netlist_sim.il`` and ``netlist_sim.log`` in
-    ``workdir``.
+    ``workdir``, and copies the family's shipped models (:attr:`CellModels.shipped`) there.
 
     Raises
     ------
@@ -159,11 +177,13 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
     """
     workdir = Path(workdir)
     models = cell_models(family)
-    where = f"models {', '.join(models.files) or '(none)'} of family {family}"
+    where = f"models {', '.join(models.names()) or '(none)'} of family {family}"
     left_out = _cell_types(workdir / netlist_file) & set(models.left_out)
     if left_out:
         raise NetlistUnsupported(f"cells without a simulation model in the {where}: " + "; ".join(
             f"{kind}: {models.left_out[kind]}" for kind in sorted(left_out)))
+    for name in models.shipped:
+        shutil.copyfile(MODELS_DIR / name, workdir / name)
     (workdir / _SCRIPT).write_text(netlist_script(netlist_file, top, family))
     run = run_tool(find_tool("yosys"), ["-q", "-s", _SCRIPT], workdir, _LOG, timeout_s)
     if run.timed_out:
