@@ -68,7 +68,7 @@ class GateMate(FamilyDriver):
     synth_capacity_names = {
         "luts": ("CC_LUT1", "CC_LUT2", "CC_L2T4", "CC_L2T5", "CC_L2T5", "CC_MX2"),
         "ffs": ("CC_DFF", "CC_DLT"), "brams": ("CC_BRAM_20K", "CC_BRAM_40K", "CC_BRAM_40K")}
-    report_note = ("GateMate rows: measured inside the measurement harness (archs/harness.py), "
+    report_note = ("GateMate rows: measured inside the measurement harness (aesdse/flow/harness.py), "
                    "harness alone subtracted from every area column; Fmax is the whole design's "
                    "and not capped (no data-sheet limit cited). LUT4 column = 4-input LUT-trees "
                    "(CPE_LT, not full LUT4); CPE = 2 LUT-trees + 2 FF, max(ceil(LUT/2), "

@@ -107,7 +107,7 @@ class Gowin(FamilyDriver):
                             "ffs": ("DFF*",),
                             "brams": ("SP", "SPX9", "SDP", "SDPX9", "SDPB", "SDPX9B",
                                       "DP", "DPX9", "DPB", "DPX9B", "pROM", "pROMX9")}
-    report_note = ("Gowin rows: measured inside the measurement harness (archs/harness.py), "
+    report_note = ("Gowin rows: measured inside the measurement harness (aesdse/flow/harness.py), "
                    "every pin placed by a CST file, harness alone subtracted from every area "
                    "column; Fmax is the whole design's and not capped (no data-sheet limit "
                    "cited). CLS = 2 LUT4 + 2 FF (LUT4 includes ALU carry bits, not RAM16SDP4 "

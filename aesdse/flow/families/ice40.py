@@ -62,7 +62,7 @@ class Ice40(FamilyDriver):
                       "brams": ("pnr", ("ICESTORM_RAM",)), "dsps": ("pnr", ("ICESTORM_DSP",)),
                       "carries": ("synth", ("SB_CARRY",)), "slices": ("pnr", ("ICESTORM_LC",))}
     synth_capacity_names = {"luts": ("SB_LUT4",), "ffs": ("SB_DFF*",), "brams": ("SB_RAM40_4K",)}
-    report_note = ("iCE40 rows: measured inside the measurement harness (archs/harness.py) with "
+    report_note = ("iCE40 rows: measured inside the measurement harness (aesdse/flow/harness.py) with "
                    "the harness alone subtracted from every area column (core = whole - "
                    "harness); Fmax is the whole design's and not capped (no data-sheet limit "
                    "cited). LUT4, FF from synthesis; Slices = iCE40 logic cells (1 LUT4 + 1 FF, "

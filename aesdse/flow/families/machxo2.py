@@ -92,7 +92,7 @@ class MachXO2(FamilyDriver):
     synth_capacity_names = {"luts": ("LUT4", "CCU2D", "CCU2D"), "ffs": ("TRELLIS_FF",),
                             "brams": ("DP8KC",)}
     report_note = ("MachXO2/MachXO3 rows: measured inside the measurement harness "
-                   "(archs/harness.py), harness alone subtracted from every area column; Fmax is "
+                   "(aesdse/flow/harness.py), harness alone subtracted from every area column; Fmax is "
                    "the whole design's and not capped (no data-sheet limit cited). Slices = 2 "
                    "LUT4 + 2 FF (as ECP5), max(ceil(LUT4/2), ceil(FF/2)); BRAM: DP8KC blocks "
                    "(9 Kbit).")

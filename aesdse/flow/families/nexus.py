@@ -74,7 +74,7 @@ class Nexus(FamilyDriver):
     synth_capacity_names = {"luts": ("LUT4", "WIDEFN9", "WIDEFN9", "CCU2", "CCU2"),
                             "ffs": ("FD1P3*",), "brams": ("DP16K", "PDP16K", "SP16K")}
     report_note = ("Nexus (CrossLink-NX) rows: measured inside the measurement harness "
-                   "(archs/harness.py), every pin placed by a PDC file, harness alone subtracted "
+                   "(aesdse/flow/harness.py), every pin placed by a PDC file, harness alone subtracted "
                    "from every area column; Fmax is the whole design's and not capped (no "
                    "data-sheet limit cited). Slices = 2 LUT4 + 2 FF (as ECP5); BRAM: EBR blocks "
                    "(18 Kbit).")
