@@ -31,11 +31,10 @@ def toyfpga(monkeypatch):
 def _capture(monkeypatch, module, calls):
     def run_tool(tool, args, workdir, log, timeout_s):
         calls.append((tool.name, list(args)))
-        # A failed run with an empty log (aesdse.flow.tools.ToolRun's fields that are read).
-        log_path = Path(workdir) / log
-        log_path.write_text("")
+        # A failed run (aesdse.flow.tools.ToolRun's fields that are read); its log is never
+        # written, which reads as empty.
         return SimpleNamespace(timed_out=False, ok=False, returncode=1, seconds=0.0,
-                               log_path=log_path, log_tail=lambda: "")
+                               log_path=Path(workdir) / log, log_tail=lambda: "")
     monkeypatch.setattr(module, "run_tool", run_tool)
     monkeypatch.setattr(module, "find_tool", lambda name: SimpleNamespace(name=name, version=name))
 

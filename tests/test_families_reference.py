@@ -60,8 +60,10 @@ class _Captured(Exception):
 def _capture(monkeypatch, module, calls):
     def run_tool(tool, args, workdir, log, timeout_s):
         calls.append(list(args))
+        # A failed run (aesdse.flow.tools.ToolRun's fields that are read); its log is never
+        # written, which reads as empty.
         return SimpleNamespace(timed_out=False, ok=False, returncode=1, seconds=0.0,
-                               log_tail=lambda: "")
+                               log_path=Path(workdir) / log, log_tail=lambda: "")
     monkeypatch.setattr(module, "run_tool", run_tool)
     monkeypatch.setattr(module, "find_tool", lambda name: SimpleNamespace(version=name))
 

@@ -218,7 +218,9 @@ def test_amaranth_backend_and_a_hang_name_what_was_awaited(model_cache):
     assert result.ok and result.verified_with == "amaranth.sim"
     assert result.fallback_reason is None
     dut = common_interface(_build("iterative", ())())
-    script = verification_script(dut, VerifyOptions(random_vectors=0, max_cycles=40))
+    # A budget of 40 cycles (the per-block budget would give every block 1,000).
+    script = verification_script(dut, VerifyOptions(random_vectors=0, max_cycles=40,
+                                                    max_cycles_per_block=1))
     playback = play_amaranth(dut, script)
     with pytest.raises(ScriptMismatch, match=r"^hang: \d+ of \d+ results came out of o, "
                        r"waiting for result \d+: .*input transfer \d+ of \d+ into (i|key)"):
