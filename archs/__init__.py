@@ -3,7 +3,9 @@
 :data:`FAMILIES` is the explicit registry the tool reads: every family states its parameters with
 their allowed values and defaults, what kind of verification it needs, and what it supports (key
 sizes, directions, modes), so the CLI, the YAML validator and the manifest all come from one place.
-The parameters themselves are declared once, on the core's class (its ``PARAMS``, see
+The GCM families (``gcm_*``, :mod:`archs.gcm`) pair a cipher family
+with a GHASH multiplier: their parameters are those of the cipher the pairing takes and the
+GHASH parameters (:data:`archs.gcm.GHASH_PARAMS`). The parameters themselves are declared once, on the core's class (its ``PARAMS``, see
 :mod:`archs.params`) or the wrapper's, and the class's ``check`` and constructor read them.
 """
 
@@ -12,10 +14,12 @@ from typing import Any, Callable
 
 from .buffered import Buffered
 from .compact import Compact
+from .gcm import GHASH_PARAMS, GCMCore, check_ghash
 from .iterative import Iterative
 from .lanes import LANE_KEYS, LANE_KEYS_PARAM, Lanes, ParallelLanes, check_lane_keys
 from .multimode import Multimode
 from .params import Param
+from .prims.keyschedule import ROUNDS
 from .sbox_standalone import StandaloneSBox
 from .tbox import TBox
 from .unrolled import Unrolled
@@ -173,6 +177,54 @@ def _family(core, *, params, wrap=None, build_only=(), **fields):
 
 _LANED = (Lanes.PARAM, ParallelLanes.PARAM)
 
+
+def _gcm_family(name, cipher, cipher_params, *, fixed=lambda params: {}, **fields):
+    """The :class:`Family` of :class:`archs.gcm.GCMCore` around the cipher core class
+    ``cipher``: its parameters are ``cipher_params`` (those of the cipher's ``PARAMS`` the
+    pairing takes) and :data:`archs.gcm.GHASH_PARAMS`. ``fixed(params)`` gives the cipher's
+    keywords the pairing sets itself (the unrolled core's round units). A cipher parameter not
+    in ``cipher_params`` is not a parameter of the family (an experiment naming it is an error
+    at its line)."""
+    ghash_defaults = {p.name: p.default for p in GHASH_PARAMS}
+    params_of = tuple(cipher_params) + GHASH_PARAMS
+    names = {p.name for p in params_of}
+
+    def split(params):
+        ghash = {k: params.get(k, v) for k, v in ghash_defaults.items()}
+        rest = {k: v for k, v in params.items() if k not in ghash_defaults}
+        return ghash, {**rest, **fixed(rest)}
+
+    def check(device_family="generic", **params):
+        unknown = sorted(set(params) - names)
+        if unknown:
+            raise ValueError(f"{name} takes no parameter {unknown[0]!r} (the GCM pairing of "
+                             f"{cipher.__name__} does not take it); parameters: "
+                             f"{', '.join(p.name for p in params_of)}")
+        ghash, rest = split(params)
+        for p in GHASH_PARAMS:
+            p.check(ghash[p.name])
+        check_ghash(**ghash)
+        cipher.check(device_family=device_family, **rest)
+
+    def build(device_family="generic", **params):
+        check(device_family, **params)  # raise before any Elaboratable exists
+        ghash, rest = split(params)
+        return GCMCore(cipher(device_family=device_family, **rest), **ghash)
+    return Family(name=name, module="archs.gcm", wrappers=(cipher.__module__,), build=build,
+                  check=check, params=params_of, kind="cipher",
+                  directions=("encrypt", "decrypt"), modes=("gcm",), **fields)
+
+
+def _params(core, *names) -> tuple:
+    """The parameters ``names`` of ``core.PARAMS``, in its order."""
+    return tuple(p for p in core.PARAMS if p.name in names)
+
+
+#: What the GCM families are (issue 24), for their one-line documentation.
+_GCM_DOC = ("AES-GCM (SP 800-38D) around the {cipher} cipher and a GHASH multiplier "
+            "(archs.gcm, archs.prims.ghash): encryption and decryption, IVs of any length, AAD "
+            "and payload of any byte length, tag out or checked (auth_fail)")
+
 #: Family name -> :class:`Family`.
 FAMILIES = {
     "iterative": _family(
@@ -210,6 +262,22 @@ FAMILIES = {
         directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr", "ccm"),
         doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR/CCM chosen per "
             "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)"),
+    "gcm_iterative": _gcm_family(
+        "gcm_iterative", Iterative, Iterative.PARAMS,
+        doc=_GCM_DOC.format(cipher="iterative (one round per cycle, AES-128)")),
+    "gcm_unrolled": _gcm_family(
+        "gcm_unrolled", Unrolled,
+        _params(Unrolled, "sbox", "sbox_stages", "bram_rounds", "key_schedule", "key_bits",
+                "lean_control", "key_lead", "sbox_output_copies", "banked_buffer"),
+        # Fully pipelined: as many round units as rounds (one block per cycle).
+        fixed=lambda params: {"round_units": ROUNDS[params.get("key_bits", 128)]},
+        key_sizes=(128, 192, 256),
+        doc=_GCM_DOC.format(cipher="fully pipelined unrolled (one block per cycle; key_bits "
+                                   "chooses the key size)")),
+    "gcm_compact": _gcm_family(
+        "gcm_compact", Compact,
+        _params(Compact, "datapath_width", "sbox", "sbox_stages", "shared_memory", "mixcolumns"),
+        doc=_GCM_DOC.format(cipher="compact (folded datapath, 128-bit port, AES-128)")),
 }
 
 
