@@ -3,10 +3,13 @@
 :data:`FAMILIES` is the explicit registry the tool reads: every family states its parameters with
 their allowed values and defaults, what kind of verification it needs, and what it supports (key
 sizes, directions, modes), so the CLI, the YAML validator and the manifest all come from one place.
-The GCM families (``gcm_*``, :mod:`archs.gcm`) pair a cipher family
-with a GHASH multiplier: their parameters are those of the cipher the pairing takes and the
-GHASH parameters (:data:`archs.gcm.GHASH_PARAMS`). The parameters themselves are declared once, on the core's class (its ``PARAMS``, see
+The parameters themselves are declared once, on the core's class (its ``PARAMS``, see
 :mod:`archs.params`) or the wrapper's, and the class's ``check`` and constructor read them.
+
+The GCM families (``gcm_iterative``, ``gcm_unrolled``, ``gcm_compact``; :mod:`archs.gcm`) pair
+a cipher family with a GHASH multiplier: their parameters are those of the cipher that the
+pairing takes and the GHASH parameters (:data:`archs.gcm.GHASH_PARAMS`). They are ``"cipher"``
+cores with the ``"gcm"`` mode, verified on GCM messages (:mod:`aesdse.verify.blocks`).
 """
 
 from dataclasses import dataclass, field
