@@ -9,6 +9,9 @@ Every check of :mod:`aesdse.verify.verify` is a list of :class:`Block`:
   core that chains blocks itself (``mode``, ``first``, ``iv`` block fields);
 * :func:`ccm_blocks_of` and :func:`ccm_message`: CCM messages (SP 800-38C) with their
   ``ccm_phase``/``pad_bytes`` fields and the ``auth_fail`` result;
+* :func:`gcm_checking_blocks` and :func:`gcm_message`: GCM messages (SP 800-38D) for a GCM core
+  (:mod:`archs.gcm`), with their ``phase``/``bytes``/``first``/``last`` fields and the
+  ``auth_fail`` result: a GCM core gets these only, not single blocks;
 * :func:`interleave_streams`: the blocks spread over a two-stream core's streams;
 * :func:`wide_transfers`: the blocks gathered N to a transfer for a wide port.
 
@@ -20,16 +23,19 @@ from. Each block names its source (for messages) and a source category (for
 
 import random
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..spec.schema import VerifyOptions
 from . import reference
+from .gcm_vectors import MCGREW_VIEGA, cavp_gcm, gcm_blocks, oracle_gcm
 from .vectors import (CCM_TAG_BYTES, BlockVector, ccm_blocks, cipher_block_vectors, mode_messages,
                       oracle_ccm, oracle_mode, source_category, vector_directions)
 
 __all__ = ["Block", "BlockError", "source_category", "cipher_vectors", "plain_blocks",
            "mode_blocks", "ccm_message", "ccm_blocks_of", "has_ccm", "key_items",
            "interleave_streams", "join_blocks", "wide_transfers", "checking_blocks",
-           "core_streams", "core_directions"]
+           "core_streams", "core_directions", "has_gcm", "gcm_message", "gcm_cavp_vectors",
+           "gcm_checking_blocks", "GCM_CAVP_SAMPLE"]
 
 
 class BlockError(Exception):
@@ -196,6 +202,130 @@ def ccm_message(dut, message, decrypt, source, vec) -> list[Block]:
             for i, b in enumerate(message)]
 
 
+def has_gcm(dut) -> bool:
+    """The core is an AES-GCM core (``"gcm"`` among its modes, a ``phase`` block field:
+    :class:`archs.gcm.GCMCore`)."""
+    return "gcm" in dut.signature.modes and hasattr(dut.i.payload, "phase")
+
+
+def gcm_message(dut, key, key_bits, iv, aad, data, tag_bytes=16, *, decrypt=False, tag=None,
+                source, category) -> tuple[list[Block], bytes | None]:
+    """The blocks of one GCM message (:func:`aesdse.verify.gcm_vectors.gcm_blocks`: IV, AAD,
+    payload and tag blocks with the results they must give, ``auth_fail`` included) as block
+    transfers of the protocol of :mod:`archs.gcm`, and the formatter's outcome (ciphertext and
+    tag, the plaintext, or None for a wrong tag)."""
+    message, outcome = gcm_blocks(key, key_bits, iv, aad, data, tag_bytes, decrypt=decrypt,
+                                  tag=tag)
+    phase_enum = dut.i.payload.phase.shape()
+    vec = BlockVector(key, key_bits, 0, 0, source)
+    return [_block(b.data, b.expected, decrypt, f"{source} {b.phase} block {n + 1}", vec,
+                   category=category,
+                   fields=(("phase", phase_enum[b.phase.upper()]), ("bytes", b.bytes),
+                           ("first", int(b.first)), ("last", int(b.last))),
+                   result_fields=(("auth_fail", int(b.auth_fail)),))
+            for n, b in enumerate(message)], outcome
+
+
+#: Entries of each NIST GCM file a sample check sends (``cavp: sample``), drawn by the seed, on
+#: top of one entry per IV length other than 96 bits (:func:`gcm_cavp_vectors`).
+GCM_CAVP_SAMPLE = 3
+
+
+@lru_cache(maxsize=None)
+def _gcm_file(path: str) -> tuple:
+    return tuple(cavp_gcm(path))
+
+
+def gcm_cavp_vectors(options: VerifyOptions, key_sizes, directions, rng) -> list[tuple]:
+    """``(vector, decrypt, file name)`` of the NIST GCM entries (``cryptography-vectors``,
+    ``gcmEncryptExtIV<bits>.rsp`` and ``gcmDecrypt<bits>.rsp``) the check sends, for the key
+    sizes and directions the core supports.
+
+    ``options.cavp == "all"``: every entry (FAIL entries included). ``"sample"``: per file,
+    :data:`GCM_CAVP_SAMPLE` entries drawn by the seed and the first entry of each IV length
+    other than 96 bits (8 and 1024 bits; in a decrypt file a FAIL entry), among the entries
+    with at most 64 bytes of AAD and of payload (four blocks each). Every entry of the six files
+    is checked in Python against ``cryptography`` by tests/test_archs_gcm.py."""
+    chosen = []
+    for key_bits in key_sizes:
+        for kind, decrypt in (("EncryptExtIV", False), ("Decrypt", True)):
+            if ("decrypt" if decrypt else "encrypt") not in directions:
+                continue
+            name = f"gcm{kind}{key_bits}.rsp"
+            entries = _gcm_file(f"ciphers/AES/GCM/{name}")
+            if options.cavp != "all":
+                small = [v for v in entries if len(v.ciphertext) <= 64 and len(v.aad) <= 64]
+                extra = {}
+                for v in small:
+                    if len(v.iv) != 12 and (not decrypt or v.plaintext is None):
+                        extra.setdefault(len(v.iv), v)
+                entries = rng.sample(small, GCM_CAVP_SAMPLE) + list(extra.values())
+            chosen += [(v, decrypt, name) for v in entries]
+    return chosen
+
+
+def _gcm_random(dut, options, key_sizes, directions, rng) -> list[Block]:
+    """``max(2, random_vectors // 4)`` random messages (the key sizes in turn; the first with
+    empty AAD and payload, then empty AAD, then an empty payload; IVs of 96 bits and others;
+    every tag length), sealed and opened in turn, then one opened with a wrong tag that must
+    raise ``auth_fail``; each checked against ``cryptography``."""
+    can_open = "decrypt" in directions
+    count = max(2, options.random_vectors // 4)
+    blocks = []
+    for n in range(count + can_open):
+        key_bits = key_sizes[n % len(key_sizes)]
+        key = rng.getrandbits(key_bits)
+        aad_len, data_len = ((0, 0), (0, 17), (13, 0))[n] if n < 3 else (rng.randrange(48),
+                                                                           rng.randrange(64))
+        iv, aad, data = (rng.randbytes(rng.choice((12, 12, 8, 16, 20, 60))),
+                         rng.randbytes(aad_len), rng.randbytes(data_len))
+        tag_bytes = rng.choice((16, 16, 12, 8, 4, 15))
+        sealed = oracle_gcm(key, key_bits, iv, aad, data, tag_bytes)
+        wrong_tag = n == count
+        decrypt = can_open and (wrong_tag or n % 2 == 1)
+        tag = sealed[len(data):]
+        if wrong_tag:
+            tag = bytes([tag[0] ^ 1 << rng.randrange(8)]) + tag[1:]
+        source = (f"random GCM message #{n} ({'opened' if decrypt else 'sealed'}"
+                  f"{', wrong tag' if wrong_tag else ''}, seed {options.seed})")
+        message, outcome = gcm_message(
+            dut, key, key_bits, iv, aad, sealed[:len(data)] if decrypt else data, tag_bytes,
+            decrypt=decrypt, tag=tag if decrypt else None, source=source,
+            category="gcm-auth-fail" if wrong_tag else "gcm-random")
+        want = (None if wrong_tag else data) if decrypt else sealed
+        if outcome != want or (decrypt and outcome != oracle_gcm(
+                key, key_bits, iv, aad, sealed[:len(data)], tag_bytes, decrypt=True, tag=tag)):
+            raise BlockError(f"the GCM formatter disagrees with cryptography on {source}")
+        blocks += message
+    return blocks
+
+
+def gcm_checking_blocks(dut, options: VerifyOptions, key_sizes, directions,
+                        rng) -> list[Block]:
+    """Every block a GCM core is checked with (sources in ``Verification.checks``): the
+    McGrew-Viega test cases 1-6 sealed and opened (``gcm-mcgrew-viega``, AES-128), the NIST
+    entries of :func:`gcm_cavp_vectors` (``gcm-cavp <file>``), random messages
+    (``gcm-random``) and one wrong tag (``gcm-auth-fail``) of :func:`_gcm_random`. The
+    formatter's outcome of every message must be the known answer (else :class:`BlockError`)."""
+    key_sizes, blocks = tuple(key_sizes), []
+    can_open = "decrypt" in directions
+    cases = []
+    if 128 in key_sizes:
+        cases += [(v, False, "mcgrew-viega") for v in MCGREW_VIEGA]
+        cases += [(v, True, "mcgrew-viega") for v in MCGREW_VIEGA if can_open]
+    cases += gcm_cavp_vectors(options, key_sizes, directions, rng)
+    for v, decrypt, name in cases:
+        category = "gcm-mcgrew-viega" if name == "mcgrew-viega" else f"gcm-cavp {name}"
+        message, outcome = gcm_message(
+            dut, v.key, v.key_bits, v.iv, v.aad, v.ciphertext if decrypt else v.plaintext,
+            len(v.tag), decrypt=decrypt, tag=v.tag if decrypt else None,
+            source=f"{v.source} ({'opened' if decrypt else 'sealed'})", category=category)
+        if outcome != (v.plaintext if decrypt else v.ciphertext + v.tag):
+            raise BlockError(f"the GCM formatter disagrees with {v.source}")
+        blocks += message
+    return blocks + _gcm_random(dut, options, key_sizes, directions, rng)
+
+
 def key_items(blocks) -> list:
     """``blocks`` as script items, with a key transfer before every change of key (of the
     block's stream), so blocks go back to back under one key."""
@@ -266,6 +396,8 @@ def checking_blocks(dut, options: VerifyOptions, key_sizes, directions) -> list[
     order (the module documentation): ``key_sizes`` and ``directions`` as narrowed by the core
     (:func:`core_directions`)."""
     rng = random.Random(options.seed)
+    if has_gcm(dut):
+        return gcm_checking_blocks(dut, options, key_sizes, directions, rng)
     blocks = plain_blocks(cipher_vectors(options, key_sizes, directions), directions, rng)
     blocks += mode_blocks(dut, options, key_sizes, directions, rng)
     blocks += ccm_blocks_of(dut, options, key_sizes, directions, rng)

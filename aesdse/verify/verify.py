@@ -35,6 +35,18 @@ results checked in its own input order. Then clean runs measure the core:
     the cycles per payload block of one CCM message alone (the other stream idle, so that its
     CTR and CBC-MAC passes can share both slots), into ``details["ccm_payload"]``.
 
+A GCM core (:mod:`archs.gcm`: the ``"gcm"`` mode and a ``phase`` block field) is checked on
+GCM messages only (:func:`aesdse.verify.blocks.gcm_checking_blocks`): the McGrew-Viega test
+cases, the NIST GCM files of ``cryptography-vectors`` (``cavp: sample``, the default: a stated
+sample of each file, FAIL entries among them; ``cavp: all``: every entry), random messages from
+``cryptography`` (AAD and payload lengths including 0, IVs of 96 bits and others, every tag
+length) and one message with a wrong tag, which must raise ``auth_fail``; the data and the
+``auth_fail`` of every result are compared. It is measured on long messages, in encryption
+(decryption takes the same path; :func:`_gcm_timing`): ``cycles_per_block`` is the cycles per payload block (so the
+throughput is 128 x Fmax over it, as for every family) and ``details["gcm"]`` holds
+``aad_bytes_per_cycle`` and ``payload_bytes_per_cycle``; ``latency_cycles`` is that of a
+message's one payload block.
+
 A core with both directions is measured in each; its figures are those of the slower direction,
 and ``details`` holds both (``details["encrypt"]``, ``details["decrypt"]``).
 
@@ -86,7 +98,7 @@ from amaranth.sim import Simulator
 from ..spec.schema import VERIFY_BACKENDS, VerifyOptions
 from . import reference
 from .blocks import (Block, BlockError, ccm_message, checking_blocks, core_directions,
-                     core_streams, has_ccm, join_blocks, key_items)
+                     core_streams, gcm_message, has_ccm, has_gcm, join_blocks, key_items)
 from .cxxrtl import (CompileError, PlayError, compile_model, default_cache_dir, design_rtlil,
                      find_compiler, play_compiled, yosys_version)
 from .script import (Playback, Script, ScriptMismatch, check_playback, common_interface,
@@ -113,8 +125,9 @@ class Verification:
     compiled backend with its version); ``fallback_reason`` is set when a compiled backend was
     asked for but could not be used, and says why (the run then fell back to amaranth.sim: never
     silently). ``checks`` counts the blocks checked, by source (``fips197``, ``sp800_38a``,
-    ``random``, ``modes``, ``ccm``; ``measure``: the blocks of the measurement runs); they add
-    up to ``vectors_checked``.
+    ``random``, ``modes``, ``ccm``; a GCM core's ``gcm-cavp <file>``, ``gcm-mcgrew-viega``,
+    ``gcm-random``, ``gcm-auth-fail``; ``measure``: the blocks of the measurement runs); they
+    add up to ``vectors_checked``.
     """
     ok: bool
     vectors_checked: int
@@ -299,6 +312,41 @@ def _measure(player: Player, dut, options, rng, vec: BlockVector, decrypt: bool,
     return latency, (steady[-1] - steady[-1 - span]) / span / per_transfer
 
 
+def _gcm_rate(edges) -> float:
+    """Cycles per result over the second half of ``edges`` (the first half fills the
+    pipeline), over a span of a multiple of 8 results when there are enough (an aggregated
+    GHASH may take its blocks in groups of up to 8)."""
+    steady = edges[len(edges) // 2:]
+    span = (len(steady) - 1) // 8 * 8 or len(steady) - 1
+    return (steady[-1] - steady[-1 - span]) / span
+
+
+def _gcm_timing(player: Player, dut, options, rng, vec: BlockVector) -> tuple[dict, dict, int]:
+    """``({"encrypt": (latency, cycles per payload block)}, details, blocks sent)`` of a GCM
+    core (module documentation), on a fresh core with no stalls: after the key, two messages of
+    one payload block (a 96-bit IV, no AAD; the latency is the second one's payload block) and
+    one long message of ``n`` AAD and ``n`` payload blocks, ``n`` = ``measure_blocks``, at
+    least 4 x ``blocks_in_flight`` and 34. The rates are the spacing of the AAD and of the
+    payload results in the long message's steady state; decryption takes the same path."""
+    n = max(options.measure_blocks, 4 * dut.signature.blocks_in_flight, 34)
+
+    def message(aad_blocks, payload_blocks, what):
+        return gcm_message(dut, vec.key, vec.key_bits, rng.randbytes(12),
+                           rng.randbytes(16 * aad_blocks), rng.randbytes(16 * payload_blocks),
+                           source=what, category="measure")[0]
+    first, second = message(0, 1, "one payload block"), message(0, 1, "one payload block")
+    long_message = message(n, n, f"long message ({n} AAD and {n} payload blocks)")
+    items = [("key", (vec, 0))] + [("block", b) for b in first + second + long_message]
+    accepted, produced = _edges(items, _play_checked(player, dut, items, options,
+                                                     "GCM throughput messages"))
+    alone = len(first) + 1                              # the second message's payload block
+    start = len(first) + len(second) + 1                # the long message's first AAD block
+    aad, payload = _gcm_rate(produced[start:start + n]), _gcm_rate(produced[start + n:][:n])
+    details = {"gcm": {"aad_bytes_per_cycle": 16 / aad, "payload_bytes_per_cycle": 16 / payload}}
+    return ({"encrypt": (produced[alone] - accepted[alone], payload)}, details,
+            len(items) - 1)
+
+
 def _checks(blocks, measured_blocks: int) -> dict:
     """Blocks checked, by source category (``Verification.checks``)."""
     checks = {}
@@ -369,19 +417,22 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
     per_transfer = first.signature.blocks_per_transfer
     try:
         check_playback(script, player.play(script))
-        measured, details = _timing(player, first, options, rng, measure_key, directions,
-                                    per_transfer)
+        if has_gcm(first):
+            measured, details, measured_blocks = _gcm_timing(player, first, options, rng,
+                                                             measure_key)
+        else:
+            measured, details = _timing(player, first, options, rng, measure_key, directions,
+                                        per_transfer)
+            measured_blocks = len(measured) * options.measure_blocks
     except (ScriptMismatch, VerificationError) as error:
         raise _Failed(str(error), backend) from None
     except PlayError as error:
         raise _Failed(f"the {player.name} model failed: {error}", backend) from None
     return Verification(ok=True,
-                        vectors_checked=(len(blocks) * per_transfer
-                                         + len(measured) * options.measure_blocks),
+                        vectors_checked=len(blocks) * per_transfer + measured_blocks,
                         latency_cycles=max(lat for lat, _ in measured.values()),
                         cycles_per_block=max(cpb for _, cpb in measured.values()),
-                        details=details, checks=_checks(blocks, len(measured)
-                                                        * options.measure_blocks),
+                        details=details, checks=_checks(blocks, measured_blocks),
                         **backend)
 
 
