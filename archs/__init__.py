@@ -48,7 +48,8 @@ class Family:
         The parameters and their allowed values.
     kind : str
         ``"cipher"`` (the common AES interface of :mod:`archs.interface`, verified by the block
-        testbench) or ``"sbox"`` (a standalone S-box with ``i``/``o`` bytes, verified exhaustively).
+        testbench; a GCM core, with the ``"gcm"`` mode, on GCM messages) or ``"sbox"`` (a
+        standalone S-box with ``i``/``o`` bytes, verified exhaustively).
     doc : str
         One-line description with the paper it follows.
     key_sizes, directions, modes : tuple
