@@ -215,17 +215,21 @@ def test_the_checks_have_a_wrong_tag_message_that_expects_auth_fail():
 
 @pytest.mark.flow
 def test_the_smallest_gcm_point_through_the_whole_point_pipeline(tmp_path):
-    """gcm_iterative with a 16-bit digit-serial GHASH (the records class of
-    experiments/records/10_gcm_compact.yaml), verified in amaranth.sim, synthesized, placed
-    and routed on the LFE5U-85F to an ``ok`` row with the GCM rates in its details."""
+    """gcm_compact (32-bit datapath) with a 4-bit digit-serial GHASH, verified in amaranth.sim,
+    synthesized, placed and routed on the LFE5U-85F to an ``ok`` row with the GCM rates in its
+    details. The netlist stage is left out to keep the test near a minute: on this point it
+    took about 110 s more (compiling the CXXRTL model of the netlist) and passed."""
     from aesdse.engine.point import run_point
     from aesdse.flow.tools import tool_versions
-    point = make_point("gcm_iterative", {"ghash": "digit_serial", "ghash_digit": 16},
+    point = make_point("gcm_compact", {"datapath_width": 32, "ghash": "digit_serial",
+                                       "ghash_digit": 4},
                        flow=FlowOptions(freq_mhz=100, nowidelut=True),
                        verify=VerifyOptions(random_vectors=4, backend="amaranth"))
-    row = run_point(point, "test", str(tmp_path), tool_versions())
+    row = run_point(point, "test", str(tmp_path), tool_versions(), netlist_verify=False)
     assert row.status == "ok", row.reason
-    assert row.cycles_per_block == 10
-    assert row.details["gcm"]["payload_bytes_per_cycle"] == pytest.approx(1.6)
+    assert row.cycles_per_block == 44                   # the compact cipher's, not GHASH's 33
+    assert row.details["gcm"] == {"aad_bytes_per_cycle": pytest.approx(16 / 33),
+                                  "payload_bytes_per_cycle": pytest.approx(16 / 44)}
     assert row.details["verification"]["checks"]["gcm-auth-fail"] > 0
-    assert row.throughput_mbps == pytest.approx(128 * row.fmax_mhz / 10)
+    assert row.luts > 1000 and row.fmax_mhz > 20
+    assert row.throughput_mbps == pytest.approx(128 * row.fmax_mhz / 44)
