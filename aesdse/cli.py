@@ -16,6 +16,7 @@ from .fingerprint import current_checkout
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
 from .report.critical_path import CRITICAL_PATH_FORMATS, render_critical_paths
+from .report.gcm import GCM_FORMATS, is_gcm_row, render_gcm
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
 from .store.database import Store, StoreError
@@ -266,13 +267,19 @@ def _verification_lines(summary) -> None:
                    "logic levels and their cell types, longest net, start and end cells). "
                    "Markdown or --format json. Rows stored before aesdse recorded critical "
                    "paths say so (re-run them with `aesdse sweep --force`).")
+@click.option("--gcm", "gcm", is_flag=True,
+              help="Print the GCM table instead of the metrics table (chosen by itself when "
+                   "every selected row is a GCM design): area, Fmax, Gbit/s, AAD and payload "
+                   "bytes per cycle, and the GHASH accumulator's share of the worst path and "
+                   "of the LUT4 and FF cells (n/a, with the reason, where not recorded). "
+                   "Markdown, CSV, LaTeX or JSON.")
 @click.option("--group-by", "group_by", type=click.Choice(GROUP_BY),
               help="family: one table per device family (ECP5, iCE40, asic) under a heading "
                    "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
                    "equivalents), labelled a cross-family comparison when families are mixed. "
                    "CSV lines and JSON objects carry family, area and area_unit.")
 def report(experiment, db_path, fmt, output, arch, target, where, current_only, bram_rate, fmax,
-           compare_with, resources, critical_path, group_by):
+           compare_with, resources, critical_path, gcm, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -315,10 +322,14 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
       aesdse report experiments/targets.yaml --group-by family
       aesdse report experiments/targets.yaml --group-by family --format json
       aesdse report experiments/quickstart.yaml --format html -o report.html
+      aesdse report experiments/gcm.yaml --gcm --format latex
     """
-    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path)
+    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path, gcm)
     sel = _select(experiment, db_path, arch, target, where, current_only)
     title, rows = sel.title, sel.rows
+    if _gcm_table(gcm, rows, fmt, group_by or compare_with or resources or critical_path):
+        _write_report(render_gcm(rows, fmt, title=title, fmax=fmax), output)
+        return
     if critical_path:
         _write_report(render_critical_paths(rows, fmt, title=title), output)
         return
@@ -347,9 +358,27 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
     _write_report(text, output)
 
 
-def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path):
+def _gcm_table(gcm: bool, rows, fmt: str, other_report) -> bool:
+    """Whether ``aesdse report`` prints the GCM table (:mod:`aesdse.report.gcm`): asked for with
+    ``--gcm``, or every selected row is a GCM design and no other report or the HTML report
+    was asked for."""
+    if gcm:
+        return True
+    return bool(rows) and not other_report and fmt in GCM_FORMATS \
+        and all(is_gcm_row(r) for r in rows)
+
+
+def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path,
+                          gcm=False):
     """The options of ``aesdse report`` go together (``--format html`` is the metrics report
     written to a file)."""
+    if gcm and (group_by or compare_with or resources or critical_path):
+        raise click.BadParameter("--gcm is a report of its own: not with --group-by, "
+                                 "--compare, --resources or --critical-path",
+                                 param_hint="--gcm")
+    if gcm and fmt not in GCM_FORMATS:
+        raise click.BadParameter(f"--gcm prints {', '.join(GCM_FORMATS)}, not {fmt}",
+                                 param_hint="--format")
     if group_by and (compare_with or resources or critical_path):
         raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
                                  "--resources or --critical-path", param_hint="--group-by")
