@@ -459,7 +459,8 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
               help="pareto: area vs throughput with the Pareto front; sweep: metrics vs one "
                    "parameter; bars: throughput per area per design; families: one core across "
                    "device families (area in each family's own unit, Fmax, throughput; use "
-                   "--arch).")
+                   "--arch); gcm: the GHASH accumulator's LUT4 against throughput of GCM "
+                   "points.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file; .png, .svg or .pdf picks the format.")
 @click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
@@ -495,6 +496,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
       aesdse plot experiments/pipelined.yaml --kind sweep --x sbox_stages --y luts -o s.svg
       aesdse plot --kind bars --area slices -o bars.png
       aesdse plot experiments/targets.yaml --kind families --arch iterative -o families.png
+      aesdse plot experiments/gcm.yaml --kind gcm -o ghash_area.png
     """
     from .report.plot import PlotError, plot as draw
     rows = _select(experiment, db_path, arch, target, where, current_only).rows

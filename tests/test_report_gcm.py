@@ -205,3 +205,30 @@ def test_instance_breakdown_counts_cells_and_path_delay():
     assert (path["levels"], path["total_levels"]) == (1, 2)
     assert path["ns"] == pytest.approx(1.3) and path["total_ns"] == pytest.approx(2.2)
     assert instance_breakdown(netlist, report, "nothere") is None
+
+
+# --- the plot ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("suffix", ["png", "svg"])
+def test_cli_plot_gcm_draws_ghash_area_against_throughput(gcm_db, tmp_path, suffix):
+    out = tmp_path / f"ghash.{suffix}"
+    result = invoke("plot", "--db", gcm_db, "--kind", "gcm", "-o", out)
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    assert data.startswith(MAGIC[suffix]) and len(data) > 1000
+    if suffix == "svg":
+        text = data.decode()
+        # One legend entry per family and multiplier kind of the points with the GHASH area;
+        # the row without it is counted as left out.
+        assert "gcm_unrolled, parallel" in text and "gcm_iterative, digit_serial" in text
+        assert "karatsuba" not in text
+        assert "1 GCM point without the GHASH area left out" in text
+
+
+def test_cli_plot_gcm_without_breakdown_is_an_error(tmp_path):
+    db = tmp_path / "old.sqlite"
+    with Store(db) as store:
+        store.put(next(r for r in gcm_rows() if r.key == "k"))
+    result = invoke("plot", "--db", db, "--kind", "gcm", "-o", tmp_path / "x.png")
+    assert result.exit_code == 1
+    assert "No verified GCM point has the GHASH area" in result.output

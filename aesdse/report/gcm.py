@@ -192,7 +192,8 @@ def _markdown(leading, lines, failures, notes, title) -> str:
             out.append("| " + " | ".join(cells) + " |")
     else:
         out.append("(no verified GCM points)")
-    out += [""] + notes
+    for note in notes:
+        out += ["", note]
     if failures:
         out += ["", "Failed points:", ""]
         out += [f"- {label(r)}: **{r.status}**: {_first_line(r.reason)}" for r in failures]
