@@ -541,8 +541,8 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     """Reproduce seed paper PAPER: run its experiment if needed, print measured vs published,
     write figures.
 
-    PAPER is a key (000 to 004) or a short name (zhou_gaj, kundi_aziz, hodjat_verbauwhede,
-    lin_huang, unrolled, or an alias). The exit code is 2 when the paper cannot be reproduced
+    PAPER is a key (000 to 004, or 200: the GCM reference) or a short name (zhou_gaj,
+    kundi_aziz, hodjat_verbauwhede, lin_huang, unrolled, lemsitzer, or an alias). The exit code is 2 when the paper cannot be reproduced
     yet (an architecture family or the experiment file is missing), 1 if a design point failed.
 
     With --no-sweep the rows come from --db when it holds rows of the paper's experiments, else

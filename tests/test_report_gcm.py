@@ -232,3 +232,59 @@ def test_cli_plot_gcm_without_breakdown_is_an_error(tmp_path):
     result = invoke("plot", "--db", db, "--kind", "gcm", "-o", tmp_path / "x.png")
     assert result.exit_code == 1
     assert "No verified GCM point has the GHASH area" in result.output
+
+
+# --- the published reference 200 and its reproduction -------------------------------------------
+
+def test_lemsitzer_has_only_the_abstracts_numbers():
+    from aesdse.report.published import consistency_check, find_paper
+    paper = find_paper("lemsitzer")
+    assert paper.key == "200" and not paper.is_seed
+    assert paper.title == "Multi-gigabit GCM-AES Architecture Optimized for FPGAs"
+    [row] = list(paper.rows())
+    assert row.values["throughput_gbps"] == 15.3
+    assert row.values["slices"] is None and row.values["brams"] is None
+    assert row.device_family == "virtex4" and row.config == {"arch": "gcm_unrolled"}
+    # Every number of the file is in the quoted abstract.
+    for text in ("128-, 64-, 32- and 16-bit", "1, 2, 4\n", "Virtex4-FX100", "15.3 Gb/s"):
+        assert text.replace("\n", "") in paper.source
+    assert consistency_check(row) == []
+
+
+def _fake_gcm_unrolled(monkeypatch):
+    """A ``gcm_unrolled`` family with the GHASH parameters, so an experiment of it loads whether
+    or not the real family exists yet (nothing is built: no sweep runs)."""
+    monkeypatch.setitem(archs.FAMILIES, "gcm_unrolled", archs.Family(
+        name="gcm_unrolled", build=lambda device_family="generic", **params: None,
+        kind="cipher", doc="fixture stand-in", params=(
+            archs.Param("sbox", ("lut", "composite"), "composite", ""),
+            archs.Param("ghash", ("bit_serial", "digit_serial", "parallel", "karatsuba"),
+                        "parallel", ""),
+            archs.Param("ghash_digit", (2, 4, 8), 8, ""),
+            archs.Param("ghash_stages", (0, 1, 2), 0, ""),
+            archs.Param("ghash_karatsuba_levels", (0, 1), 0, ""),
+            archs.Param("ghash_aggregation", (1, 2, 4), 1, ""))))
+
+
+def test_cli_reproduce_200_prints_published_beside_measured(tmp_path, monkeypatch):
+    from aesdse.experiment import load_experiment
+    from aesdse.flow.tools import tool_versions
+    _fake_gcm_unrolled(monkeypatch)
+    exp_file = tmp_path / "gcm.yaml"
+    exp_file.write_text("name: gcm\narchitectures:\n  - arch: gcm_unrolled\n    params:\n"
+                        "      ghash: parallel\n      ghash_stages: 2\n      ghash_aggregation: 4\n")
+    template = next(r for r in gcm_rows() if r.key == "u1")
+    db = tmp_path / "r.sqlite"
+    with Store(db) as store:
+        [point] = load_experiment(exp_file).points
+        store.put(replace(template, key=point.key(tool_versions()), experiment="gcm",
+                          params=point.params_dict, config_key=None))
+    out = tmp_path / "out"
+    result = invoke("reproduce", "200", "--db", db, "--experiment", exp_file, "--no-sweep",
+                    "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "## 200 lemsitzer: measured (gcm) vs published" in result.stdout
+    # 200 MHz x 128 bit / 1 cycle = 25.6 Gbit/s measured, beside the published 15.3 Gbit/s.
+    assert "| 200 Abstract: Lemsitzer et al. 2007, best GCM-AES throughput on Virtex-4 | " \
+           "15,000 / - | 200.0 / - | 25,600 / 15,300 (1.67x) |" in result.stdout
+    assert (out / "compare.md").is_file()
