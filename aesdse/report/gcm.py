@@ -20,7 +20,9 @@ mapped cell after the net it drives, and flattening keeps the hierarchy in net n
 * Area: the accumulator's LUT4 and FF cells in the synthesized netlist, in percent of all (LUT4
   as the family counts them before place and route: an ECP5 ``CCU2C`` is two). The LUT4 and FF
   columns are nextpnr's counts after packing, so the share is a ratio of synthesized cells, not
-  of those columns.
+  of those columns. A cell that drives one of the accumulator's input ports may be counted as
+  its own (the caveat of :mod:`aesdse.flow.critical_path`): the FF share may include the
+  registers that feed it.
 
 A row without the breakdown (made before the sweep recorded it, or an area estimate without
 place and route) shows ``n/a`` with the reason in a note: never a guess.
@@ -63,7 +65,9 @@ _LEGEND = ("GHASH path: logic levels and delay of the worst path (of the clock w
            "the accumulator's (multiplier included) LUT4 and FF cells in the synthesized "
            "netlist, in percent of all; the LUT4 and FF columns are nextpnr's counts after "
            "packing. Attribution by hierarchical cell names (the cells Yosys names under the "
-           "ghash instance: aesdse.flow.critical_path.instance_breakdown). B/cycle: bytes per "
+           "ghash instance: aesdse.flow.critical_path.instance_breakdown); a cell driving one "
+           "of the accumulator's input ports may be counted as its own, so the FF share may "
+           "include the registers that feed it. B/cycle: bytes per "
            "clock cycle on long messages, measured in simulation.")
 
 
