@@ -16,6 +16,7 @@ from .fingerprint import current_checkout
 from .flow.tools import ToolNotFound, tool_versions
 from .generate import GenerateError, generate, write_verilog
 from .report.critical_path import CRITICAL_PATH_FORMATS, render_critical_paths
+from .report.gcm import GCM_FORMATS, is_gcm_row, render_gcm
 from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PLOT_METRICS
 from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
 from .store.database import Store, StoreError
@@ -266,13 +267,19 @@ def _verification_lines(summary) -> None:
                    "logic levels and their cell types, longest net, start and end cells). "
                    "Markdown or --format json. Rows stored before aesdse recorded critical "
                    "paths say so (re-run them with `aesdse sweep --force`).")
+@click.option("--gcm", "gcm", is_flag=True,
+              help="Print the GCM table instead of the metrics table (chosen by itself when "
+                   "every selected row is a GCM design): area, Fmax, Gbit/s, AAD and payload "
+                   "bytes per cycle, and the GHASH accumulator's share of the worst path and "
+                   "of the LUT4 and FF cells (n/a, with the reason, where not recorded). "
+                   "Markdown, CSV, LaTeX or JSON.")
 @click.option("--group-by", "group_by", type=click.Choice(GROUP_BY),
               help="family: one table per device family (ECP5, iCE40, asic) under a heading "
                    "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
                    "equivalents), labelled a cross-family comparison when families are mixed. "
                    "CSV lines and JSON objects carry family, area and area_unit.")
 def report(experiment, db_path, fmt, output, arch, target, where, current_only, bram_rate, fmax,
-           compare_with, resources, critical_path, group_by):
+           compare_with, resources, critical_path, gcm, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -315,10 +322,14 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
       aesdse report experiments/targets.yaml --group-by family
       aesdse report experiments/targets.yaml --group-by family --format json
       aesdse report experiments/quickstart.yaml --format html -o report.html
+      aesdse report experiments/gcm.yaml --gcm --format latex
     """
-    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path)
+    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path, gcm)
     sel = _select(experiment, db_path, arch, target, where, current_only)
     title, rows = sel.title, sel.rows
+    if _gcm_table(gcm, rows, fmt, group_by or compare_with or resources or critical_path):
+        _write_report(render_gcm(rows, fmt, title=title, fmax=fmax), output)
+        return
     if critical_path:
         _write_report(render_critical_paths(rows, fmt, title=title), output)
         return
@@ -347,9 +358,27 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
     _write_report(text, output)
 
 
-def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path):
+def _gcm_table(gcm: bool, rows, fmt: str, other_report) -> bool:
+    """Whether ``aesdse report`` prints the GCM table (:mod:`aesdse.report.gcm`): asked for with
+    ``--gcm``, or every selected row is a GCM design and no other report or the HTML report
+    was asked for."""
+    if gcm:
+        return True
+    return bool(rows) and not other_report and fmt in GCM_FORMATS \
+        and all(is_gcm_row(r) for r in rows)
+
+
+def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path,
+                          gcm=False):
     """The options of ``aesdse report`` go together (``--format html`` is the metrics report
     written to a file)."""
+    if gcm and (group_by or compare_with or resources or critical_path):
+        raise click.BadParameter("--gcm is a report of its own: not with --group-by, "
+                                 "--compare, --resources or --critical-path",
+                                 param_hint="--gcm")
+    if gcm and fmt not in GCM_FORMATS:
+        raise click.BadParameter(f"--gcm prints {', '.join(GCM_FORMATS)}, not {fmt}",
+                                 param_hint="--format")
     if group_by and (compare_with or resources or critical_path):
         raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
                                  "--resources or --critical-path", param_hint="--group-by")
@@ -430,7 +459,8 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
               help="pareto: area vs throughput with the Pareto front; sweep: metrics vs one "
                    "parameter; bars: throughput per area per design; families: one core across "
                    "device families (area in each family's own unit, Fmax, throughput; use "
-                   "--arch).")
+                   "--arch); gcm: the GHASH accumulator's LUT4 against throughput of GCM "
+                   "points.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file; .png, .svg or .pdf picks the format.")
 @click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
@@ -466,6 +496,7 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
       aesdse plot experiments/pipelined.yaml --kind sweep --x sbox_stages --y luts -o s.svg
       aesdse plot --kind bars --area slices -o bars.png
       aesdse plot experiments/targets.yaml --kind families --arch iterative -o families.png
+      aesdse plot experiments/gcm.yaml --kind gcm -o ghash_area.png
     """
     from .report.plot import PlotError, plot as draw
     rows = _select(experiment, db_path, arch, target, where, current_only).rows
@@ -510,8 +541,8 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
     """Reproduce seed paper PAPER: run its experiment if needed, print measured vs published,
     write figures.
 
-    PAPER is a key (000 to 004) or a short name (zhou_gaj, kundi_aziz, hodjat_verbauwhede,
-    lin_huang, unrolled, or an alias). The exit code is 2 when the paper cannot be reproduced
+    PAPER is a key (000 to 004, or 200: the GCM reference) or a short name (zhou_gaj,
+    kundi_aziz, hodjat_verbauwhede, lin_huang, unrolled, lemsitzer, or an alias). The exit code is 2 when the paper cannot be reproduced
     yet (an architecture family or the experiment file is missing), 1 if a design point failed.
 
     With --no-sweep the rows come from --db when it holds rows of the paper's experiments, else

@@ -59,7 +59,8 @@ from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_l
 from ..flow.families.base import EstimateFailed
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
-from ..flow.critical_path import CriticalPath, NetlistCells, critical_paths, netlist_cells
+from ..flow.critical_path import (BREAKDOWN_INSTANCES, CriticalPath, NetlistCells,
+                                  critical_paths, instance_breakdown, netlist_cells)
 from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
@@ -548,7 +549,7 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     fam = archs.family(point.arch)
     # Where the time goes: the worst path of each clock (issue 15), and between two clocks
     # (they limit the system clock too).
-    paths = _critical_paths(run, synth_entry)
+    paths, instances = _critical_paths(run, synth_entry)
     try:
         m = compute_metrics(pnr["utilization"], pnr["fmax"], verified["cycles_per_block"],
                             verified["latency_cycles"], block_bits=fam.block_bits,
@@ -563,6 +564,8 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     details = dict(known.get("details") or {})
     details["resources"] = resources
     details["critical_paths"] = [path.as_dict() for path in paths]
+    if instances:
+        details["instances"] = instances
     if synth.get("workarounds"):
         details["synth_workarounds"] = synth["workarounds"]
     fields = asdict(m)
@@ -572,24 +575,33 @@ def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth
     return {**known, **fields, "details": details}
 
 
-def _critical_paths(run: PointRun, synth_entry) -> list[CriticalPath]:
+def _critical_paths(run: PointRun, synth_entry) -> tuple[list[CriticalPath], dict]:
     """The summaries (:class:`~aesdse.flow.critical_path.CriticalPath`) of the worst
     paths in the point's ``report.json``, with cell types and fanouts from the synthesized
-    netlist (read where the cache keeps it; unknown types if neither cache nor run has it)."""
+    netlist (read where the cache keeps it; unknown types if neither cache nor run has it);
+    and the share in area and paths of each :data:`~aesdse.flow.critical_path
+    .BREAKDOWN_INSTANCES` instance the netlist has (:func:`~aesdse.flow.critical_path
+    .instance_breakdown`; instance name -> breakdown, empty for most designs)."""
     if synth_entry is not None and "netlist.json" in synth_entry:
-        netlist = synth_entry.path / "netlist.json"
+        netlist_file = synth_entry.path / "netlist.json"
     else:
-        netlist = run.work / "netlist.json"
+        netlist_file = run.work / "netlist.json"
     try:
+        netlist = json.loads(netlist_file.read_text())
         cells = netlist_cells(netlist)
     except (OSError, ValueError):
-        cells = NetlistCells()
+        netlist, cells = None, NetlistCells()
     report = json.loads((run.work / "report.json").read_text())
     paths = critical_paths(report, cells)
     # Beside the full paths of report.json, in the artifacts too.
     (run.work / CRITICAL_PATHS_FILE).write_text(
         json.dumps([path.as_dict() for path in paths], indent=2) + "\n")
-    return paths
+    instances = {}
+    for name in BREAKDOWN_INSTANCES if netlist is not None else ():
+        breakdown = instance_breakdown(netlist, report, name)
+        if breakdown is not None:
+            instances[name] = breakdown
+    return paths, instances
 
 
 def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict) -> dict:

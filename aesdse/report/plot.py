@@ -21,6 +21,11 @@ Kinds
     stages).
 ``bars``
     Throughput per area of each design, best first.
+``gcm``
+    The GHASH accumulator's area (its synthesized LUT4 cells, multiplier included:
+    :func:`aesdse.report.gcm.ghash_area_share`) against the GCM core's throughput, one marker
+    per multiplier kind (``ghash``) and one colour per GCM family; GCM rows without the
+    recorded breakdown are left out (the figure says how many).
 ``families``
     One core across device families (``aesdse plot --kind families --arch iterative``): one bar
     per design and target in three panels, area in each family's own unit (ECP5 slices, iCE40
@@ -43,9 +48,9 @@ from .table import (RUN_FLOW_KEYS, param_value, show_value, aggregate, area_of_r
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
            "published_points", "pareto_figure", "sweep_figure", "bars_figure",
-           "families_figure", "family_bars", "save", "plot", "PlotError"]
+           "families_figure", "family_bars", "gcm_figure", "save", "plot", "PlotError"]
 
-KINDS = ("pareto", "sweep", "bars", "families")
+KINDS = ("pareto", "sweep", "bars", "families", "gcm")
 
 #: Area measures: name -> axis label.
 AREAS = {
@@ -555,6 +560,56 @@ def families_figure(rows: list[Row], title: str | None = None) -> Figure:
     return fig
 
 
+def gcm_figure(rows: list[Row], title: str | None = None) -> Figure:
+    """The GHASH accumulator's LUT4 against the GCM core's throughput; see the module
+    docstring.
+
+    Raises
+    ------
+    PlotError
+        When no verified GCM row has the GHASH area recorded.
+    """
+    from .gcm import ghash_area_share, is_gcm_row
+    entries, _ = aggregate([r for r in rows if is_gcm_row(r)])
+    points = [(ghash_area_share(e.row)[0], e.row) for e in entries]
+    points = [(area["luts"], row.throughput_mbps / 1000, row) for area, row in points
+              if area and area["luts"] and row.throughput_mbps]
+    if not points:
+        raise PlotError("No verified GCM point has the GHASH area (details[\"instances\"]) and "
+                        "a throughput: re-run the GCM points with aesdse sweep --force")
+    kinds = sorted({str(r.params.get("ghash")) for _, _, r in points})
+    colors = {a: _COLORS[i % len(_COLORS)]
+              for i, a in enumerate(sorted({r.arch for _, _, r in points}))}
+    with _mpl().rc_context(STYLE):
+        fig = _figure(2.6)
+        ax = fig.add_subplot()
+        for i, kind in enumerate(kinds):
+            for arch, color in colors.items():
+                mine = [(x, y) for x, y, r in points
+                        if str(r.params.get("ghash")) == kind and r.arch == arch]
+                if mine:
+                    ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color,
+                               marker=_MARKERS[i % len(_MARKERS)], s=16, zorder=3,
+                               linewidths=0, label=f"{arch}, {kind}")
+        ax.set_xscale("log")
+        _plain_log(ax.xaxis)
+        if _spans_decade([y for _, y, _ in points]):
+            ax.set_yscale("log")
+            _plain_log(ax.yaxis)
+        ax.set_xlabel("GHASH accumulator area (LUT4 cells after synthesis)")
+        ax.set_ylabel("Throughput (Gbit/s)")
+        left_out = len(entries) - len(points)
+        if left_out:
+            ax.text(0.99, 0.01, f"{left_out} GCM point{'s' * (left_out != 1)} without the "
+                    f"GHASH area left out", transform=ax.transAxes, ha="right", va="bottom",
+                    fontsize=5.5, color="#555555")
+        if title:
+            ax.set_title(title)
+        ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.3)
+        fig.tight_layout(pad=0.3)
+    return fig
+
+
 def save(fig: Figure, path) -> Path:
     """Save ``fig`` to ``path``; the format comes from the extension (``.png``, ``.svg``,
     ``.pdf``). The file has no timestamps or tool versions, so it is reproducible byte for
@@ -590,6 +645,8 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
         fig = bars_figure(rows, area, title=title, rate=rate)
     elif kind == "families":
         fig = families_figure(rows, title=title)
+    elif kind == "gcm":
+        fig = gcm_figure(rows, title=title)
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return save(fig, output)
