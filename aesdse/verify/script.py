@@ -52,13 +52,13 @@ from archs.bytestream import ByteStreamAdapter
 
 from ..spec.schema import VerifyOptions
 from .blocks import checking_blocks, core_directions, key_items
-from .testbench import run_testbenches
+from .testbench import testbench_simulator
 from .vectors import BlockVector
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
            "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "verification_script",
            "items_script", "stalls", "script_clocks", "common_interface", "play_amaranth",
-           "check_playback", "hang_message"]
+           "AmaranthScriptPlayer", "check_playback", "hang_message"]
 
 #: Length of the cyclic ``ready`` pattern of an output stream: a prime, so that the pattern
 #: does not fall in step with a core's own period.
@@ -318,17 +318,63 @@ def items_script(dut, items, *, max_cycles: int, stalls=None) -> Script:
                   clocks=script_clocks(dut), max_cycles=max_cycles)
 
 
-def play_amaranth(dut, script: Script) -> Playback:
-    """Play ``script`` on ``dut`` in :mod:`amaranth.sim` (the cycle protocol of the module
-    documentation). ``dut`` must be fresh (in its reset state)."""
-    accepted = []
-    produced = [[] for _ in script.outputs]
-    hung = []
+class AmaranthScriptPlayer:
+    """Plays scripts on one core in :mod:`amaranth.sim` (the cycle protocol of the module
+    documentation), one :class:`~amaranth.sim.Simulator` for all of them.
 
-    async def producer(ctx):
+    Building a simulator compiles the design to Python, which for a core of a few thousand cells
+    costs seconds, far more than playing a short script. So the simulator is built once and
+    reset between scripts (:meth:`amaranth.sim.Simulator.reset`: every signal back to its
+    initial value, every memory to its initial contents, every testbench restarted), which gives
+    each script the core in its reset state, as a fresh core would. A script with other output
+    streams or clocks than the previous one gets a new simulator (of ``build()``).
+
+    Parameters
+    ----------
+    dut : wiring.Component
+        A core not simulated yet.
+    build : callable, optional
+        Makes another such core, for a script whose streams or clocks differ.
+    """
+
+    def __init__(self, dut, build=None):
+        self._dut, self._build = dut, build
+        self._sim = None
+        self._shape = None
+        self._script = None
+        self._result = None
+
+    def play(self, script: Script) -> Playback:
+        """The playback of ``script`` on the core in its reset state."""
+        shape = (tuple(s.name for s in script.outputs), tuple(script.clocks))
+        self._script = script
+        self._result = ([], [[] for _ in script.outputs], [])
+        if self._sim is not None and shape == self._shape:
+            self._sim.reset()
+        else:
+            if self._sim is not None:
+                if self._build is None:
+                    raise ValueError("a script with other streams or clocks needs a new core: "
+                                     "give build")
+                self._dut = self._build()
+            self._sim = testbench_simulator(
+                self._dut, self._producer,
+                *(self._consumer(n, s.name) for n, s in enumerate(script.outputs)),
+                clock_multipliers=dict(script.clocks[1:]))
+            self._shape = shape
+        try:
+            self._sim.run()
+        except BaseException:
+            self._sim = None    # stopped halfway: never resumed or reset
+            raise
+        accepted, produced, hung = self._result
+        return Playback(tuple(accepted), tuple(tuple(p) for p in produced), bool(hung))
+
+    async def _producer(self, ctx):
+        script, (accepted, _, hung) = self._script, self._result
         edge = 0
         for item in script.items:
-            port = getattr(dut, item.stream)
+            port = getattr(self._dut, item.stream)
             if item.gap:
                 if edge + item.gap >= script.max_cycles:
                     hung.append(True)
@@ -348,13 +394,15 @@ def play_amaranth(dut, script: Script) -> Playback:
             ctx.set(port.valid, 0)
             accepted.append(edge)
 
-    def consumer(number, stream):
-        port = getattr(dut, stream.name)
+    def _consumer(self, number: int, name: str):
+        port = getattr(self._dut, name)
         payload = Value.cast(port.payload)
 
         async def testbench(ctx):
+            script, (_, produced, hung) = self._script, self._result
+            stream, got = script.outputs[number], produced[number]
             edge = 0
-            while len(produced[number]) < len(stream.expected):
+            while len(got) < len(stream.expected):
                 if edge >= script.max_cycles:
                     hung.append(True)
                     return
@@ -363,13 +411,16 @@ def play_amaranth(dut, script: Script) -> Playback:
                 _, _, valid, bits = await ctx.tick().sample(port.valid, payload)
                 edge += 1
                 if ready and valid:
-                    produced[number].append((edge, bits))
+                    got.append((edge, bits))
             ctx.set(port.ready, 0)
         return testbench
 
-    run_testbenches(dut, producer, *(consumer(n, s) for n, s in enumerate(script.outputs)),
-                    clock_multipliers=dict(script.clocks[1:]))
-    return Playback(tuple(accepted), tuple(tuple(p) for p in produced), bool(hung))
+
+def play_amaranth(dut, script: Script) -> Playback:
+    """Play ``script`` on ``dut`` in :mod:`amaranth.sim` (the cycle protocol of the module
+    documentation). ``dut`` must be fresh (in its reset state). To play several scripts on one
+    core, :class:`AmaranthScriptPlayer` builds its simulator once."""
+    return AmaranthScriptPlayer(dut).play(script)
 
 
 def _note(stream: OutputStream, n: int) -> str:

@@ -39,7 +39,7 @@ from amaranth.lib import stream
 from amaranth.sim import Simulator
 
 __all__ = ["StreamTimeout", "EdgeClock", "stream_put", "stream_get", "random_ready",
-           "random_gaps", "run_testbenches"]
+           "random_gaps", "run_testbenches", "testbench_simulator"]
 
 
 class StreamTimeout(Exception):
@@ -161,17 +161,10 @@ def random_gaps(rng: random.Random, stall_probability: float) -> Callable[[], in
     return gaps
 
 
-def run_testbenches(dut, *testbenches, clock_period: float = 1e-8,
-                    clock_multipliers: dict | None = None, processes=(),
-                    vcd: str | None = None) -> None:
-    """Simulate ``dut`` until every testbench has returned.
-
-    The ``sync`` domain gets a clock of ``clock_period``. Every domain of ``clock_multipliers``
-    (domain -> integer multiple of the ``sync`` frequency, e.g. ``{"bram": 2}`` for a block RAM
-    clocked at twice the system clock) gets a clock edge-aligned with ``sync``: every ``sync``
-    edge coincides with an edge of each faster domain, as when a PLL derives both clocks from
-    one reference. An exception in a testbench ends the simulation and is raised here.
-    """
+def testbench_simulator(dut, *testbenches, clock_period: float = 1e-8,
+                        clock_multipliers: dict | None = None, processes=()) -> Simulator:
+    """A :class:`~amaranth.sim.Simulator` of ``dut`` with ``testbenches`` and ``processes``
+    added and its clocks set up as :func:`run_testbenches` describes, not yet run."""
     sim = Simulator(dut)
     sim.add_clock(clock_period)
     for domain, multiplier in (clock_multipliers or {}).items():
@@ -184,6 +177,22 @@ def run_testbenches(dut, *testbenches, clock_period: float = 1e-8,
         sim.add_testbench(testbench)
     for process in processes:
         sim.add_process(process)
+    return sim
+
+
+def run_testbenches(dut, *testbenches, clock_period: float = 1e-8,
+                    clock_multipliers: dict | None = None, processes=(),
+                    vcd: str | None = None) -> None:
+    """Simulate ``dut`` until every testbench has returned.
+
+    The ``sync`` domain gets a clock of ``clock_period``. Every domain of ``clock_multipliers``
+    (domain -> integer multiple of the ``sync`` frequency, e.g. ``{"bram": 2}`` for a block RAM
+    clocked at twice the system clock) gets a clock edge-aligned with ``sync``: every ``sync``
+    edge coincides with an edge of each faster domain, as when a PLL derives both clocks from
+    one reference. An exception in a testbench ends the simulation and is raised here.
+    """
+    sim = testbench_simulator(dut, *testbenches, clock_period=clock_period,
+                              clock_multipliers=clock_multipliers, processes=processes)
     if vcd:
         with sim.write_vcd(vcd):
             sim.run()

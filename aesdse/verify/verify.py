@@ -67,9 +67,9 @@ Backends
 --------
 ``VerifyOptions.backend`` chooses who plays the scripts: ``"verilator"`` (a Verilator model,
 :mod:`aesdse.verify.verilator`), ``"cxxrtl"`` (a CXXRTL model, :mod:`aesdse.verify.cxxrtl`),
-``"amaranth"`` (:func:`aesdse.verify.script.play_amaranth`, a fresh core per script) or
-``"auto"`` (the default): Verilator when the ``verilator`` package and a C++ compiler are found,
-else amaranth.sim, with the reason in ``Verification.fallback_reason`` (never silently). The
+``"amaranth"`` (:class:`aesdse.verify.script.AmaranthScriptPlayer`, one simulator, reset
+between scripts) or ``"auto"`` (the default): Verilator when the ``verilator`` package and a C++
+compiler are found, else amaranth.sim, with the reason in ``Verification.fallback_reason`` (never silently). The
 backends play a script edge for edge alike (``tests/test_verify_equivalence.py``). A compiled
 model is built once per core and plays every script of the point; models are cached on disk
 under ``model_cache`` (default: ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``,
@@ -102,7 +102,7 @@ from .blocks import (Block, BlockError, ccm_message, checking_blocks, core_direc
 from .cxxrtl import (CompileError, PlayError, compile_model, default_cache_dir, design_rtlil,
                      find_compiler, play_compiled, yosys_version)
 from .script import (Playback, Script, ScriptMismatch, check_playback, common_interface,
-                     items_script, play_amaranth, stalls)
+                     items_script, AmaranthScriptPlayer, stalls)
 from .vectors import BlockVector, ccm_blocks
 from . import verilator as verilator_backend
 
@@ -170,11 +170,7 @@ class Player:
 
 
 def _amaranth_player(build, first, fallback_reason=None) -> Player:
-    fresh = [first]
-
-    def play(script):
-        return play_amaranth(fresh.pop() if fresh else build(), script)
-    return Player("amaranth.sim", play, fallback_reason)
+    return Player("amaranth.sim", AmaranthScriptPlayer(first, build).play, fallback_reason)
 
 
 def resolved_backend(backend: str) -> str:
