@@ -69,9 +69,10 @@ Backends
 :mod:`aesdse.verify.verilator`), ``"cxxrtl"`` (a CXXRTL model, :mod:`aesdse.verify.cxxrtl`),
 ``"amaranth"`` (:class:`aesdse.verify.script.AmaranthScriptPlayer`, one simulator, reset
 between scripts) or ``"auto"`` (the default): Verilator when the ``verilator`` package and a C++
-compiler are found, else amaranth.sim, with the reason in ``Verification.fallback_reason`` (never silently). The
-backends play a script edge for edge alike (``tests/test_verify_equivalence.py``). A compiled
-model is built once per core and plays every script of the point; models are cached on disk
+compiler are found, else amaranth.sim, with the reason in ``Verification.fallback_reason``
+(never silently). The backends play a script edge for edge alike
+(``tests/test_verify_equivalence.py``). A compiled model is built once per core and plays every
+script of the point; models are cached on disk
 under ``model_cache`` (default: ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``,
 :func:`aesdse.verify.cxxrtl.default_cache_dir`), keyed by the design and the tools. A compiler
 that exists but fails, crashes or runs past its time limit fails the point with the compiler's
