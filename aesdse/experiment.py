@@ -36,6 +36,7 @@ Schema (every key optional unless marked)::
       monte_carlo: false              # also the AESAVS Monte Carlo test (ECB; CBC with that mode)
       cavp: sample                    # sample: FIPS-197 and SP 800-38A; all: + every CAVP KAT/MMT
       backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
+      netlist_blocks: 64              # blocks of the netlist stage's (shorter) checking script
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -67,7 +68,7 @@ import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
-                          FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
+                          VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -133,8 +134,9 @@ class DesignPoint:
         used = family_info(self.device_family).tools
         tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
         # The verify backend is left out: the backends give identical results (a point
-        # verified by another backend is the same point; aesdse.verify.verify).
-        verify = {k: v for k, v in asdict(self.verify).items() if k != "backend"}
+        # verified by another backend is the same point; aesdse.verify.verify); so is the
+        # netlist stage's budget (VERIFY_NOT_PROVENANCE).
+        verify = {k: v for k, v in asdict(self.verify).items() if k not in VERIFY_NOT_PROVENANCE}
         return {"generator": generator_fingerprint(self.arch), "verify": verify,
                 "tools": tools, "aesdse": __version__}
 
@@ -359,8 +361,8 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend"), "verify",
-               line_of(doc, "verify"))
+    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend",
+                     "netlist_blocks"), "verify", line_of(doc, "verify"))
     count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
                    "a number of vectors")
     _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
@@ -370,8 +372,12 @@ def _parse_verify(doc):
                           0, (False, True))
     cavp = _choice(raw, "cavp", raw.get("cavp", VerifyOptions.cavp), 0, CAVP_CHOICES)
     backend = _choice(raw, "backend", raw.get("backend", "auto"), 0, VERIFY_BACKENDS)
+    budget = _typed(raw, "netlist_blocks",
+                    raw.get("netlist_blocks", VerifyOptions.netlist_blocks), 0, (int,),
+                    "a number of blocks")
+    _bounded(raw, "netlist_blocks", budget, 0, 0, LIMITS["random_vectors"])
     return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp,
-                         backend=backend)
+                         backend=backend, netlist_blocks=budget)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:

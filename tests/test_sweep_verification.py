@@ -262,3 +262,47 @@ def test_a_design_cached_with_the_netlist_stage_off_gets_its_script_later(tmp_pa
     assert on.cache_hits and "design" in on.cache_hits
     assert (Path(on.artifacts) / netlist_check.SCRIPT_FILE).is_file()
     assert _record(on)["netlist"]["transfers"] > 0   # the script was made and played
+
+
+def test_the_netlist_script_keeps_to_its_budget():
+    """The netlist stage plays a short script (VerifyOptions.netlist_blocks), not the verify
+    stage's: its standard vectors, and random vectors as far as the budget allows; the budget
+    is in the design stage's key, hence in the script's digest and the netlist stage's key."""
+    import archs
+    from aesdse.spec.schema import VerifyOptions
+    from aesdse.verify.script import common_interface, netlist_checking_script, \
+        verification_script
+    fam = archs.family("iterative")
+    dut = common_interface(fam.build(**fam.defaults()))
+    strong = VerifyOptions(random_vectors=1000, monte_carlo=True, cavp="all")
+
+    def blocks(script):
+        return sum(1 for item in script.items if item.stream == "i")
+    short = netlist_checking_script(dut, strong, key_sizes=fam.key_sizes,
+                                    directions=fam.directions)
+    assert 20 < blocks(short) <= strong.netlist_blocks == 64
+    assert any("random" in item.note for item in short.items)
+    assert not any("aesavs" in item.note.lower() for item in short.items)
+    # The stalls are the verify stage's.
+    assert short.outputs[0].ready == verification_script(
+        dut, VerifyOptions(), key_sizes=fam.key_sizes, directions=fam.directions).outputs[0].ready
+    # A budget below the standard vectors keeps them (and no random vector).
+    tiny = netlist_checking_script(dut, VerifyOptions(netlist_blocks=1),
+                                   key_sizes=fam.key_sizes, directions=fam.directions)
+    assert blocks(tiny) > 1 and not any("random" in item.note for item in tiny.items)
+    exp = parse_experiment("name: t\narchitectures:\n  - arch: iterative\n"
+                           "verify: {netlist_blocks: 16}\n")
+    point = exp.points[0]
+    assert point.verify.netlist_blocks == 16
+    assert point_mod.design_key(point) != point_mod.design_key(
+        replace(point, verify=replace(point.verify, netlist_blocks=64)))
+    assert point.key() == replace(point, verify=replace(point.verify, netlist_blocks=64)).key()
+
+
+def test_compare_names_the_verify_options_that_differ():
+    from aesdse.store.exchange import verify_differences
+    old = {"random_vectors": 32, "seed": 1, "monte_carlo": False, "cavp": "sample",
+           "backend": "auto"}
+    assert verify_differences(old, {**old, "backend": "verilator", "netlist_blocks": 64}) == []
+    assert verify_differences(old, {**old, "random_vectors": 1000, "cavp": "all"}) == [
+        'cavp "sample" -> "all"', "random_vectors 32 -> 1000"]

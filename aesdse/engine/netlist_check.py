@@ -58,7 +58,7 @@ from ..verify.cxxrtl import CompileError, Compiler, ModelOptions, script_text
 from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
                               netlist_model, play_netlist)
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
-                             ScriptUnsupported, check_playback, verification_script)
+                             ScriptUnsupported, check_playback, netlist_checking_script)
 from ..verify.verify import select_player
 
 __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
@@ -167,7 +167,8 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
     stage: ``(metadata, JSON text of SCRIPT_FILE or None)``. The metadata holds the script's
     ``digest`` and ``transfers``, or ``unsupported`` (why there is no script).
 
-    The script is the verify stage's own (:func:`aesdse.verify.script.verification_script`),
+    The script is the verify stage's checks within the netlist budget
+    (:func:`aesdse.verify.script.netlist_checking_script`, ``point.verify.netlist_blocks``),
     and the RTL plays it on the verify stage's backend (``point.verify.backend``, models cached
     in ``model_cache``): the reference the netlist's playback must equal edge for edge.
     ``build()`` returns the core as the verify stage builds it; it is called only when a
@@ -192,7 +193,7 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
             script = ("the script drives a byte-stream core through ByteStreamAdapter, and the "
                       "synthesized netlist is the core alone (not wrapped yet)")
         else:
-            script = _script_or_reason(verification_script, dut, point, fam)
+            script = _script_or_reason(netlist_checking_script, dut, point, fam)
         if isinstance(script, str):
             del dut
             gc.collect()
@@ -209,6 +210,7 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
     text = script_to_json(script, playback)
     return {"digest": hashlib.sha256(text.encode()).hexdigest(),
             "transfers": len(script.items) + sum(len(o.expected) for o in script.outputs),
+            "blocks": sum(1 for item in script.items if item.stream == "i"),
             "rtl_backend": player.name,
             "rtl_seconds": round(time.perf_counter() - start, 3)}, text
 

@@ -13,7 +13,8 @@ import json
 from dataclasses import asdict, dataclass
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
-           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "CONFIG_IGNORED_FLOW",
+           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
+           "CONFIG_IGNORED_FLOW",
            "config_key"]
 
 
@@ -185,6 +186,13 @@ class VerifyOptions:
         reason recorded), ``"verilator"``, ``"cxxrtl"`` or ``"amaranth"``
         (:mod:`aesdse.verify.verify`). The backends give identical results, so it is not part of
         a point's provenance.
+    netlist_blocks : int
+        Budget of the netlist stage's checking script, in blocks (transfers of the ``i``
+        stream): the standard vectors and messages, and as many random vectors as fit
+        (:func:`aesdse.verify.script.netlist_checking_script`). A netlist model is large (a
+        12k-LUT netlist's C++ takes minutes to compile) and plays every cycle of every cell, so
+        it plays this short script, not the verify stage's. Not part of a point's provenance
+        (it does not change the verify stage); part of the netlist stage's cache key.
     """
     random_vectors: int = 32
     seed: int = 1
@@ -196,6 +204,7 @@ class VerifyOptions:
     monte_carlo_outer: int = MONTE_CARLO_OUTER
     cavp: str = "sample"
     backend: str = "auto"
+    netlist_blocks: int = 64
 
     def __post_init__(self):
         if self.backend not in VERIFY_BACKENDS:
@@ -203,6 +212,9 @@ class VerifyOptions:
                              f"not {self.backend!r}")
         if self.cavp not in CAVP_CHOICES:
             raise ValueError(f"cavp must be one of {', '.join(CAVP_CHOICES)}, not {self.cavp!r}")
+        if not 0 <= self.netlist_blocks <= LIMITS["random_vectors"]:
+            raise ValueError(f"netlist_blocks must be 0 to {LIMITS['random_vectors']}, "
+                             f"not {self.netlist_blocks!r}")
         if not 1 <= self.monte_carlo_outer <= MONTE_CARLO_OUTER:
             raise ValueError(f"monte_carlo_outer must be 1 to {MONTE_CARLO_OUTER}, "
                              f"not {self.monte_carlo_outer!r}")
@@ -222,6 +234,11 @@ class VerifyOptions:
 
 #: Values of :attr:`VerifyOptions.backend`.
 VERIFY_BACKENDS = ("auto", "verilator", "cxxrtl", "amaranth")
+
+#: Verify options that are not part of a point's provenance: they do not change what the verify
+#: stage checks (the backends give identical results; the netlist stage records its own
+#: budget in its verdict).
+VERIFY_NOT_PROVENANCE = ("backend", "netlist_blocks")
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).
