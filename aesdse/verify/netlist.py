@@ -15,8 +15,11 @@ has only black boxes for (:data:`MODELS_DIR`, copied into the run directory: the
 block RAM), then elaborates (``hierarchy``, ``proc``),
 flattens and writes RTLIL. Debug scopes (``$scopeinfo``) and internal names are dropped: they
 do not change the logic, and the C++ compiles in about two thirds of the time without them.
-That RTLIL goes through :func:`aesdse.verify.cxxrtl.compile_model` like an RTL design, so the
-model is cached by its text (hence by the netlist and the models) like any other.
+The top module is renamed ``top``, as the RTL's is. That RTLIL goes through
+:func:`aesdse.verify.verilator.compile_verilator_model` or
+:func:`aesdse.verify.cxxrtl.compile_model` like an RTL design (the options passed choose;
+:mod:`aesdse.engine.netlist_check` has the measurements behind its choice), so the model is
+cached by its text (hence by the netlist and the models) like any other.
 
 A cell type that is still not a Yosys internal cell after flattening has no simulation model:
 :class:`NetlistUnsupported` names the types and the model files read. So does a family without
@@ -46,6 +49,7 @@ import shutil
 from ..flow.tools import find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
+from .verilator import VerilatorOptions, compile_verilator_model
 
 __all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
            "cell_models", "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
@@ -128,7 +132,8 @@ def cell_models(family: str) -> CellModels:
 
 def netlist_script(netlist_file: str, top: str, family: str) -> str:
     """The Yosys script that turns ``netlist_file`` (JSON, relative path) into flat RTLIL with
-    the family's cell models (module documentation), written to ``netlist_sim.il``."""
+    the family's cell models (module documentation), written to ``netlist_sim.il``; its top
+    module is renamed ``top``, the name both compiled backends build."""
     models = cell_models(family)
     defines = "".join(f" -D{name}" for name in models.defines)
     reads = "".join(f"read_verilog{defines} -overwrite {path}\n" for path in models.files)
@@ -140,6 +145,7 @@ def netlist_script(netlist_file: str, top: str, family: str) -> str:
             f"proc\n"
             f"flatten\n"
             f"hierarchy -top {top}\n"
+            f"rename {top} top\n"
             f"delete t:$scopeinfo\n"
             f"opt_clean -purge\n"
             f"write_rtlil {_OUTPUT}\n")
@@ -201,10 +207,13 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
 
 
 def netlist_model(netlist_file: str, top: str, family: str, workdir: Path, *,
-                  cache_dir: Path | None = None, options: ModelOptions = ModelOptions(),
+                  cache_dir: Path | None = None,
+                  options: ModelOptions | VerilatorOptions = ModelOptions(),
                   compiler: Compiler | None = None, timings: dict | None = None) -> Path:
     """The compiled model of a synthesized netlist (:func:`netlist_rtlil`, then
-    :func:`aesdse.verify.cxxrtl.compile_model`, cached by the flat RTLIL's text).
+    :func:`aesdse.verify.cxxrtl.compile_model`, or with
+    :class:`aesdse.verify.verilator.VerilatorOptions` as ``options``
+    :func:`aesdse.verify.verilator.compile_verilator_model`; cached by the flat RTLIL's text).
 
     ``timings``, when given, also receives ``yosys_s``, the Yosys step's seconds.
 
@@ -219,12 +228,16 @@ def netlist_model(netlist_file: str, top: str, family: str, workdir: Path, *,
     start = time.perf_counter()
     text = netlist_rtlil(netlist_file, top, family, workdir, options.compile_timeout_s)
     timings["yosys_s"] = time.perf_counter() - start
+    if isinstance(options, VerilatorOptions):
+        return compile_verilator_model(text, cache_dir=cache_dir, options=options,
+                                       compiler=compiler, timings=timings)
     return compile_model(text, cache_dir=cache_dir, options=options, compiler=compiler,
                          timings=timings)
 
 
 def play_netlist(model: Path, script: Script, *, timeout: float = 600.0) -> Playback:
-    """Play ``script`` on a netlist model (:func:`aesdse.verify.cxxrtl.play_compiled`)."""
+    """Play ``script`` on a netlist model of either backend
+    (:func:`aesdse.verify.cxxrtl.play_compiled`)."""
     return play_compiled(model, script, timeout=timeout)
 
 
