@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from ..spec.schema import VerifyOptions
 from . import reference
+from .backends import resolved_options
 from .vectors import (CCM_TAG_BYTES, BlockVector, ccm_blocks, cipher_block_vectors, mode_messages,
                       oracle_ccm, oracle_mode, source_category, vector_directions)
 
@@ -265,6 +266,7 @@ def checking_blocks(dut, options: VerifyOptions, key_sizes, directions) -> list[
     """Every block (every transfer, on a wide port) the checking run of a cipher core sends, in
     order (the module documentation): ``key_sizes`` and ``directions`` as narrowed by the core
     (:func:`core_directions`)."""
+    options = resolved_options(options)   # checks left unset: the defaults of the backend
     rng = random.Random(options.seed)
     blocks = plain_blocks(cipher_vectors(options, key_sizes, directions), directions, rng)
     blocks += mode_blocks(dut, options, key_sizes, directions, rng)

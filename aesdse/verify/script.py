@@ -53,6 +53,7 @@ from amaranth.hdl import Value
 from archs.bytestream import ByteStreamAdapter
 
 from ..spec.schema import VerifyOptions
+from .backends import resolved_options
 from .blocks import checking_blocks, core_directions, key_items
 from .testbench import run_testbenches
 from .vectors import BlockVector
@@ -262,7 +263,7 @@ def netlist_options(dut, options: VerifyOptions, key_sizes, directions) -> Verif
     minimum of random mode and CCM messages) are always kept, even above the budget: a
     netlist is checked on every kind of block its RTL was."""
     key_sizes, directions = core_directions(dut, key_sizes, directions)
-    count = options.random_vectors
+    count = resolved_options(options).random_vectors
     while True:
         cut = replace(options, random_vectors=count, monte_carlo=False, cavp="sample")
         if count == 0 or len(checking_blocks(dut, cut, key_sizes, directions)) \
