@@ -233,18 +233,23 @@ def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monk
     assert not (Path(row.artifacts) / "report.json").exists()   # nextpnr never ran
 
 
-def test_a_core_without_a_script_is_recorded_without_warnings(recwarn):
-    """A core the netlist stage cannot script (here a byte-stream core: its script drives the
-    core behind ByteStreamAdapter, its netlist is the core alone) gets no script: the reason is
-    recorded and nothing is left that Amaranth would warn about."""
+def test_a_byte_stream_core_gets_a_script_and_its_adapter_without_warnings(recwarn):
+    """A byte-stream core's script drives it behind ByteStreamAdapter; its netlist is the core
+    alone, so the script file carries the adapter's RTLIL (module top, the core as module
+    top.core) to simulate the netlist in; nothing is left that Amaranth would warn about."""
     import warnings
+    from aesdse.verify.netlist import WRAPPED_CORE
     exp = parse_experiment("name: t\narchitectures:\n  - arch: compact\n"
                            "    params: {datapath_width: 8, port_width: 8}\n")
     point = exp.points[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         meta, text = rtl_script(lambda: build_component(point), point)
-    assert text is None and "byte-stream core" in meta["unsupported"]
+    assert text is not None, meta
+    wrapper = netlist_check.wrapper_from_json(text)
+    assert wrapper.count("\nmodule ") + wrapper.startswith("module ") == 1
+    assert "module \\top\n" in wrapper and f"cell \\{WRAPPED_CORE} " in wrapper
+    script, _ = script_from_json(text)
     assert not [w for w in recwarn if "never used" in str(w.message)]
 
 
@@ -318,3 +323,18 @@ def test_compare_names_the_verify_options_that_differ():
     assert verify_differences(old, {**old, "backend": "verilator", "netlist_blocks": 64}) == []
     assert verify_differences(old, {**old, "random_vectors": 1000, "cavp": "all"}) == [
         'cavp "sample" -> "all"', "random_vectors 32 -> 1000"]
+
+
+@pytest.mark.flow
+def test_a_byte_stream_core_netlist_is_verified_inside_its_adapter(tmp_path):
+    """The compact byte-stream core (port_width 8) on ECP5: its netlist plays the script inside
+    the adapter's RTLIL and is verified."""
+    _compiler_or_skip()
+    exp = parse_experiment(SMALL_ECP5.format(name="bytes").replace(
+        "{datapath_width: 8}", "{datapath_width: 8, port_width: 8}"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert row.status == "ok", row.reason
+    assert _record(row)["netlist_verified"].startswith("yes ("), _record(row)
+    assert summary.netlist == {"verified": 1}

@@ -95,22 +95,25 @@ from pathlib import Path
 
 import archs
 from amaranth.hdl import UnusedElaboratable
+from archs.bytestream import ByteStreamAdapter
 
 from .cache import StageCache, stage_key
 from ..flow.tools import find_tool
 from ..verify.cxxrtl import CompileError, Compiler, ModelOptions, script_text
 from ..verify.verilator import VerilatorOptions, verilator_root
 from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
-                              netlist_model, play_netlist)
+                              netlist_model, play_netlist, wrapper_rtlil)
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
-                             ScriptUnsupported, check_playback, netlist_checking_script)
+                             ScriptUnsupported, check_playback, common_interface,
+                             netlist_checking_script)
 from ..verify.verify import select_player
 
 __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
            "NETLIST_MODEL_OPTIONS", "NETLIST_VERILATOR_OPTIONS", "NETLIST_BACKEND",
            "netlist_backend", "netlist_options", "TURNED_OFF", "ENVIRONMENT_SWITCH",
            "netlist_verify_default", "model_cache_dir", "verification_record", "rtl_script",
-           "script_to_json", "script_from_json", "netlist_key", "check_netlist",
+           "script_to_json", "script_from_json", "wrapper_from_json", "netlist_key",
+           "check_netlist",
            "netlist_summary", "unchecked", "estimate_unchecked_reason"]
 
 #: Key of the verification record in a row's ``details``.
@@ -202,9 +205,19 @@ def estimate_unchecked_reason(family: str) -> str:
 # --- the script, made in the design stage ----------------------------------------------------
 
 
-def script_to_json(script: Script, playback: Playback) -> str:
-    """``script`` and the RTL's ``playback`` of it as JSON text (:data:`SCRIPT_FILE`)."""
-    return json.dumps({"script": asdict(script), "rtl": asdict(playback)}, sort_keys=True)
+def script_to_json(script: Script, playback: Playback, wrapper: str | None = None) -> str:
+    """``script`` and the RTL's ``playback`` of it as JSON text (:data:`SCRIPT_FILE`), with
+    the RTLIL of the wrapper the netlist is simulated in, if any (a byte-stream core's
+    adapter, :func:`aesdse.verify.netlist.wrapper_rtlil`; :func:`wrapper_from_json`)."""
+    doc = {"script": asdict(script), "rtl": asdict(playback)}
+    if wrapper is not None:
+        doc["wrapper"] = wrapper
+    return json.dumps(doc, sort_keys=True)
+
+
+def wrapper_from_json(text: str) -> str | None:
+    """The wrapper's RTLIL of a :data:`SCRIPT_FILE` text (None: the netlist alone)."""
+    return json.loads(text).get("wrapper")
 
 
 def script_from_json(text: str) -> tuple[Script, Playback]:
@@ -251,19 +264,20 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
         # A core without a script is never elaborated; that is not a mistake of its design.
         warnings.simplefilter("ignore", UnusedElaboratable)
         dut = build()
-        if dut.signature.port_width != 128:
-            # The script drives a byte-stream core behind ByteStreamAdapter, which is part of
-            # the simulation only; the netlist is the core alone.
-            script = ("the script drives a byte-stream core through ByteStreamAdapter, and the "
-                      "synthesized netlist is the core alone (not wrapped yet)")
-        else:
-            script = _script_or_reason(netlist_checking_script, dut, point, fam)
+        # A byte-stream core is played behind its ByteStreamAdapter (common_interface); its
+        # netlist is the core alone, so the netlist stage simulates it inside the adapter's
+        # RTLIL (aesdse.verify.netlist.wrapper_rtlil).
+        wrapper = (wrapper_rtlil(ByteStreamAdapter(build()))
+                   if dut.signature.port_width == 8 else None)
+        dut = common_interface(dut)
+        script = _script_or_reason(netlist_checking_script, dut, point, fam)
         if isinstance(script, str):
             del dut
             gc.collect()
             return {"unsupported": script}, None
     try:
-        player = select_player(build, dut, point.verify.backend, model_cache)
+        player = select_player(lambda: common_interface(build()), dut, point.verify.backend,
+                               model_cache)
     except CompileError as e:
         return {"unsupported": f"the RTL model for the reference playback failed: {e}"}, None
     playback = player.play(script)
@@ -271,7 +285,7 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
         check_playback(script, playback)
     except ScriptMismatch as e:
         return {"unsupported": f"the RTL does not pass the script ({player.name}): {e}"}, None
-    text = script_to_json(script, playback)
+    text = script_to_json(script, playback, wrapper)
     return {"digest": hashlib.sha256(text.encode()).hexdigest(),
             "transfers": len(script.items) + sum(len(o.expected) for o in script.outputs),
             "blocks": sum(1 for item in script.items if item.stream == "i"),
@@ -326,7 +340,8 @@ def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, scrip
             "models": list(cell_models(family).files), "timings": timings}
     try:
         model = netlist_model(netlist_file, top, family, workdir, cache_dir=model_cache,
-                              options=options, compiler=compiler, timings=timings)
+                              options=options, compiler=compiler, timings=timings,
+                              wrapper=wrapper_from_json(script_json))
     except NetlistUnsupported as e:
         verdict = {**base, **unchecked(str(e))}
     except (OSError, ValueError) as e:  # no flat netlist written, or a netlist not JSON
