@@ -31,11 +31,15 @@ Schema (every key optional unless marked)::
         budget_s: 1800                #   ... or when the search has run this long
         seeds: 1                      #   placer seeds run at each target
     verify:
-      random_vectors: 32              # random vectors per point, on top of the standard ones
+      random_vectors: 1000            # random vectors per key size, on top of the standard ones
       seed: 1
-      monte_carlo: false              # also the AESAVS Monte Carlo test (ECB; CBC with that mode)
-      cavp: sample                    # sample: FIPS-197 and SP 800-38A; all: + every CAVP KAT/MMT
+      monte_carlo: true               # also the AESAVS Monte Carlo test (ECB; CBC with that mode)
+      cavp: all                       # sample: FIPS-197 and SP 800-38A; all: + every CAVP KAT/MMT
+                                      # (random_vectors, monte_carlo, cavp left out: the values
+                                      # above on a compiled backend, 32, false and sample on
+                                      # amaranth.sim)
       backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
+      netlist_blocks: 64              # blocks of the netlist stage's (shorter) checking script
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -67,7 +71,7 @@ import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
-                          FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
+                          VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -92,6 +96,14 @@ class DesignPoint:
     target: Target = Target()
     flow: FlowOptions = FlowOptions()
     verify: VerifyOptions = field(default_factory=VerifyOptions)
+
+    def __post_init__(self):
+        # Checks left unset get the defaults of the backend that will play them (issue 26:
+        # the strong set on a compiled backend), so that the point's key, its stage keys and
+        # its row hold the checks that really ran.
+        if not self.verify.is_resolved:
+            from .verify.backends import resolved_options
+            object.__setattr__(self, "verify", resolved_options(self.verify))
 
     @property
     def device_family(self) -> str:
@@ -133,8 +145,9 @@ class DesignPoint:
         used = family_info(self.device_family).tools
         tools = {k: v for k, v in (tool_versions or {}).items() if k in used}
         # The verify backend is left out: the backends give identical results (a point
-        # verified by another backend is the same point; aesdse.verify.verify).
-        verify = {k: v for k, v in asdict(self.verify).items() if k != "backend"}
+        # verified by another backend is the same point; aesdse.verify.verify); so is the
+        # netlist stage's budget (VERIFY_NOT_PROVENANCE).
+        verify = {k: v for k, v in asdict(self.verify).items() if k not in VERIFY_NOT_PROVENANCE}
         return {"generator": generator_fingerprint(self.arch), "verify": verify,
                 "tools": tools, "aesdse": __version__}
 
@@ -359,19 +372,29 @@ def _parse_verify(doc):
     raw = doc.get("verify")
     if raw is None:
         return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend"), "verify",
-               line_of(doc, "verify"))
-    count = _typed(raw, "random_vectors", raw.get("random_vectors", 32), 0, (int,),
-                   "a number of vectors")
-    _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
+    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend",
+                     "netlist_blocks"), "verify", line_of(doc, "verify"))
+    # random_vectors, monte_carlo and cavp left out stay None: their defaults depend on the
+    # backend (VerifyOptions.resolved, DesignPoint).
+    count = raw.get("random_vectors")
+    if count is not None:
+        count = _typed(raw, "random_vectors", count, 0, (int,), "a number of vectors")
+        _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
     seed = _typed(raw, "seed", raw.get("seed", 1), 0, (int,), "a number")
     _bounded(raw, "seed", seed, 0, 0, LIMITS["seed"])
-    monte_carlo = _choice(raw, "monte_carlo", raw.get("monte_carlo", VerifyOptions.monte_carlo),
-                          0, (False, True))
-    cavp = _choice(raw, "cavp", raw.get("cavp", VerifyOptions.cavp), 0, CAVP_CHOICES)
+    monte_carlo = raw.get("monte_carlo")
+    if monte_carlo is not None:
+        monte_carlo = _choice(raw, "monte_carlo", monte_carlo, 0, (False, True))
+    cavp = raw.get("cavp")
+    if cavp is not None:
+        cavp = _choice(raw, "cavp", cavp, 0, CAVP_CHOICES)
     backend = _choice(raw, "backend", raw.get("backend", "auto"), 0, VERIFY_BACKENDS)
+    budget = _typed(raw, "netlist_blocks",
+                    raw.get("netlist_blocks", VerifyOptions.netlist_blocks), 0, (int,),
+                    "a number of blocks")
+    _bounded(raw, "netlist_blocks", budget, 0, 0, LIMITS["random_vectors"])
     return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp,
-                         backend=backend)
+                         backend=backend, netlist_blocks=budget)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:

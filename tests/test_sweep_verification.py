@@ -174,7 +174,8 @@ def test_a_small_ecp5_sweep_verifies_its_netlist(tmp_path):
     assert _record(again)["netlist_verified"] == _record(row)["netlist_verified"]
     assert row.status == "ok", row.reason
     record = _record(row)
-    assert record["netlist_verified"].startswith("yes (cxxrtl, ") and \
+    assert record["netlist_verified"].startswith(f"yes ({netlist_check.netlist_backend()}, ") \
+        and \
         record["netlist_verified"].endswith(" transfers)")
     assert record["netlist"]["verdict"] == "yes" and record["netlist"]["models"] == \
         ["+/ecp5/cells_sim.v"]
@@ -232,18 +233,23 @@ def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monk
     assert not (Path(row.artifacts) / "report.json").exists()   # nextpnr never ran
 
 
-def test_a_core_without_a_script_is_recorded_without_warnings(recwarn):
-    """A core the netlist stage cannot script (here a byte-stream core: its script drives the
-    core behind ByteStreamAdapter, its netlist is the core alone) gets no script: the reason is
-    recorded and nothing is left that Amaranth would warn about."""
+def test_a_byte_stream_core_gets_a_script_and_its_adapter_without_warnings(recwarn):
+    """A byte-stream core's script drives it behind ByteStreamAdapter; its netlist is the core
+    alone, so the script file carries the adapter's RTLIL (module top, the core as module
+    top.core) to simulate the netlist in; nothing is left that Amaranth would warn about."""
     import warnings
+    from aesdse.verify.netlist import WRAPPED_CORE
     exp = parse_experiment("name: t\narchitectures:\n  - arch: compact\n"
                            "    params: {datapath_width: 8, port_width: 8}\n")
     point = exp.points[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         meta, text = rtl_script(lambda: build_component(point), point)
-    assert text is None and "byte-stream core" in meta["unsupported"]
+    assert text is not None, meta
+    wrapper = netlist_check.wrapper_from_json(text)
+    assert wrapper.count("\nmodule ") + wrapper.startswith("module ") == 1
+    assert "module \\top\n" in wrapper and f"cell \\{WRAPPED_CORE} " in wrapper
+    script, _ = script_from_json(text)
     assert not [w for w in recwarn if "never used" in str(w.message)]
 
 
@@ -262,3 +268,73 @@ def test_a_design_cached_with_the_netlist_stage_off_gets_its_script_later(tmp_pa
     assert on.cache_hits and "design" in on.cache_hits
     assert (Path(on.artifacts) / netlist_check.SCRIPT_FILE).is_file()
     assert _record(on)["netlist"]["transfers"] > 0   # the script was made and played
+
+
+def test_the_netlist_script_keeps_to_its_budget():
+    """The netlist stage plays a short script (VerifyOptions.netlist_blocks), not the verify
+    stage's: its standard vectors, and random vectors as far as the budget allows; the budget
+    is in the design stage's key, hence in the script's digest and the netlist stage's key."""
+    import archs
+    from aesdse.verify.script import common_interface
+    import gc
+    import warnings
+    from amaranth.hdl import UnusedElaboratable
+    fam = archs.family("iterative")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)   # only its signature is read
+        dut = common_interface(fam.build(**fam.defaults()))
+        _netlist_script_budget(dut, fam)
+        del dut
+        gc.collect()
+    exp = parse_experiment("name: t\narchitectures:\n  - arch: iterative\n"
+                           "verify: {netlist_blocks: 16}\n")
+    point = exp.points[0]
+    assert point.verify.netlist_blocks == 16
+    assert point_mod.design_key(point) != point_mod.design_key(
+        replace(point, verify=replace(point.verify, netlist_blocks=64)))
+    assert point.key() == replace(point, verify=replace(point.verify, netlist_blocks=64)).key()
+
+
+def _netlist_script_budget(dut, fam):
+    from aesdse.spec.schema import VerifyOptions
+    from aesdse.verify.script import netlist_checking_script, verification_script
+    strong = VerifyOptions(random_vectors=1000, monte_carlo=True, cavp="all")
+
+    def blocks(script):
+        return sum(1 for item in script.items if item.stream == "i")
+    short = netlist_checking_script(dut, strong, key_sizes=fam.key_sizes,
+                                    directions=fam.directions)
+    assert 20 < blocks(short) <= strong.netlist_blocks == 64
+    assert any("random" in item.note for item in short.items)
+    assert not any("aesavs" in item.note.lower() for item in short.items)
+    # The stalls are the verify stage's.
+    assert short.outputs[0].ready == verification_script(
+        dut, VerifyOptions(), key_sizes=fam.key_sizes, directions=fam.directions).outputs[0].ready
+    # A budget below the standard vectors keeps them (and no random vector).
+    tiny = netlist_checking_script(dut, VerifyOptions(netlist_blocks=1),
+                                   key_sizes=fam.key_sizes, directions=fam.directions)
+    assert blocks(tiny) > 1 and not any("random" in item.note for item in tiny.items)
+
+
+def test_compare_names_the_verify_options_that_differ():
+    from aesdse.store.exchange import verify_differences
+    old = {"random_vectors": 32, "seed": 1, "monte_carlo": False, "cavp": "sample",
+           "backend": "auto"}
+    assert verify_differences(old, {**old, "backend": "verilator", "netlist_blocks": 64}) == []
+    assert verify_differences(old, {**old, "random_vectors": 1000, "cavp": "all"}) == [
+        'cavp "sample" -> "all"', "random_vectors 32 -> 1000"]
+
+
+@pytest.mark.flow
+def test_a_byte_stream_core_netlist_is_verified_inside_its_adapter(tmp_path):
+    """The compact byte-stream core (port_width 8) on ECP5: its netlist plays the script inside
+    the adapter's RTLIL and is verified."""
+    _compiler_or_skip()
+    exp = parse_experiment(SMALL_ECP5.format(name="bytes").replace(
+        "{datapath_width: 8}", "{datapath_width: 8, port_width: 8}"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert row.status == "ok", row.reason
+    assert _record(row)["netlist_verified"].startswith("yes ("), _record(row)
+    assert summary.netlist == {"verified": 1}

@@ -244,7 +244,15 @@ def test_verify_options_checks_and_cycle_budget():
     with pytest.raises(ValueError, match="monte_carlo_outer must be 1 to 100"):
         VerifyOptions(monte_carlo_outer=0)
     options = VerifyOptions()
-    assert (options.monte_carlo, options.cavp, options.random_vectors) == (False, "sample", 32)
+    # Left unset, the checks take the defaults of the backend that plays them (issue 26):
+    # amaranth.sim keeps the light set, a compiled backend gets the strong one.
+    assert (options.monte_carlo, options.cavp, options.random_vectors) == (None, None, None)
+    weak = options.resolved(compiled=False)
+    assert (weak.monte_carlo, weak.cavp, weak.random_vectors) == (False, "sample", 32)
+    strong = options.resolved(compiled=True)
+    assert (strong.monte_carlo, strong.cavp, strong.random_vectors) == (True, "all", 1000)
+    explicit = VerifyOptions(random_vectors=4, monte_carlo=False).resolved(compiled=True)
+    assert (explicit.monte_carlo, explicit.cavp, explicit.random_vectors) == (False, "all", 4)
     # Short runs keep the fixed budget; long ones get max_cycles_per_block per block.
     assert options.cycle_budget(80) == 200_000
     assert options.cycle_budget(2000) == 2_000_000
@@ -262,8 +270,12 @@ architectures:
 
 def test_yaml_verify_keys():
     exp = parse_experiment(GOOD + "verify: {monte_carlo: true, cavp: all}\n", "grid.yaml")
-    assert exp.points[0].verify == VerifyOptions(monte_carlo=True, cavp="all")
-    assert parse_experiment(GOOD, "grid.yaml").points[0].verify == VerifyOptions()
+    # A point holds its checks resolved for the backend (unset ones: its defaults).
+    from aesdse.verify.backends import resolved_options
+    assert exp.points[0].verify == resolved_options(VerifyOptions(monte_carlo=True, cavp="all"))
+    assert exp.points[0].verify.random_vectors == 32     # amaranth.sim in the test run
+    assert parse_experiment(GOOD, "grid.yaml").points[0].verify == \
+        resolved_options(VerifyOptions())
 
 
 @pytest.mark.parametrize("text, message", [

@@ -204,3 +204,41 @@ def test_script_is_data_from_the_seed():
             block_script(core)
         del core
         gc.collect()
+
+
+def test_default_checks_are_strong_on_a_compiled_backend_and_light_on_amaranth(model_cache,
+                                                                              monkeypatch):
+    """Issue 26: checks left unset resolve to the strong set on a compiled backend (1,000
+    random vectors, the AESAVS Monte Carlo test, every CAVP file) and to the light set on
+    amaranth.sim; explicit values always win; a fallback to amaranth.sim says which set ran."""
+    from aesdse.verify import backends
+    from aesdse.verify.verify import verify_component
+    _verilator_or_skip()
+    fam = archs.family("iterative")
+    v = verify_component(lambda: fam.build(**fam.defaults()), "cipher",
+                         VerifyOptions(backend="verilator"), key_sizes=fam.key_sizes,
+                         directions=fam.directions, model_cache=model_cache)
+    assert v.ok, v.reason
+    assert v.verified_with.startswith("verilator ") and v.fallback_reason is None
+    assert v.checks["random"] >= 1000
+    assert v.checks["aesavs-mct ECBMCT128"] == 100_000
+    assert v.checks["cavp ECBVarTxt128"] == 128 and v.checks["cavp ECBMMT128"] > 0
+    weak = backends.resolved_options(VerifyOptions(backend="amaranth"))
+    assert (weak.random_vectors, weak.monte_carlo, weak.cavp) == (32, False, "sample")
+    explicit = backends.resolved_options(VerifyOptions(backend="verilator", random_vectors=4,
+                                                       cavp="sample"))
+    assert (explicit.random_vectors, explicit.monte_carlo, explicit.cavp) == (4, True, "sample")
+    # "auto" without Verilator: amaranth.sim, the light set, and the fallback says so.
+    monkeypatch.delenv("AESDSE_VERIFY_BACKEND", raising=False)
+    monkeypatch.setattr(backends, "plays_compiled", lambda backend: False)
+
+    def no_verilator():
+        raise CompileError("Verilator is not installed (test)")
+    monkeypatch.setattr(verilator_backend, "verilator_root", no_verilator)
+    fallback = verify_component(lambda: fam.build(**fam.defaults()), "cipher",
+                                VerifyOptions(), key_sizes=fam.key_sizes,
+                                directions=fam.directions, model_cache=model_cache)
+    assert fallback.ok and fallback.verified_with == "amaranth.sim"
+    assert fallback.checks["random"] == 32 and "aesavs-mct ECBMCT128" not in fallback.checks
+    assert "Verilator is not installed (test)" in fallback.fallback_reason
+    assert "the checks are amaranth.sim's defaults" in fallback.fallback_reason

@@ -8,7 +8,7 @@ Every row's ``details`` holds, under :data:`VERIFICATION_KEY`, the record of its
 ``amaranth.sim`` or a compiled backend), ``vectors_checked``, ``checks`` (blocks checked by
 source), ``fallback_reason`` (set when a compiled backend was asked for but the stage fell back
 to amaranth.sim; the sweep prints a line for it, never silently), and the netlist stage's
-outcome: ``netlist_verified`` (``"yes (cxxrtl, N transfers)"`` or ``"not checked: <where and
+outcome: ``netlist_verified`` (``"yes (verilator, N transfers)"`` or ``"not checked: <where and
 why>"``) and ``netlist`` (its verdict, timings and model options). ``aesdse report --format
 json`` shows them with the row's other details.
 
@@ -24,6 +24,50 @@ stage itself is cached in the stage cache under ``netlist/``, keyed by the netli
 family, script digest, cell models, model options, compiler and Yosys (:func:`netlist_key`).
 Compiled models go in ``<stage cache>/models`` (:func:`model_cache_dir`), shared with the
 compiled backends of the verify stage.
+
+What the netlist stage plays, and with what
+--------------------------------------------
+A netlist model simulates every cell of the netlist, and building it dominates the stage: the
+C++ of a 12k-LUT4 netlist is tens of megabytes. So the stage plays a short script, not the
+verify stage's (which may hold 1,000 random blocks per key size, the Monte Carlo test and every
+CAVP file): the checks of :func:`aesdse.verify.script.netlist_checking_script`, within
+``VerifyOptions.netlist_blocks`` blocks (default 64) and with the verify stage's stalls. The RTL
+has passed the whole set in the verify stage; the netlist must play the short one edge for edge
+as the RTL does.
+
+The model is built with Verilator when the ``verilator`` package is installed
+(:func:`netlist_backend`, :data:`NETLIST_VERILATOR_OPTIONS`: ``g++ -O0``), else with CXXRTL
+(:data:`NETLIST_MODEL_OPTIONS`: ``write_cxxrtl -O6``, ``g++ -O0``). Measured on this project's
+2-core machine under a load average of about 6 (other jobs running; seconds are wall clock,
+compile and link of a cold model, the runtime library of each backend built once per compiler
+and flags and not counted; the Yosys step that reads the netlist with the ECP5 models before
+that, 1-20 s; playing the 64-block script took under 1 s everywhere):
+
+==================================  =========  ===========  ==========  =========================
+ECP5 netlist (LUT4)                 RTLIL      CXXRTL -O6,  Verilator,  also tried (slower)
+                                               g++ -O0      g++ -O0
+==================================  =========  ===========  ==========  =========================
+compact, 32-bit datapath (1.7k)     7 MB       13 s         11 s
+tbox, bram_pumping 2 (2.4k, 4       11 MB      17 s         26 s
+DP16KD)
+iterative (4.0k)                    17.5 MB    63 s         27-54 s     CXXRTL -O0: 110 s, -O3:
+                                                                        79 s (and a 30x slower
+                                                                        model); Verilator with
+                                                                        g++ -O1: 89 s; Yosys
+                                                                        ``opt -fast`` first: no
+                                                                        gain
+multimode, 1 stream (12.3k)         82 MB      > 10 min,    114 s
+                                               5 GB
+unrolled record, 5_pipelined        72 MB      --           194 s
+(19.9k LUT4, 23.8k FF)
+==================================  =========  ===========  ==========  =========================
+
+(The CXXRTL figure of the multimode netlist is the one of the issue that asked for this stage,
+issue 26, with ``g++ -O0``.) Verilator is the netlist stage's backend: it builds the small
+netlists in about the same time as CXXRTL and the large ones many times faster (its C++ is split
+into files compiled two at a time), and its model plays the script 20-50 times faster. The fully pipelined record point
+(experiments/records/5_pipelined.yaml: Yosys synthesis 131 s here, nextpnr 86-480 s) takes
+about 15 s of Yosys and 194 s to build, under the load above.
 
 A point whose netlist cannot be simulated keeps its numbers and records why ("not checked"): a
 family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`: gowin, machxo2, nexus,
@@ -51,20 +95,25 @@ from pathlib import Path
 
 import archs
 from amaranth.hdl import UnusedElaboratable
+from archs.bytestream import ByteStreamAdapter
 
 from .cache import StageCache, stage_key
 from ..flow.tools import find_tool
 from ..verify.cxxrtl import CompileError, Compiler, ModelOptions, script_text
+from ..verify.verilator import VerilatorOptions, verilator_root
 from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
-                              netlist_model, play_netlist)
+                              netlist_model, play_netlist, wrapper_rtlil)
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
-                             ScriptUnsupported, check_playback, verification_script)
+                             ScriptUnsupported, check_playback, common_interface,
+                             netlist_checking_script)
 from ..verify.verify import select_player
 
 __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
-           "NETLIST_MODEL_OPTIONS", "NETLIST_BACKEND", "TURNED_OFF", "ENVIRONMENT_SWITCH",
+           "NETLIST_MODEL_OPTIONS", "NETLIST_VERILATOR_OPTIONS", "NETLIST_BACKEND",
+           "netlist_backend", "netlist_options", "TURNED_OFF", "ENVIRONMENT_SWITCH",
            "netlist_verify_default", "model_cache_dir", "verification_record", "rtl_script",
-           "script_to_json", "script_from_json", "netlist_key", "check_netlist",
+           "script_to_json", "script_from_json", "wrapper_from_json", "netlist_key",
+           "check_netlist",
            "netlist_summary", "unchecked", "estimate_unchecked_reason"]
 
 #: Key of the verification record in a row's ``details``.
@@ -78,11 +127,13 @@ CHECK_FILE = "netlist_check.json"
 #: Files of the netlist stage kept in the artifacts and the cache (the flat RTLIL and the
 #: netlist itself are large and left out).
 NETLIST_FILES = ("netlist_sim.ys", "netlist_sim.log", CHECK_FILE)
-#: How netlist models are built: ``-O0``, since a netlist model plays one script once, and its
-#: C++ compiles about twice as fast as at ``-O1`` (tests/test_verify_netlist.py).
+#: How CXXRTL netlist models are built: ``-O0``, since a netlist model plays one short script
+#: once, and its C++ compiles about twice as fast as at ``-O1`` (tests/test_verify_netlist.py).
 NETLIST_MODEL_OPTIONS = ModelOptions(cxx_flags=("-O0",))
-#: The simulator of the netlist stage.
-NETLIST_BACKEND = "cxxrtl"
+#: How Verilator netlist models are built (module documentation: measured faster to build).
+NETLIST_VERILATOR_OPTIONS = VerilatorOptions(cxx_flags=("-O0",))
+#: The simulator of the netlist stage when Verilator is found (:func:`netlist_backend`).
+NETLIST_BACKEND = "verilator"
 #: Why a netlist was not checked when the stage is off.
 TURNED_OFF = "turned off (--no-netlist-verify)"
 #: Environment variable whose value ``0`` turns the netlist stage off by default.
@@ -93,6 +144,22 @@ def netlist_verify_default() -> bool:
     """Whether the netlist stage runs when nobody said: yes, unless ``AESDSE_NETLIST_VERIFY``
     is ``0``."""
     return os.environ.get(ENVIRONMENT_SWITCH, "1").strip() != "0"
+
+
+def netlist_backend() -> str:
+    """The netlist stage's simulator: :data:`NETLIST_BACKEND` (Verilator) when the
+    ``verilator`` package is installed, else ``"cxxrtl"`` (both play the same script with the
+    same cycle protocol)."""
+    try:
+        verilator_root()
+    except CompileError:
+        return "cxxrtl"
+    return NETLIST_BACKEND
+
+
+def netlist_options(backend: str) -> ModelOptions | VerilatorOptions:
+    """The model options of the netlist stage's ``backend``."""
+    return NETLIST_VERILATOR_OPTIONS if backend == "verilator" else NETLIST_MODEL_OPTIONS
 
 
 def model_cache_dir(cache: StageCache) -> Path:
@@ -115,7 +182,7 @@ def unchecked(reason: str) -> dict:
 
 
 def netlist_summary(verdict: dict) -> str:
-    """``"yes (cxxrtl, N transfers)"``, ``"not checked: <reason>"`` or ``"mismatch: <first
+    """``"yes (<backend>, N transfers)"``, ``"not checked: <reason>"`` or ``"mismatch: <first
     difference>"``: the row's ``netlist_verified``."""
     if verdict["verdict"] == "yes":
         return f"yes ({verdict['backend']}, {verdict['transfers']} transfers)"
@@ -138,9 +205,19 @@ def estimate_unchecked_reason(family: str) -> str:
 # --- the script, made in the design stage ----------------------------------------------------
 
 
-def script_to_json(script: Script, playback: Playback) -> str:
-    """``script`` and the RTL's ``playback`` of it as JSON text (:data:`SCRIPT_FILE`)."""
-    return json.dumps({"script": asdict(script), "rtl": asdict(playback)}, sort_keys=True)
+def script_to_json(script: Script, playback: Playback, wrapper: str | None = None) -> str:
+    """``script`` and the RTL's ``playback`` of it as JSON text (:data:`SCRIPT_FILE`), with
+    the RTLIL of the wrapper the netlist is simulated in, if any (a byte-stream core's
+    adapter, :func:`aesdse.verify.netlist.wrapper_rtlil`; :func:`wrapper_from_json`)."""
+    doc = {"script": asdict(script), "rtl": asdict(playback)}
+    if wrapper is not None:
+        doc["wrapper"] = wrapper
+    return json.dumps(doc, sort_keys=True)
+
+
+def wrapper_from_json(text: str) -> str | None:
+    """The wrapper's RTLIL of a :data:`SCRIPT_FILE` text (None: the netlist alone)."""
+    return json.loads(text).get("wrapper")
 
 
 def script_from_json(text: str) -> tuple[Script, Playback]:
@@ -167,7 +244,8 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
     stage: ``(metadata, JSON text of SCRIPT_FILE or None)``. The metadata holds the script's
     ``digest`` and ``transfers``, or ``unsupported`` (why there is no script).
 
-    The script is the verify stage's own (:func:`aesdse.verify.script.verification_script`),
+    The script is the verify stage's checks within the netlist budget
+    (:func:`aesdse.verify.script.netlist_checking_script`, ``point.verify.netlist_blocks``),
     and the RTL plays it on the verify stage's backend (``point.verify.backend``, models cached
     in ``model_cache``): the reference the netlist's playback must equal edge for edge.
     ``build()`` returns the core as the verify stage builds it; it is called only when a
@@ -186,19 +264,20 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
         # A core without a script is never elaborated; that is not a mistake of its design.
         warnings.simplefilter("ignore", UnusedElaboratable)
         dut = build()
-        if dut.signature.port_width != 128:
-            # The script drives a byte-stream core behind ByteStreamAdapter, which is part of
-            # the simulation only; the netlist is the core alone.
-            script = ("the script drives a byte-stream core through ByteStreamAdapter, and the "
-                      "synthesized netlist is the core alone (not wrapped yet)")
-        else:
-            script = _script_or_reason(verification_script, dut, point, fam)
+        # A byte-stream core is played behind its ByteStreamAdapter (common_interface); its
+        # netlist is the core alone, so the netlist stage simulates it inside the adapter's
+        # RTLIL (aesdse.verify.netlist.wrapper_rtlil).
+        wrapper = (wrapper_rtlil(ByteStreamAdapter(build()))
+                   if dut.signature.port_width == 8 else None)
+        dut = common_interface(dut)
+        script = _script_or_reason(netlist_checking_script, dut, point, fam)
         if isinstance(script, str):
             del dut
             gc.collect()
             return {"unsupported": script}, None
     try:
-        player = select_player(build, dut, point.verify.backend, model_cache)
+        player = select_player(lambda: common_interface(build()), dut, point.verify.backend,
+                               model_cache)
     except CompileError as e:
         return {"unsupported": f"the RTL model for the reference playback failed: {e}"}, None
     playback = player.play(script)
@@ -206,9 +285,10 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
         check_playback(script, playback)
     except ScriptMismatch as e:
         return {"unsupported": f"the RTL does not pass the script ({player.name}): {e}"}, None
-    text = script_to_json(script, playback)
+    text = script_to_json(script, playback, wrapper)
     return {"digest": hashlib.sha256(text.encode()).hexdigest(),
             "transfers": len(script.items) + sum(len(o.expected) for o in script.outputs),
+            "blocks": sum(1 for item in script.items if item.stream == "i"),
             "rtl_backend": player.name,
             "rtl_seconds": round(time.perf_counter() - start, 3)}, text
 
@@ -225,21 +305,22 @@ def _script_or_reason(make, dut, point, fam) -> Script | str:
 
 
 def netlist_key(netlist_digest: str, family: str, top: str, script_digest: str,
-                compiler: Compiler) -> str:
+                compiler: Compiler, backend: str = "cxxrtl") -> str:
     """The netlist stage: the netlist, its family's cell models, the top module, the script
-    (with the RTL's playback), the model options, the compiler and the Yosys that reads the
-    models."""
+    (with the RTL's playback; hence the budget ``netlist_blocks`` it was cut to), the backend
+    and its model options, the compiler and the Yosys that reads the models."""
     return stage_key("netlist", {
         "netlist": netlist_digest, "family": family, "top": top, "script": script_digest,
-        "models": asdict(cell_models(family)), "options": asdict(NETLIST_MODEL_OPTIONS),
-        "backend": NETLIST_BACKEND, "compiler": compiler.identity,
+        "models": asdict(cell_models(family)), "options": asdict(netlist_options(backend)),
+        "backend": backend, "compiler": compiler.identity,
         "yosys": find_tool("yosys").version})
 
 
 def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, script_json: str, *,
-                  model_cache: Path, compiler: Compiler) -> dict:
+                  model_cache: Path, compiler: Compiler, backend: str = "cxxrtl") -> dict:
     """Simulate ``workdir/netlist_file`` with the family's cell models on the script of
-    ``script_json`` (:data:`SCRIPT_FILE`) and compare with the RTL's playback. Writes
+    ``script_json`` (:data:`SCRIPT_FILE`) with ``backend`` (``"cxxrtl"`` or ``"verilator"``,
+    :func:`netlist_backend`) and compare with the RTL's playback. Writes
     :data:`NETLIST_FILES` in ``workdir``; returns the verdict: ``{"verdict": "yes" | "mismatch"
     | "not checked", "reason", "transfers", "backend", "compiler", "timings"}``.
 
@@ -253,12 +334,14 @@ def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, scrip
     script, rtl = script_from_json(script_json)
     transfers = len(script.items) + sum(len(o.expected) for o in script.outputs)
     timings: dict = {}
-    base = {"backend": NETLIST_BACKEND, "compiler": compiler.identity,
-            "options": asdict(NETLIST_MODEL_OPTIONS), "transfers": transfers,
+    options = netlist_options(backend)
+    base = {"backend": backend, "compiler": compiler.identity,
+            "options": asdict(options), "transfers": transfers,
             "models": list(cell_models(family).files), "timings": timings}
     try:
         model = netlist_model(netlist_file, top, family, workdir, cache_dir=model_cache,
-                              options=NETLIST_MODEL_OPTIONS, compiler=compiler, timings=timings)
+                              options=options, compiler=compiler, timings=timings,
+                              wrapper=wrapper_from_json(script_json))
     except NetlistUnsupported as e:
         verdict = {**base, **unchecked(str(e))}
     except (OSError, ValueError) as e:  # no flat netlist written, or a netlist not JSON
@@ -267,7 +350,7 @@ def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, scrip
         verdict = {**base, **unchecked(f"yosys did not turn the netlist into a model ({what})")}
     else:
         start = time.perf_counter()
-        playback = play_netlist(model, script, timeout=NETLIST_MODEL_OPTIONS.compile_timeout_s)
+        playback = play_netlist(model, script, timeout=options.compile_timeout_s)
         timings["play_s"] = time.perf_counter() - start
         difference = first_difference(script, rtl, playback)
         verdict = ({**base, "verdict": "yes", "reason": None} if difference is None else

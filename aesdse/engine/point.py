@@ -73,7 +73,7 @@ from ..verify.netlist import NETLIST_MISMATCH
 from ..verify.verify import verify_component
 from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, SCRIPT_FILE, TURNED_OFF,
                             VERIFICATION_KEY, check_netlist, estimate_unchecked_reason,
-                            model_cache_dir, netlist_key, netlist_summary,
+                            model_cache_dir, netlist_backend, netlist_key, netlist_summary,
                             netlist_verify_default, rtl_script, unchecked, verification_record)
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
@@ -486,13 +486,15 @@ def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dic
         except StageFailed as failed:
             return unchecked(failed.reason)
     top, family = design["top"], point.device_family
+    backend = netlist_backend()
 
     def produce():
         run.fetch(entry, "netlist.json", directory / "netlist.json")
         try:
             return check_netlist(directory, "netlist.json", top, family,
                                  (run.work / SCRIPT_FILE).read_text(),
-                                 model_cache=model_cache_dir(run.cache), compiler=compiler)
+                                 model_cache=model_cache_dir(run.cache), compiler=compiler,
+                                 backend=backend)
         except (CompileError, PlayError) as e:
             (directory / CHECK_FILE).write_text(f"{type(e).__name__}: {e}\n")
             raise StageFailed("failed-verification", f"netlist simulation: {e}",
@@ -501,7 +503,7 @@ def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dic
             (directory / "netlist.json").unlink(missing_ok=True)
 
     verdict, _, hit = run.stage("netlist", netlist_key(netlist_digest, family, top,
-                                                       script["digest"], compiler),
+                                                       script["digest"], compiler, backend),
                                 NETLIST_FILES, produce, label="verify netlist",
                                 directory=directory)
     return {**verdict, "cached": hit}

@@ -10,10 +10,11 @@ a tool.
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
-           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "CONFIG_IGNORED_FLOW",
+           "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
+           "COMPILED_CHECKS", "AMARANTH_CHECKS", "CONFIG_IGNORED_FLOW",
            "config_key"]
 
 
@@ -154,9 +155,11 @@ class VerifyOptions:
 
     Attributes
     ----------
-    random_vectors : int
+    random_vectors : int or None
         Random (key, block) pairs checked against the ``cryptography`` oracle, on top of the
-        standard vectors.
+        standard vectors. None (left unset), like ``monte_carlo`` and ``cavp``: the value of
+        :data:`COMPILED_CHECKS` when the verify stage's backend is a compiled one, else of
+        :data:`AMARANTH_CHECKS` (:meth:`resolved`).
     seed : int
         Seed of the random vectors and of the random stalls (a failure can be replayed).
     stall_probability : float
@@ -168,14 +171,14 @@ class VerifyOptions:
         :meth:`cycle_budget` cycles fails as a hang.
     max_cycles_per_block : int
         Cycle budget per block sent, for long runs (:meth:`cycle_budget`).
-    monte_carlo : bool
+    monte_carlo : bool or None
         Also check the AESAVS Monte Carlo test (NIST AESAVS section 6.4): 100 outer iterations
         of 1,000 chained blocks, ECB for every core and CBC for a core with the ``cbc`` mode, in
         every key size and direction the core supports (:mod:`aesdse.verify.vectors`).
     monte_carlo_outer : int
         Outer iterations of the Monte Carlo test, 1 to 100; AESAVS takes 100. Fewer only for a
         short check (tests): the first iterations are those of the full test.
-    cavp : str
+    cavp : str or None
         Known-answer vectors: ``"sample"``, FIPS-197 Appendices B and C and SP 800-38A Appendix
         F; ``"all"``, those and every NIST CAVP AESAVS KAT and MMT file (ECB, and CBC and the
         RFC 3686 CTR vectors for a core with those modes) of ``cryptography-vectors``.
@@ -185,27 +188,52 @@ class VerifyOptions:
         reason recorded), ``"verilator"``, ``"cxxrtl"`` or ``"amaranth"``
         (:mod:`aesdse.verify.verify`). The backends give identical results, so it is not part of
         a point's provenance.
+    netlist_blocks : int
+        Budget of the netlist stage's checking script, in blocks (transfers of the ``i``
+        stream): the standard vectors and messages, and as many random vectors as fit
+        (:func:`aesdse.verify.script.netlist_checking_script`). A netlist model is large (a
+        12k-LUT netlist's C++ takes minutes to compile) and plays every cycle of every cell, so
+        it plays this short script, not the verify stage's. Not part of a point's provenance
+        (it does not change the verify stage); part of the netlist stage's cache key.
     """
-    random_vectors: int = 32
+    random_vectors: int | None = None
     seed: int = 1
     stall_probability: float = 0.25
     measure_blocks: int = 12
     max_cycles: int = 200_000
     max_cycles_per_block: int = 1_000
-    monte_carlo: bool = False
+    monte_carlo: bool | None = None
     monte_carlo_outer: int = MONTE_CARLO_OUTER
-    cavp: str = "sample"
+    cavp: str | None = None
     backend: str = "auto"
+    netlist_blocks: int = 64
 
     def __post_init__(self):
         if self.backend not in VERIFY_BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, "
                              f"not {self.backend!r}")
-        if self.cavp not in CAVP_CHOICES:
+        if self.cavp is not None and self.cavp not in CAVP_CHOICES:
             raise ValueError(f"cavp must be one of {', '.join(CAVP_CHOICES)}, not {self.cavp!r}")
+        if not 0 <= self.netlist_blocks <= LIMITS["random_vectors"]:
+            raise ValueError(f"netlist_blocks must be 0 to {LIMITS['random_vectors']}, "
+                             f"not {self.netlist_blocks!r}")
         if not 1 <= self.monte_carlo_outer <= MONTE_CARLO_OUTER:
             raise ValueError(f"monte_carlo_outer must be 1 to {MONTE_CARLO_OUTER}, "
                              f"not {self.monte_carlo_outer!r}")
+
+    def resolved(self, compiled: bool) -> "VerifyOptions":
+        """These options with every field left unset (None) given its default: that of
+        :data:`COMPILED_CHECKS` for a compiled backend (``compiled``), else of
+        :data:`AMARANTH_CHECKS` (issue 26: the stronger checks are cheap on the compiled
+        backends only). A value set explicitly always stays."""
+        defaults = COMPILED_CHECKS if compiled else AMARANTH_CHECKS
+        return replace(self, **{name: value for name, value in defaults.items()
+                                if getattr(self, name) is None})
+
+    @property
+    def is_resolved(self) -> bool:
+        """Every field has a value (:meth:`resolved`)."""
+        return all(getattr(self, name) is not None for name in COMPILED_CHECKS)
 
     def cycle_budget(self, blocks: int) -> int:
         """Cycles a run that sends ``blocks`` blocks (or wide transfers) may take before it is a
@@ -220,8 +248,21 @@ class VerifyOptions:
         return max(self.max_cycles, self.max_cycles_per_block * blocks)
 
 
+#: Defaults of the checks of :class:`VerifyOptions` left unset, on a compiled backend (Verilator,
+#: CXXRTL): at least 1,000 random blocks per point (per key size, each in every direction),
+#: the AESAVS Monte Carlo test and every CAVP KAT/MMT file (issue 26).
+COMPILED_CHECKS = {"random_vectors": 1000, "monte_carlo": True, "cavp": "all"}
+#: The same on amaranth.sim (the Python simulator, tens to hundreds of times slower): the
+#: defaults the project had before the compiled backends.
+AMARANTH_CHECKS = {"random_vectors": 32, "monte_carlo": False, "cavp": "sample"}
+
 #: Values of :attr:`VerifyOptions.backend`.
 VERIFY_BACKENDS = ("auto", "verilator", "cxxrtl", "amaranth")
+
+#: Verify options that are not part of a point's provenance: they do not change what the verify
+#: stage checks (the backends give identical results; the netlist stage records its own
+#: budget in its verdict).
+VERIFY_NOT_PROVENANCE = ("backend", "netlist_blocks")
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).

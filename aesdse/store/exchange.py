@@ -32,11 +32,13 @@ import random
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from ..spec.schema import VERIFY_NOT_PROVENANCE
 from .database import PnrRun, Row, Store, StoreError
 
 __all__ = ["ExchangeError", "ImportResult", "export_rows", "row_record", "read_rows",
            "import_rows", "open_reference", "reference_files", "MEASURED_FIELDS",
-           "VERDICTS", "Comparison", "compare_rows", "sample_rows"]
+           "VERDICTS", "Comparison", "compare_rows", "sample_rows", "provenance_differences",
+           "verify_differences"]
 
 #: The column names of a row, in table order (generic: every field of :class:`Row`).
 COLUMNS = tuple(f.name for f in fields(Row))
@@ -261,10 +263,25 @@ def provenance_differences(reference: Row, measured: Row, tools_used=None) -> li
             continue
         if tool in theirs and theirs[tool] != version:
             reasons.append(f"{tool} {version} -> {theirs[tool]}")
-    if (reference.verify or None) != (measured.verify or None):
-        reasons.append(f"verify options {json.dumps(reference.verify, sort_keys=True)} -> "
-                       f"{json.dumps(measured.verify, sort_keys=True)}")
+    differing = verify_differences(reference.verify, measured.verify)
+    if differing:
+        reasons.append(f"verify options {', '.join(differing)}")
     return reasons
+
+
+def verify_differences(reference: dict | None, measured: dict | None) -> list[str]:
+    """``"<option> <reference> -> <measured>"`` for each verify option (of a row's ``verify``)
+    that differs, leaving out those that are not provenance (``VERIFY_NOT_PROVENANCE``: the
+    backend, the netlist stage's budget); an option one row lacks is shown as ``(unset)``."""
+    reference, measured = reference or {}, measured or {}
+    out = []
+    for name in sorted(set(reference) | set(measured)):
+        if name in VERIFY_NOT_PROVENANCE:
+            continue
+        a, b = reference.get(name, "(unset)"), measured.get(name, "(unset)")
+        if a != b:
+            out.append(f"{name} {json.dumps(a)} -> {json.dumps(b)}")
+    return out
 
 
 def compare_rows(reference: list[Row], store: Store, tools_used=None) -> list[Comparison]:

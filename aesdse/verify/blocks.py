@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ..spec.schema import VerifyOptions
 from . import reference
+from .backends import resolved_options
 from .gcm_vectors import MCGREW_VIEGA, cavp_gcm, gcm_blocks, oracle_gcm
 from .vectors import (CCM_TAG_BYTES, BlockVector, ccm_blocks, cipher_block_vectors, mode_messages,
                       oracle_ccm, oracle_mode, source_category, vector_directions)
@@ -395,6 +396,7 @@ def checking_blocks(dut, options: VerifyOptions, key_sizes, directions) -> list[
     """Every block (every transfer, on a wide port) the checking run of a cipher core sends, in
     order (the module documentation): ``key_sizes`` and ``directions`` as narrowed by the core
     (:func:`core_directions`)."""
+    options = resolved_options(options)   # checks left unset: the defaults of the backend
     rng = random.Random(options.seed)
     if has_gcm(dut):
         return gcm_checking_blocks(dut, options, key_sizes, directions, rng)

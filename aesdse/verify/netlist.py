@@ -15,8 +15,11 @@ has only black boxes for (:data:`MODELS_DIR`, copied into the run directory: the
 block RAM), then elaborates (``hierarchy``, ``proc``),
 flattens and writes RTLIL. Debug scopes (``$scopeinfo``) and internal names are dropped: they
 do not change the logic, and the C++ compiles in about two thirds of the time without them.
-That RTLIL goes through :func:`aesdse.verify.cxxrtl.compile_model` like an RTL design, so the
-model is cached by its text (hence by the netlist and the models) like any other.
+The top module is renamed ``top``, as the RTL's is. That RTLIL goes through
+:func:`aesdse.verify.verilator.compile_verilator_model` or
+:func:`aesdse.verify.cxxrtl.compile_model` like an RTL design (the options passed choose;
+:mod:`aesdse.engine.netlist_check` has the measurements behind its choice), so the model is
+cached by its text (hence by the netlist and the models) like any other.
 
 A cell type that is still not a Yosys internal cell after flattening has no simulation model:
 :class:`NetlistUnsupported` names the types and the model files read. So does a family without
@@ -26,7 +29,11 @@ The top-level ports keep their names through synthesis (``key__valid``, ``i__pay
 ``clk``, ``rst``), so the script of the RTL drives the netlist unchanged. The netlist must be
 the core's own: a family whose flow wraps the core in the measurement harness
 (:mod:`aesdse.flow.harness`, e.g. iCE40) synthesizes the core alone for this check, with the
-same script (:func:`aesdse.flow.yosys.synthesize` on the core's RTLIL).
+same script (:func:`aesdse.flow.yosys.synthesize` on the core's RTLIL). A byte-stream core
+(``port_width = 8``), which every script drives through its
+:class:`archs.bytestream.ByteStreamAdapter`, is simulated inside the adapter's own RTLIL
+(:func:`wrapper_rtlil`): the netlist takes the place of the adapter's core submodule, whose
+ports have the names of the core's top-level ports.
 
 What a mismatch reports
 -----------------------
@@ -46,10 +53,11 @@ import shutil
 from ..flow.tools import find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
+from .verilator import VerilatorOptions, compile_verilator_model
 
 __all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
-           "cell_models", "netlist_script", "netlist_rtlil", "netlist_model", "play_netlist",
-           "first_difference"]
+           "cell_models", "netlist_script", "netlist_rtlil", "wrapper_rtlil", "WRAPPED_CORE",
+           "netlist_model", "play_netlist", "first_difference"]
 
 #: Row status of a point whose netlist plays its script otherwise than its RTL.
 NETLIST_MISMATCH = "netlist-mismatch"
@@ -100,8 +108,12 @@ CELL_MODELS = {
     "asic": CellModels(()),
 }
 
+#: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
+WRAPPED_CORE = "top.core"
+
 #: File names, in the run directory, of the Yosys step.
 _SCRIPT, _OUTPUT, _LOG = "netlist_sim.ys", "netlist_sim.il", "netlist_sim.log"
+_WRAPPER = "wrapper.il"
 
 
 class NetlistUnsupported(Exception):
@@ -126,13 +138,22 @@ def cell_models(family: str) -> CellModels:
             f"CELL_MODELS)") from None
 
 
-def netlist_script(netlist_file: str, top: str, family: str) -> str:
+def netlist_script(netlist_file: str, top: str, family: str, wrapper: str | None = None) -> str:
     """The Yosys script that turns ``netlist_file`` (JSON, relative path) into flat RTLIL with
-    the family's cell models (module documentation), written to ``netlist_sim.il``."""
+    the family's cell models (module documentation), written to ``netlist_sim.il``; its top
+    module is renamed ``top``, the name both compiled backends build.
+
+    ``wrapper``: an RTLIL file (relative path) whose module ``top`` instantiates the core as
+    module ``top.core`` (:func:`wrapper_rtlil`: a byte-stream core's
+    :class:`archs.bytestream.ByteStreamAdapter`); the netlist's top module is renamed so, and
+    the wrapper is the top."""
     models = cell_models(family)
     defines = "".join(f" -D{name}" for name in models.defines)
     reads = "".join(f"read_verilog{defines} -overwrite {path}\n" for path in models.files)
     reads += "".join(f"read_verilog -overwrite {name}\n" for name in models.shipped)
+    if wrapper:
+        reads += f"rename {top} {WRAPPED_CORE}\nread_rtlil {wrapper}\n"
+        top = "top"
     return (f"read_json {netlist_file}\n"
             f"delete =A:blackbox\n"
             f"{reads}"
@@ -140,9 +161,26 @@ def netlist_script(netlist_file: str, top: str, family: str) -> str:
             f"proc\n"
             f"flatten\n"
             f"hierarchy -top {top}\n"
+            + (f"rename {top} top\n" if top != "top" else "") +
             f"delete t:$scopeinfo\n"
             f"opt_clean -purge\n"
             f"write_rtlil {_OUTPUT}\n")
+
+
+def wrapper_rtlil(wrapper) -> str:
+    """RTLIL of the module ``top`` of ``wrapper`` (an Amaranth component whose submodule
+    ``core`` is the core the netlist was synthesized from, e.g. a
+    :class:`archs.bytestream.ByteStreamAdapter`), without the core's own modules: the netlist
+    takes their place as module :data:`WRAPPED_CORE` (:func:`netlist_script`)."""
+    from amaranth.back import rtlil
+    text = rtlil.convert(wrapper, name="top", emit_src=False)
+    chunks, chunk = [], []
+    for line in text.splitlines(keepends=True):   # a module with the attributes before it
+        chunk.append(line)
+        if line.rstrip("\n") == "end":
+            chunks.append(chunk)
+            chunk = []
+    return "".join(line for chunk in chunks if "module \\top\n" in chunk for line in chunk)
 
 
 def _cell_types(netlist_path: Path) -> set:
@@ -164,10 +202,11 @@ def _unmodelled(rtlil_text: str) -> dict:
 
 
 def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
-                  timeout_s: float = 600) -> str:
+                  timeout_s: float = 600, wrapper: str | None = None) -> str:
     """Flat RTLIL of ``workdir/netlist_file`` with the family's cell models (module
     documentation). Writes ``netlist_sim.ys``, ``netlist_sim.il`` and ``netlist_sim.log`` in
     ``workdir``, and copies the family's shipped models (:attr:`CellModels.shipped`) there.
+    ``wrapper``: RTLIL text of a wrapper (:func:`wrapper_rtlil`), written to ``wrapper.il``.
 
     Raises
     ------
@@ -184,7 +223,10 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
             f"{kind}: {models.left_out[kind]}" for kind in sorted(left_out)))
     for name in models.shipped:
         shutil.copyfile(MODELS_DIR / name, workdir / name)
-    (workdir / _SCRIPT).write_text(netlist_script(netlist_file, top, family))
+    if wrapper is not None:
+        (workdir / _WRAPPER).write_text(wrapper)
+    (workdir / _SCRIPT).write_text(netlist_script(netlist_file, top, family,
+                                                  _WRAPPER if wrapper is not None else None))
     run = run_tool(find_tool("yosys"), ["-q", "-s", _SCRIPT], workdir, _LOG, timeout_s)
     if run.timed_out:
         raise NetlistUnsupported(f"yosys ran past {timeout_s:g} s reading the netlist with the "
@@ -201,10 +243,15 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
 
 
 def netlist_model(netlist_file: str, top: str, family: str, workdir: Path, *,
-                  cache_dir: Path | None = None, options: ModelOptions = ModelOptions(),
-                  compiler: Compiler | None = None, timings: dict | None = None) -> Path:
-    """The compiled model of a synthesized netlist (:func:`netlist_rtlil`, then
-    :func:`aesdse.verify.cxxrtl.compile_model`, cached by the flat RTLIL's text).
+                  cache_dir: Path | None = None,
+                  options: ModelOptions | VerilatorOptions = ModelOptions(),
+                  compiler: Compiler | None = None, timings: dict | None = None,
+                  wrapper: str | None = None) -> Path:
+    """The compiled model of a synthesized netlist (inside ``wrapper``, RTLIL text of
+    :func:`wrapper_rtlil`, when given) (:func:`netlist_rtlil`, then
+    :func:`aesdse.verify.cxxrtl.compile_model`, or with
+    :class:`aesdse.verify.verilator.VerilatorOptions` as ``options``
+    :func:`aesdse.verify.verilator.compile_verilator_model`; cached by the flat RTLIL's text).
 
     ``timings``, when given, also receives ``yosys_s``, the Yosys step's seconds.
 
@@ -217,14 +264,18 @@ def netlist_model(netlist_file: str, top: str, family: str, workdir: Path, *,
     """
     timings = {} if timings is None else timings
     start = time.perf_counter()
-    text = netlist_rtlil(netlist_file, top, family, workdir, options.compile_timeout_s)
+    text = netlist_rtlil(netlist_file, top, family, workdir, options.compile_timeout_s, wrapper)
     timings["yosys_s"] = time.perf_counter() - start
+    if isinstance(options, VerilatorOptions):
+        return compile_verilator_model(text, cache_dir=cache_dir, options=options,
+                                       compiler=compiler, timings=timings)
     return compile_model(text, cache_dir=cache_dir, options=options, compiler=compiler,
                          timings=timings)
 
 
 def play_netlist(model: Path, script: Script, *, timeout: float = 600.0) -> Playback:
-    """Play ``script`` on a netlist model (:func:`aesdse.verify.cxxrtl.play_compiled`)."""
+    """Play ``script`` on a netlist model of either backend
+    (:func:`aesdse.verify.cxxrtl.play_compiled`)."""
     return play_compiled(model, script, timeout=timeout)
 
 

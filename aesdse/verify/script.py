@@ -41,24 +41,28 @@ script; the verify stage's measurement runs use it too, without stalls. An outpu
 checked per sub-stream (:attr:`OutputStream.order_by`): a two-stream core's results are checked in
 each stream's own input order, in Python after playing, so the players need not know.
 :func:`block_script` is :func:`verification_script` restricted to plain block cores.
+:func:`netlist_checking_script` is the netlist stage's shorter one: the same kinds of check,
+within a budget of blocks (:attr:`aesdse.spec.schema.VerifyOptions.netlist_blocks`).
 """
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from amaranth.hdl import Value
 
 from archs.bytestream import ByteStreamAdapter
 
 from ..spec.schema import VerifyOptions
+from .backends import resolved_options
 from .blocks import checking_blocks, core_directions, key_items
 from .testbench import testbench_simulator
 from .vectors import BlockVector
 
 __all__ = ["InputTransfer", "OutputStream", "Script", "Playback", "ScriptUnsupported",
            "ScriptMismatch", "READY_PATTERN_LENGTH", "block_script", "verification_script",
-           "items_script", "stalls", "script_clocks", "common_interface", "play_amaranth",
-           "AmaranthScriptPlayer", "check_playback", "hang_message"]
+           "items_script", "netlist_options", "netlist_checking_script", "stalls",
+           "script_clocks", "common_interface", "play_amaranth", "AmaranthScriptPlayer",
+           "check_playback", "hang_message"]
 
 #: Length of the cyclic ``ready`` pattern of an output stream: a prime, so that the pattern
 #: does not fall in step with a core's own period.
@@ -250,6 +254,34 @@ def verification_script(dut, options: VerifyOptions = VerifyOptions(), *, key_si
     blocks = checking_blocks(dut, options, key_sizes, directions)
     return items_script(dut, key_items(blocks), max_cycles=options.cycle_budget(len(blocks)),
                         stalls=stalls(options))
+
+
+def netlist_options(dut, options: VerifyOptions, key_sizes, directions) -> VerifyOptions:
+    """``options`` cut to the netlist stage's budget: the sample vectors only (no CAVP files,
+    no Monte Carlo test), and the most random vectors (halving from ``random_vectors``) whose
+    checking blocks (:func:`aesdse.verify.blocks.checking_blocks`) fit in ``netlist_blocks``,
+    down to none. The standard vectors and messages (FIPS-197, SP 800-38A, and a core's
+    minimum of random mode and CCM messages) are always kept, even above the budget: a
+    netlist is checked on every kind of block its RTL was."""
+    key_sizes, directions = core_directions(dut, key_sizes, directions)
+    count = resolved_options(options).random_vectors
+    while True:
+        cut = replace(options, random_vectors=count, monte_carlo=False, cavp="sample")
+        if count == 0 or len(checking_blocks(dut, cut, key_sizes, directions)) \
+                <= options.netlist_blocks:
+            return cut
+        count //= 2
+
+
+def netlist_checking_script(dut, options: VerifyOptions = VerifyOptions(), *,
+                            key_sizes=(128,), directions=("encrypt",)) -> Script:
+    """The netlist stage's script: :func:`verification_script` with
+    :func:`netlist_options` (the budget of ``options.netlist_blocks``), with the same random
+    stalls. A netlist model plays every cell every cycle, and the C++ of a large netlist takes
+    long to compile; the verify stage has checked the RTL on the whole set already, so the
+    netlist must only show it computes what the RTL computes, edge for edge."""
+    return verification_script(dut, netlist_options(dut, options, key_sizes, directions),
+                               key_sizes=key_sizes, directions=directions)
 
 
 def _key_payload(dut, vec: BlockVector, stream: int) -> int:

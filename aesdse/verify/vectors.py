@@ -18,6 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from .backends import resolved_options
+
 __all__ = ["BlockVector", "FIPS197", "SP800_38A_ECB", "SP800_38A_CTR", "ModeVector",
            "SP800_38A_MODES", "random_vectors", "oracle_encrypt", "oracle_decrypt", "oracle_mode",
            "CCM_TAG_BYTES", "CCM_NONCE_BYTES", "CCMFormat", "ccm_format", "CCMBlock",
@@ -663,6 +665,7 @@ def cipher_block_vectors(options, key_sizes, directions=("encrypt", "decrypt")) 
     of four, so that back-to-back blocks under one key occur), then with ``cavp="all"`` every
     ECB entry of :func:`cavp_entries`, then with ``monte_carlo`` the ECB Monte Carlo test of
     every key size in each of ``directions`` (the directions the core supports)."""
+    options = resolved_options(options)   # checks left unset: the backend's defaults
     key_sizes = tuple(key_sizes)
     vectors = [v for v in FIPS197 + SP800_38A_ECB if v.key_bits in key_sizes]
     for n, key_bits in enumerate(key_sizes):
@@ -694,6 +697,7 @@ def mode_messages(options, key_sizes, modes, directions) -> list[tuple]:
     RFC 3686 CTR vectors (:func:`rfc3686_ctr`), then with ``monte_carlo`` the CBC Monte Carlo
     test (one message per outer iteration), each in the directions of
     :func:`vector_directions`."""
+    options = resolved_options(options)   # checks left unset: the backend's defaults
     key_sizes = tuple(key_sizes)
     candidates = list(SP800_38A_MODES)
     for key_bits in key_sizes:

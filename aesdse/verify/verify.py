@@ -88,7 +88,6 @@ script model: they are always simulated in amaranth.sim, a small run (a backend 
 explicitly is noted in ``fallback_reason``).
 """
 
-import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -96,7 +95,7 @@ from pathlib import Path
 
 from amaranth.sim import Simulator
 
-from ..spec.schema import VERIFY_BACKENDS, VerifyOptions
+from ..spec.schema import AMARANTH_CHECKS, VerifyOptions
 from . import reference
 from .blocks import (Block, BlockError, ccm_message, checking_blocks, core_directions,
                      core_streams, gcm_message, has_ccm, has_gcm, join_blocks, key_items)
@@ -106,13 +105,11 @@ from .script import (Playback, Script, ScriptMismatch, check_playback, common_in
                      items_script, AmaranthScriptPlayer, stalls)
 from .vectors import BlockVector, ccm_blocks
 from . import verilator as verilator_backend
+from .backends import BACKEND_ENV, plays_compiled, resolved_backend, resolved_options
 
 __all__ = ["Verification", "verify_component", "VerificationError", "Player", "select_player",
-           "resolved_backend", "BACKEND_ENV"]
+           "resolved_backend", "BACKEND_ENV", "plays_compiled", "resolved_options"]
 
-#: Environment variable naming the backend ``"auto"`` means for a whole run (unset: Verilator
-#: when available, else amaranth.sim).
-BACKEND_ENV = "AESDSE_VERIFY_BACKEND"
 
 
 @dataclass(frozen=True)
@@ -172,21 +169,6 @@ class Player:
 
 def _amaranth_player(build, first, fallback_reason=None) -> Player:
     return Player("amaranth.sim", AmaranthScriptPlayer(first, build).play, fallback_reason)
-
-
-def resolved_backend(backend: str) -> str:
-    """``backend`` checked, with ``"auto"`` replaced by the backend :data:`BACKEND_ENV` names
-    when that is set (``"auto"`` otherwise: Verilator when found, else amaranth.sim)."""
-    if backend not in VERIFY_BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(VERIFY_BACKENDS)}, not {backend!r}")
-    chosen = os.environ.get(BACKEND_ENV)
-    if backend != "auto" or not chosen:
-        return backend
-    if chosen not in VERIFY_BACKENDS or chosen == "auto":
-        raise ValueError(f"{BACKEND_ENV} must be one of "
-                         f"{', '.join(b for b in VERIFY_BACKENDS if b != 'auto')}, "
-                         f"not {chosen!r}")
-    return chosen
 
 
 def select_player(build, first, backend: str, model_cache: Path | None = None) -> Player:
@@ -403,7 +385,12 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
         asked = "verilator" if options.backend == "auto" else options.backend
         raise _Failed(f"{asked} model could not be built: {error}",
                       {"verified_with": asked}) from None
-    backend = {"verified_with": player.name, "fallback_reason": player.fallback_reason}
+    reason = player.fallback_reason
+    if reason and all(getattr(options, k) == v for k, v in AMARANTH_CHECKS.items()):
+        reason += (f"; so the checks are amaranth.sim's defaults ({AMARANTH_CHECKS['random_vectors']}"
+                   f" random vectors per key size, no Monte Carlo test, CAVP sample), not "
+                   f"the compiled backends'")
+    backend = {"verified_with": player.name, "fallback_reason": reason}
     # Timing, per direction; the slower direction is the core's (a throughput must hold for
     # whatever a user sends). A core that takes several key sizes may name the one to measure
     # with (`measure_key_bits`); otherwise the first vector's key is used.
@@ -522,6 +509,7 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
     with its reason (``verified_with`` names the backend that found it).
     """
     start = time.perf_counter()
+    options = resolved_options(options)
     try:
         if kind == "cipher":
             result = _verify_cipher(build, options, key_sizes, directions, model_cache)
