@@ -211,6 +211,22 @@ def crossing_limit(paths, multipliers: dict) -> dict | None:
     return worst
 
 
+def system_clock_mhz(fmax_by_clock: dict, clock_multipliers: dict | None = None,
+                     critical_paths=()) -> float | None:
+    """The system clock one place-and-route run allows, before data-sheet caps: each clock's
+    Fmax over its multiple of the system clock, and the worst path between two clocks
+    (:func:`crossing_limit`), the lowest of them; None without a clock. The Fmax search scores
+    its runs by it, so that a two-clock core is searched by the clock that limits its row
+    (:func:`compute_metrics`)."""
+    if not fmax_by_clock:
+        return None
+    multipliers = {"sync": 1, **(clock_multipliers or {})}
+    mhz = min(value / multipliers[clock_domain_of(clock, multipliers)]
+              for clock, value in fmax_by_clock.items())
+    crossing = crossing_limit(critical_paths, multipliers)
+    return mhz if crossing is None else min(mhz, crossing["fmax_mhz"])
+
+
 def compute_metrics(utilization: dict, fmax_by_clock: dict, cycles_per_block: float,
                     latency_cycles: int, *, limits: SpeedLimits, carries: int = 0,
                     block_bits: int = 128, clock_multipliers: dict | None = None,

@@ -11,7 +11,7 @@ from aesdse.flow.critical_path import CriticalPath, critical_paths
 from aesdse.flow.nextpnr import parse_report
 from aesdse.flow.families import row_area, slices, speed_limits
 from aesdse.metrics import (clock_domain_of, compute_metrics, crossing_limit,
-                            crossing_window)
+                            crossing_window, system_clock_mhz)
 from aesdse.store.database import Row
 
 S8 = speed_limits("LFE5U-85F", 8)
@@ -257,6 +257,15 @@ def test_a_crossing_below_a_capped_clock_replaces_the_cap():
                              critical_paths=[_path("posedge bram_clk", "posedge clk", 3.0)])
     assert capped.fmax_mhz == 136.0 and capped.fmax_capped.startswith("bram_clk: block RAM")
     assert capped.fmax_raw_mhz == 150.0
+
+
+def test_the_fmax_search_scores_a_run_by_the_system_clock_it_allows():
+    # The T-box run above: nextpnr's lowest clock is 234.4 MHz, but the system clock it allows
+    # is 117.2 MHz (bram_clk / 2), and 109.6 MHz with the crossing: the number the row gets.
+    assert system_clock_mhz(PUMPED, {"bram": 2}) == pytest.approx(117.2)
+    assert system_clock_mhz(PUMPED, {"bram": 2}, PUMPED_PATHS) == pytest.approx(109.65, abs=0.01)
+    assert system_clock_mhz({"clk": 180.0}) == 180.0
+    assert system_clock_mhz({}) is None
 
 
 def test_paths_within_one_clock_or_from_a_port_are_not_crossings():

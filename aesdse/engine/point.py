@@ -65,7 +65,7 @@ from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_rout
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
 from ..generate import GenerateError, build_component, convert_deterministic, generate
-from ..metrics import common_resources, compute_metrics, synthesized_resources
+from ..metrics import common_resources, compute_metrics, synthesized_resources, system_clock_mhz
 from ..fingerprint import generator_fingerprint
 from ..store.database import PnrRun, Row
 from ..verify.cxxrtl import CompileError, PlayError, find_compiler
@@ -818,6 +818,7 @@ def _search_fmax(point, run, synth, synth_entry, pnr_jobs, known) -> dict:
     best run, with its target and seed."""
     settings = point.flow.fmax_search
     width = settings.batch or max(1, pnr_jobs)
+    multipliers = (known.get("manifest") or {}).get("clock_multipliers")
     results: dict = {}
     batches = [0]
 
@@ -826,8 +827,12 @@ def _search_fmax(point, run, synth, synth_entry, pnr_jobs, known) -> dict:
         result = _pnr_once(point, run, synth, synth_entry, trial.target_mhz, trial.seed,
                            run.work / name, f"place-and-route (Fmax search batch {batches[0]})")
         results[(trial.target_mhz, trial.seed)] = {**result, "dir": name}
-        # The slowest clock limits the core, as in compute_metrics.
-        return min(result["fmax"].values()) if result["fmax"] else None
+        # Scored by the system clock the run allows (each clock over its multiple, and the
+        # paths between clocks), as compute_metrics limits the row.
+        report = run.work / name / "report.json"
+        paths = critical_paths(json.loads(report.read_text()), NetlistCells()) \
+            if result["ok"] and report.exists() else ()
+        return system_clock_mhz(result["fmax"], multipliers, paths)
 
     def run_batch(trials):
         batches[0] += 1
