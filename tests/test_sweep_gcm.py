@@ -133,10 +133,13 @@ def test_the_gcm_experiments_load():
         "bit_serial", "digit_serial", "parallel", "karatsuba"}
     assert {p.target.device for p in grid.points} == {"LFE5U-85F"}
     for name, arch in (("9_gcm_pipelined", {"gcm_unrolled"}),
-                       ("10_gcm_compact", {"gcm_iterative", "gcm_compact"})):
+                       ("10_gcm_compact", {"gcm_iterative"})):
         exp = load_experiment(ROOT / "experiments" / "records" / f"{name}.yaml")
         assert {p.arch for p in exp.points} == arch
         assert sorted({p.flow.seed for p in exp.points}) == [1, 2, 3]
+    # The compact class: the lean wrapper, block-RAM S-boxes (the class limits LUT4 only).
+    assert {(p.params_dict["gcm_wrapper"], p.params_dict["sbox"]) for p in exp.points} \
+        == {("lean", "bram")}
 
 
 # --- the verify stage ------------------------------------------------------------------------
