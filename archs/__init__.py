@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .buffered import Buffered
 from .compact import Compact
-from .gcm import GHASH_PARAMS, GCMCore, check_ghash
+from .gcm import GCM_WRAPPER_PARAM, GHASH_PARAMS, GCMCore, check_ghash
 from .iterative import Iterative
 from .lanes import LANE_KEYS, LANE_KEYS_PARAM, Lanes, ParallelLanes, check_lane_keys
 from .multimode import Multimode
@@ -185,17 +185,18 @@ _LANED = (Lanes.PARAM, ParallelLanes.PARAM)
 def _gcm_family(name, cipher, cipher_params, *, fixed=lambda params: {}, **fields):
     """The :class:`Family` of :class:`archs.gcm.GCMCore` around the cipher core class
     ``cipher``: its parameters are ``cipher_params`` (those of the cipher's ``PARAMS`` the
-    pairing takes) and :data:`archs.gcm.GHASH_PARAMS`. ``fixed(params)`` gives the cipher's
+    pairing takes), :data:`archs.gcm.GCM_WRAPPER_PARAM` and :data:`archs.gcm.GHASH_PARAMS`. ``fixed(params)`` gives the cipher's
     keywords the pairing sets itself (the unrolled core's round units). A cipher parameter not
     in ``cipher_params`` is not a parameter of the family (an experiment naming it is an error
     at its line)."""
     ghash_defaults = {p.name: p.default for p in GHASH_PARAMS}
-    params_of = tuple(cipher_params) + GHASH_PARAMS
+    wrapper = GCM_WRAPPER_PARAM.name
+    params_of = tuple(cipher_params) + (GCM_WRAPPER_PARAM,) + GHASH_PARAMS
     names = {p.name for p in params_of}
 
     def split(params):
         ghash = {k: params.get(k, v) for k, v in ghash_defaults.items()}
-        rest = {k: v for k, v in params.items() if k not in ghash_defaults}
+        rest = {k: v for k, v in params.items() if k not in ghash_defaults and k != wrapper}
         return ghash, {**rest, **fixed(rest)}
 
     def check(device_family="generic", **params):
@@ -205,6 +206,7 @@ def _gcm_family(name, cipher, cipher_params, *, fixed=lambda params: {}, **field
                              f"{cipher.__name__} does not take it); parameters: "
                              f"{', '.join(p.name for p in params_of)}")
         ghash, rest = split(params)
+        GCM_WRAPPER_PARAM.check(params.get(wrapper, GCM_WRAPPER_PARAM.default))
         for p in GHASH_PARAMS:
             p.check(ghash[p.name])
         check_ghash(**ghash)
@@ -213,7 +215,8 @@ def _gcm_family(name, cipher, cipher_params, *, fixed=lambda params: {}, **field
     def build(device_family="generic", **params):
         check(device_family, **params)  # raise before any Elaboratable exists
         ghash, rest = split(params)
-        return GCMCore(cipher(device_family=device_family, **rest), **ghash)
+        return GCMCore(cipher(device_family=device_family, **rest), **ghash,
+                       gcm_wrapper=params.get(wrapper, GCM_WRAPPER_PARAM.default))
     return Family(name=name, module="archs.gcm", wrappers=(cipher.__module__,), build=build,
                   check=check, params=params_of, kind="cipher",
                   directions=("encrypt", "decrypt"), modes=("gcm",), **fields)

@@ -84,10 +84,11 @@ from amaranth.lib import data, enum, fifo, wiring
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import Param
 from .prims.ghash import (GHASH_AGGREGATION, GHASH_DIGITS, GHASH_KINDS, GHASH_STAGES,
-                          KARATSUBA_LEVELS, GHASHAccumulator, check_choice)
+                          KARATSUBA_LEVELS, GHASHAccumulator, SerialGHASHAccumulator,
+                          check_choice, serial_accumulation)
 
-__all__ = ["GCMPhase", "GHASH_PARAMS", "SIDE_ENTRY", "GCMCore", "check_ghash", "first_bytes",
-           "inc32"]
+__all__ = ["GCMPhase", "GHASH_PARAMS", "GCM_WRAPPERS", "GCM_WRAPPER_PARAM", "SIDE_ENTRY",
+           "GCMCore", "check_ghash", "first_bytes", "inc32"]
 
 
 class GCMPhase(enum.Enum, shape=2):
@@ -114,6 +115,19 @@ GHASH_PARAMS = (
           "blocks per aggregated GHASH step (precomputed H^1..H^n)",
           error=f"GHASH aggregation must be one of {', '.join(map(str, GHASH_AGGREGATION))}"),
 )
+
+#: The wrapper variants (``gcm_wrapper``): ``full`` as first built; ``lean`` the same protocol and
+#: results with less logic (:class:`GCMCore`).
+GCM_WRAPPERS = ("full", "lean")
+
+#: The wrapper parameter of a GCM family, added after GCM results were stored (so omitted from
+#: a design point at its default).
+GCM_WRAPPER_PARAM = Param(
+    "gcm_wrapper", GCM_WRAPPERS, "full",
+    "GCM wrapper: full, or lean (32-bit counter register, one XOR-and-mask path for results "
+    "and tag check, serial GHASH accumulator for bit/digit-serial multipliers without "
+    "aggregation)", omitted_at_default=True,
+    error=f"GCM wrapper must be one of {', '.join(GCM_WRAPPERS)}")
 
 #: An entry of the FIFO beside the cipher: the block's fields, and ``hash_key`` for the zero
 #: block whose encryption is H.
@@ -159,6 +173,14 @@ class GCMCore(wiring.Component):
         result payloads are ``{"data": 128}``).
     ghash_aggregation : int
         Lanes of the :class:`archs.prims.ghash.GHASHAccumulator`.
+    gcm_wrapper : str
+        ``"full"``, or ``"lean"`` (:data:`GCM_WRAPPERS`): the same protocol and results with
+        less logic. The counter register holds only the 32 bits inc32 changes (the rest is
+        J0's); J0 is cleared when a key is taken, so the zero block whose encryption is H is
+        J0 and needs no multiplexer; the payload result, the tag and the tag check share one
+        XOR-and-mask path; and a bit- or digit-serial multiplier without aggregation is the
+        :class:`archs.prims.ghash.SerialGHASHAccumulator` (one cycle more per block than a
+        multiply, like the lane of the full accumulator).
     **multiplier
         ``ghash``, ``ghash_digit``, ``ghash_stages``, ``ghash_karatsuba_levels``
         (:func:`archs.prims.ghash.make_multiplier`).
@@ -173,8 +195,9 @@ class GCMCore(wiring.Component):
 
     modes = ("gcm",)
 
-    def __init__(self, cipher, *, ghash_aggregation=1, **multiplier):
+    def __init__(self, cipher, *, ghash_aggregation=1, gcm_wrapper="full", **multiplier):
         check_ghash(ghash_aggregation=ghash_aggregation, **multiplier)
+        GCM_WRAPPER_PARAM.check(gcm_wrapper)
         sig = cipher.signature
         if sig.port_width != 128 or sig.blocks_per_transfer != 1:
             raise ValueError("GCM needs a cipher core with a 128-bit port, one block per "
@@ -182,7 +205,12 @@ class GCMCore(wiring.Component):
         if {name for name, _ in cipher.i.payload.shape()} != {"data"}:
             raise ValueError("GCM needs a cipher core without extra block fields")
         self.cipher = cipher
-        self.ghash = GHASHAccumulator(ghash_aggregation, **multiplier)
+        self.lean = gcm_wrapper == "lean"
+        serial_digit = serial_accumulation(ghash_aggregation, **multiplier)
+        if self.lean and serial_digit is not None:
+            self.ghash = SerialGHASHAccumulator(serial_digit)
+        else:
+            self.ghash = GHASHAccumulator(ghash_aggregation, **multiplier)
         self.side_depth = sig.blocks_in_flight + 4
         super().__init__(AESSignature(
             key_sizes=sig.key_sizes, blocks_in_flight=sig.blocks_in_flight, modes=self.modes,
@@ -194,7 +222,9 @@ class GCMCore(wiring.Component):
         m.submodules.cipher = cipher = self.cipher
         m.submodules.ghash = self.ghash
         m.submodules.side = side = fifo.SyncFIFO(width=SIDE_ENTRY.size, depth=self.side_depth)
-        self.j0, self.counter, self.j0_valid = Signal(128), Signal(128), Signal()
+        # The lean wrapper counts in 32 bits: inc32 leaves the rest of J0 as it is.
+        self.j0, self.counter, self.j0_valid = (Signal(128), Signal(32 if self.lean else 128),
+                                                Signal())
         self.s, self.s_valid, self.hash_is_j0 = Signal(128), Signal(), Signal()
         self.h_pending = Signal()
         m.d.comb += cipher.key.payload.eq(self.key.payload)
@@ -204,6 +234,8 @@ class GCMCore(wiring.Component):
         ]
         with m.If(self.key.valid & self.key.ready):
             m.d.sync += self.h_pending.eq(1)
+            if self.lean:
+                m.d.sync += self.j0.eq(0)
         self._build_input(m, cipher, side)
         self._build_output(m, cipher, side)
         self._build_hash_capture(m)
@@ -217,8 +249,16 @@ class GCMCore(wiring.Component):
         needs_cipher = (p.phase == GCMPhase.PAYLOAD) | (p.phase == GCMPhase.TAG)
         next_counter = inc32(self.counter)
         m.d.comb += [side.w_data.eq(entry), entry.hash_key.eq(self.h_pending)]
+        is_tag = p.phase == GCMPhase.TAG
+        if self.lean:
+            # J0 is 0 while the key's zero block waits (cleared when the key was taken).
+            cipher_data = Cat(Mux(self.h_pending | is_tag, self.j0[:32], next_counter),
+                              self.j0[32:])
+            zero_block = tag_or_counter = cipher_data
+        else:
+            zero_block, tag_or_counter = 0, Mux(is_tag, self.j0, next_counter)
         with m.If(self.h_pending):
-            m.d.comb += [cipher.i.valid.eq(side.w_rdy), cipher.i.payload.data.eq(0),
+            m.d.comb += [cipher.i.valid.eq(side.w_rdy), cipher.i.payload.data.eq(zero_block),
                          side.w_en.eq(side.w_rdy & cipher.i.ready)]
             with m.If(side.w_en):
                 m.d.sync += self.h_pending.eq(0)
@@ -227,7 +267,7 @@ class GCMCore(wiring.Component):
                 entry.data.eq(p.data), entry.phase.eq(p.phase), entry.bytes.eq(p.bytes),
                 entry.first.eq(p.first), entry.last.eq(p.last), entry.decrypt.eq(p.decrypt),
                 cipher.i.valid.eq(self.i.valid & needs_cipher & side.w_rdy & self.j0_valid),
-                cipher.i.payload.data.eq(Mux(p.phase == GCMPhase.TAG, self.j0, next_counter)),
+                cipher.i.payload.data.eq(tag_or_counter),
                 self.i.ready.eq(side.w_rdy & ~self.key.valid
                                 & (~needs_cipher | (cipher.i.ready & self.j0_valid))),
                 side.w_en.eq(self.i.valid & self.i.ready),
@@ -271,13 +311,16 @@ class GCMCore(wiring.Component):
         push = Signal()
         m.d.comb += push.eq(~e.hash_key & Mux(step, is_iv, ~(is_iv & short_iv)))
         emits = ~e.hash_key & ((~is_tag & ~(is_iv & e.last & ~short_iv)) | step)
+        if self.lean:
+            # The ciphertext: the result on encryption, the input on decryption (masked).
+            text = first_bytes(e.data ^ Mux(is_payload & ~e.decrypt, keystream, 0), e.bytes)
+        else:
+            text = Mux(is_payload, Mux(e.decrypt, masked, result), masked)
         ready_all = side.r_rdy & (~needs_cipher | cipher.o.valid) & (~emits | out_free) \
             & Mux(is_tag & step, self.s_valid, 1) & (~e.hash_key | self.ghash.h.ready)
         m.d.comb += [
             self.ghash.i.valid.eq(ready_all & push),
-            self.ghash.i.payload.data.eq(Mux(
-                step | is_tag, length_block,
-                Mux(is_payload, Mux(e.decrypt, masked, result), masked))),
+            self.ghash.i.payload.data.eq(Mux(step | is_tag, length_block, text)),
             self.ghash.i.payload.last.eq(step | is_tag),
             self.ghash.h.valid.eq(side.r_rdy & e.hash_key & cipher.o.valid),
             self.ghash.h.payload.eq(keystream),
@@ -306,7 +349,10 @@ class GCMCore(wiring.Component):
             m.d.sync += [self.hash_is_j0.eq(1), len_a.eq(0)]
         with m.If(finish & is_tag):
             m.d.sync += self.s_valid.eq(0)
-        self._build_result(m, e, finish & emits, result, keystream, out_data, out_fail)
+        if self.lean:
+            self._build_lean_result(m, e, finish & emits, keystream, out_data, out_fail)
+        else:
+            self._build_result(m, e, finish & emits, result, keystream, out_data, out_fail)
 
     def _build_result(self, m, e, write, result, keystream, out_data, out_fail):
         """The result register: 0 for IV and AAD, the payload result, the tag or its check
@@ -325,6 +371,22 @@ class GCMCore(wiring.Component):
                                  out_fail.eq(e.decrypt & (tag != received))]
                 with m.Default():
                     m.d.sync += [out_data.eq(0), out_fail.eq(0)]
+        m.d.comb += [self.o.payload.data.eq(out_data), self.o.payload.auth_fail.eq(out_fail)]
+
+    def _build_lean_result(self, m, e, write, keystream, out_data, out_fail):
+        """The result register of the lean wrapper: what :meth:`_build_result` writes, from one
+        XOR and one mask. The keystream block XOR the input (payload) or XOR S (tag; on
+        decryption also XOR the received tag, which is zero in the first t bytes exactly when
+        the tags match, section 7.2 step 8)."""
+        is_tag = e.phase == GCMPhase.TAG
+        other = Mux(is_tag, self.s ^ Mux(e.decrypt, e.data, 0), e.data)
+        value = first_bytes(keystream ^ other, e.bytes)
+        handed_out = (e.phase == GCMPhase.PAYLOAD) | (is_tag & ~e.decrypt)
+        with m.If(self.o.valid & self.o.ready):
+            m.d.sync += self.o.valid.eq(0)
+        with m.If(write):
+            m.d.sync += [self.o.valid.eq(1), out_data.eq(Mux(handed_out, value, 0)),
+                         out_fail.eq(is_tag & e.decrypt & (value != 0))]
         m.d.comb += [self.o.payload.data.eq(out_data), self.o.payload.auth_fail.eq(out_fail)]
 
     def _build_hash_capture(self, m):

@@ -188,6 +188,9 @@ MULTIPLIERS = [
     (1, {"ghash": "parallel", "ghash_stages": 0}),
     (4, {"ghash": "karatsuba", "ghash_karatsuba_levels": 1, "ghash_stages": 2}),
     (2, {"ghash": "digit_serial", "ghash_digit": 32}),
+    # The lean wrapper, with the serial accumulator and with the aggregating one.
+    (1, {"ghash": "digit_serial", "ghash_digit": 16, "gcm_wrapper": "lean"}),
+    (2, {"ghash": "parallel", "ghash_stages": 1, "gcm_wrapper": "lean"}),
 ]
 
 
@@ -245,14 +248,16 @@ def test_throughput_of_aad_and_payload():
     assert deltas[13:18] == [10] * 5                # payload blocks 2..6
 
 
-def test_compact_gcm():
+@pytest.mark.parametrize("wrapper", ["full", "lean"])
+def test_compact_gcm(wrapper):
     """The compact cipher (32-bit datapath, 128-bit port) with a digit-serial GHASH."""
     rng = random.Random(32)
     items, expected = random_messages(rng, 3)
     v = MCGREW_VIEGA[4]                                 # a 64-bit IV, hashed
     i, e, out = gcm_items(v.key, 128, v.iv, v.aad, v.plaintext)
     assert out == v.ciphertext + v.tag
-    dut = GCMCore(Compact(datapath_width=32), ghash="digit_serial", ghash_digit=8)
+    dut = GCMCore(Compact(datapath_width=32), ghash="digit_serial", ghash_digit=8,
+                  gcm_wrapper=wrapper)
     outputs, _ = rtl_run(dut, items + i, rng=rng, stall_probability=0.1)
     assert outputs == expected + e
 

@@ -354,3 +354,24 @@ def test_accumulator_hashes_a_gcm_message():
     expected_tag = sealed[-16:]
     j0 = int.from_bytes(iv, "big") << 32 | 1
     assert (hashes[0] ^ _aes_block(key, j0)).to_bytes(16, "big") == expected_tag
+
+
+@pytest.mark.parametrize("digit", [1, 4, 16, 64])
+def test_serial_accumulator(digit):
+    rng = random.Random(digit)
+    h1, h2 = rng.getrandbits(128), rng.getrandbits(128)
+    lengths = [1, 2, 3, 1, 5, 2]
+    messages = [(h1 if k < 3 else h2, [rng.getrandbits(128) for _ in range(length)])
+                for k, length in enumerate(lengths)]
+    dut = gh.SerialGHASHAccumulator(digit)
+    hashes, spans = _accumulate(dut, messages)
+    assert hashes == [gh.ghash_blocks(h, blocks) for h, blocks in messages]
+    # Back to back: one block every 128 / d + 1 cycles.
+    assert spans[4] == (lengths[4] - 1) * dut.cycles_per_block
+
+
+def test_serial_accumulation_takes_serial_multipliers_without_aggregation():
+    assert gh.serial_accumulation(1, ghash="digit_serial", ghash_digit=16) == 16
+    assert gh.serial_accumulation(1, ghash="bit_serial") == 1
+    assert gh.serial_accumulation(2, ghash="digit_serial") is None
+    assert gh.serial_accumulation(1, ghash="parallel", ghash_stages=2) is None

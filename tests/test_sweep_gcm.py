@@ -72,7 +72,30 @@ def test_the_manifest_states_the_gcm_configuration():
     assert manifest["directions"] == ["encrypt", "decrypt"]
 
 
+def test_the_lean_wrapper_is_a_parameter_omitted_at_its_default():
+    """``gcm_wrapper`` (added after GCM rows were stored): the full wrapper's points keep their
+    configuration keys; the lean one is recorded, and a serial multiplier without aggregation
+    gets the serial accumulator."""
+    for name in GCM_FAMILIES:
+        param = archs.family(name).param("gcm_wrapper")
+        assert param.default == "full" and param.omitted_at_default
+    ghash = {"ghash": "digit_serial", "ghash_digit": 16}
+    full = make_point("gcm_iterative", ghash)
+    assert make_point("gcm_iterative", {**ghash, "gcm_wrapper": "full"}).config_key() \
+        == full.config_key()
+    assert "gcm_wrapper" not in full.params_dict
+    lean = make_point("gcm_iterative", {**ghash, "gcm_wrapper": "lean"})
+    assert lean.params_dict["gcm_wrapper"] == "lean" and lean.config_key() != full.config_key()
+    core = archs.family("gcm_iterative").build(**ghash, gcm_wrapper="lean")
+    aggregated = archs.family("gcm_iterative").build(gcm_wrapper="lean", ghash_aggregation=2)
+    for built in (core, aggregated):
+        Fragment.get(built, None)               # elaborated (never simulated here)
+    assert type(core.ghash).__name__ == "SerialGHASHAccumulator" and len(core.counter) == 32
+    assert type(aggregated.ghash).__name__ == "GHASHAccumulator"
+
+
 BAD = [
+    ("gcm_iterative", "{gcm_wrapper: tiny}", r"^g\.yaml:4: gcm_wrapper: 'tiny' is not one of"),
     ("gcm_unrolled", "{round_units: 5}",
      r"^g\.yaml:4: unknown key 'round_units' in params of gcm_unrolled"),
     ("gcm_compact", "{port_width: 8}", r"^g\.yaml:4: unknown key 'port_width' in params"),
@@ -110,10 +133,13 @@ def test_the_gcm_experiments_load():
         "bit_serial", "digit_serial", "parallel", "karatsuba"}
     assert {p.target.device for p in grid.points} == {"LFE5U-85F"}
     for name, arch in (("9_gcm_pipelined", {"gcm_unrolled"}),
-                       ("10_gcm_compact", {"gcm_iterative", "gcm_compact"})):
+                       ("10_gcm_compact", {"gcm_iterative"})):
         exp = load_experiment(ROOT / "experiments" / "records" / f"{name}.yaml")
         assert {p.arch for p in exp.points} == arch
         assert sorted({p.flow.seed for p in exp.points}) == [1, 2, 3]
+    # The compact class: the lean wrapper, block-RAM S-boxes (the class limits LUT4 only).
+    assert {(p.params_dict["gcm_wrapper"], p.params_dict["sbox"]) for p in exp.points} \
+        == {("lean", "bram")}
 
 
 # --- the verify stage ------------------------------------------------------------------------
@@ -127,6 +153,9 @@ SOURCES = {"gcm-mcgrew-viega", "gcm-cavp gcmEncryptExtIV128.rsp", "gcm-cavp gcmD
     ("gcm_iterative", {"ghash": "parallel", "ghash_aggregation": 2, "ghash_stages": 1}, 10,
      SOURCES),
     ("gcm_compact", {"ghash": "digit_serial", "ghash_digit": 8}, 44, SOURCES),
+    # The lean wrapper: the serial accumulator (9 cycles a block) keeps up with the cipher.
+    ("gcm_iterative", {"gcm_wrapper": "lean", "ghash": "digit_serial", "ghash_digit": 16}, 10,
+     SOURCES),
     # AES-256: the 256-bit NIST files (no McGrew-Viega case has a 256-bit key).
     ("gcm_unrolled", {"key_bits": 256, "ghash": "karatsuba", "ghash_stages": 2,
                       "ghash_aggregation": 4}, 1,

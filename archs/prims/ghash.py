@@ -72,6 +72,11 @@ GHASH accumulator
 ``ghash_aggregation`` n lanes (its class documentation): Y_j <- (Y_j xor X) * H^n per lane, the
 last n blocks of a message with H^n..H^1, and the sum of those last products is the hash; with
 n >= latency + 1 a pipelined multiplier takes one block per cycle.
+
+:class:`SerialGHASHAccumulator` is the small alternative for a digit-serial (or bit-serial)
+multiplier without aggregation (:func:`serial_accumulation`): the running hash is the
+multiplier's own Horner sum and H its held operand, so there is no block FIFO, no lane register,
+no operand multiplexers; a block takes 128 / d + 1 cycles, one more than a multiply.
 """
 
 from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value
@@ -85,7 +90,8 @@ __all__ = [
     "ghash_aggregated", "reflect", "xor_tree", "clmul_value", "karatsuba_value", "reduce_value",
     "comb_wire",
     "OPERANDS", "GF128Multiplier", "DigitSerialMultiplier", "ParallelMultiplier",
-    "check_choice", "make_multiplier", "BLOCK", "GHASHAccumulator",
+    "check_choice", "make_multiplier", "BLOCK", "GHASHAccumulator", "SerialGHASHAccumulator",
+    "serial_accumulation",
 ]
 
 #: The reduction constant R = 11100001 || 0^120 of SP 800-38D section 6.3.
@@ -589,3 +595,75 @@ class GHASHAccumulator(wiring.Component):
                                  self.o.valid.eq(1)]
             with m.Else():
                 m.d.sync += self.lanes[lane].eq(mult.o.payload)
+
+
+def serial_accumulation(aggregation: int = 1, *, ghash: str = "parallel",
+                        ghash_digit: int = 8, **_unused) -> int | None:
+    """The digit of :class:`SerialGHASHAccumulator` for these GHASH parameters (1 for
+    ``bit_serial``), or None when it cannot compute them (aggregation above 1, or a
+    parallel multiplier)."""
+    if aggregation != 1:
+        return None
+    return {"bit_serial": 1, "digit_serial": ghash_digit}.get(ghash)
+
+
+class SerialGHASHAccumulator(wiring.Component):
+    """GHASH over a stream of blocks with a digit-serial multiply folded into the accumulator.
+
+    Y <- (Y xor X) * H one block after the other (SP 800-38D section 6.4), Horner's rule over
+    the digits of Y xor X as in :class:`DigitSerialMultiplier`, with Y itself as the Horner sum:
+    accepting a block loads A = Y xor X and clears Y (one cycle), then 128 / d cycles step
+    Y <- Y * x^d + H * (the next d bits of A). After the last block of a message Y is the hash:
+    it is valid on ``o`` for one cycle and then cleared for the next message.
+
+    The members and their protocol are those of :class:`GHASHAccumulator` (aggregation 1).
+
+    Parameters
+    ----------
+    digit : int
+        Bits of A per cycle: 1 (``bit_serial``) or one of :data:`GHASH_DIGITS`.
+    """
+
+    h: In(stream.Signature(128))
+    i: In(stream.Signature(BLOCK))
+    o: Out(stream.Signature(128, always_ready=True))
+
+    aggregation = 1
+
+    def __init__(self, digit: int):
+        check_choice("Digit", digit, (1,) + GHASH_DIGITS)
+        self.digit = digit
+        #: Cycles from accepting a block to accepting the next (at full rate).
+        self.cycles_per_block = 128 // digit + 1
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        d, steps = self.digit, 128 // self.digit
+        h = Signal(128)          # H, polynomial bit order
+        a = Signal(128)          # digits of Y xor X still to come, highest power at the top
+        y = Signal(128)          # the Horner sum, then the hash; polynomial bit order
+        remaining = Signal(range(steps + 1))
+        closing = Signal()       # the block being multiplied is the message's last
+        idle = (remaining == 0) & ~self.o.valid
+        load = self.i.valid & self.i.ready
+        step = reduce_value((y << d) ^ clmul_value(h, a[128 - d:]),
+                            wire=lambda value: comb_wire(m, value))
+        m.d.comb += [
+            self.h.ready.eq(idle),
+            self.i.ready.eq(idle),
+            self.o.payload.eq(reflect(y)),
+        ]
+        with m.If(self.h.valid & self.h.ready):
+            m.d.sync += h.eq(reflect(self.h.payload))
+        m.d.sync += self.o.valid.eq(0)
+        with m.If(load):
+            m.d.sync += [a.eq(reflect(self.i.payload.data) ^ y), y.eq(0),
+                         remaining.eq(steps), closing.eq(self.i.payload.last)]
+        with m.Elif(remaining != 0):
+            m.d.sync += [y.eq(step), a.eq(a << d), remaining.eq(remaining - 1)]
+            with m.If(remaining == 1):
+                m.d.sync += self.o.valid.eq(closing)
+        with m.If(self.o.valid):
+            m.d.sync += y.eq(0)
+        return m
