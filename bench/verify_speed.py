@@ -69,6 +69,7 @@ from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.cxxrtl import (CompileError, Compiler, ModelOptions, compile_model,
                                   design_rtlil, find_compiler, play_compiled)
 from aesdse.verify.script import block_script, check_playback, common_interface, play_amaranth
+from aesdse.verify.verify import verify_component
 from aesdse.verify.verilator import VerilatorOptions, compile_verilator_model
 
 POINTS = {"tbox": ("tbox", {}), "compact8": ("compact", {"datapath_width": 8})}
@@ -272,6 +273,125 @@ def bench_point(arch, params, *, blocks, configs, amaranth=True, max_cycles=200_
     print_table(title, python, rows)
 
 
+# --- the verify stage itself (--stage) ------------------------------------------------------
+
+#: Points of ``--stage``: name -> (family, parameters, backends timed).
+STAGE_POINTS = {"tbox": ("tbox", {}, ("amaranth", "verilator")),
+                "multimode": ("multimode", {}, ("amaranth", "verilator")),
+                "multimode-streams2": ("multimode", {"streams": 2}, ("verilator",))}
+
+
+def stage_options(vectors: int, backend: str) -> VerifyOptions:
+    """The verify stage's options of ``--stage``: ``vectors`` random vectors, the default seed
+    and stalls, and the same checks on every backend (the CAVP sample, no Monte Carlo test; left
+    unset, a compiled backend would default to the strong set)."""
+    return VerifyOptions(random_vectors=vectors, monte_carlo=False, cavp="sample",
+                         backend=backend)
+
+
+def verify_stage(arch, params, backend, vectors, cache):
+    """``verify_component`` of one point as the sweep calls it: (Verification, wall s, CPU-s
+    of this process and its children)."""
+    fam = archs.family(arch)
+
+    def build():
+        return fam.build(device_family="generic", **{**fam.defaults(), **params})
+    cpu = time.process_time() + children_cpu()
+    start = time.perf_counter()
+    v = verify_component(build, fam.kind, stage_options(vectors, backend),
+                         key_sizes=fam.key_sizes, directions=fam.directions, model_cache=cache)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() + children_cpu() - cpu
+    if not v.ok:
+        raise SystemExit(f"{arch} {params} on {backend} failed: {v.reason}")
+    print(f"  {arch} {json.dumps(params)} {v.verified_with}, {vectors} random vectors: "
+          f"{wall:8.1f} s [{cpu:7.1f} CPU-s], {v.vectors_checked} vectors checked "
+          f"{json.dumps(v.checks)}", flush=True)
+    return v, wall, cpu
+
+
+def same_verdict(a, b) -> bool:
+    """Two verify stages agree: both passed, with equal latency, cycles per block, details and
+    (for runs of equal options) equal checks."""
+    return (a.ok, a.latency_cycles, a.cycles_per_block, a.details) == \
+        (b.ok, b.latency_cycles, b.cycles_per_block, b.details)
+
+
+def amaranth_time(arch, params, vectors, sample):
+    """amaranth.sim's (wall, CPU) seconds for ``vectors`` random vectors, and its Verification
+    at the largest count run: measured when ``sample`` is None, else extrapolated linearly from
+    two runs with ``sample = (n1, n2)`` random vectors (the note says so)."""
+    if sample is None:
+        v, wall, cpu = verify_stage(arch, params, "amaranth", vectors, None)
+        return wall, cpu, v, vectors, "measured"
+    (v1, w1, c1), (v2, w2, c2) = (verify_stage(arch, params, "amaranth", n, None)
+                                  for n in sample)
+    n1, n2 = sample
+    scale = (vectors - n2) / (n2 - n1)
+    return (w2 + (w2 - w1) * scale, c2 + (c2 - c1) * scale, v2, n2,
+            f"extrapolated from {n1} and {n2} random vectors ({w1:.0f} s, {w2:.0f} s)")
+
+
+def rtlil_seconds(arch, params) -> float:
+    """Seconds of the core's elaboration and RTLIL conversion, the part of a cached compiled
+    verify stage that finds the model (its cache key is the RTLIL's digest)."""
+    fam = archs.family(arch)
+    start = time.perf_counter()
+    design_rtlil(common_interface(fam.build(device_family="generic",
+                                            **{**fam.defaults(), **params})))
+    return time.perf_counter() - start
+
+
+def bench_stage(args):
+    """``--stage``: the verify stage (``verify_component``) on amaranth.sim and Verilator, cold
+    (empty model cache in a temporary directory) and cached, with the ratios."""
+    rows = []
+    for name in args.stage_points:
+        arch, params, backends = STAGE_POINTS[name]
+        print(f"\n{name}:", flush=True)
+        with tempfile.TemporaryDirectory() as cache:
+            cold, cold_s, cold_cpu = verify_stage(arch, params, "verilator", args.stage_vectors,
+                                                  cache)
+            cached, cached_s, cached_cpu = verify_stage(arch, params, "verilator",
+                                                        args.stage_vectors, cache)
+            assert same_verdict(cold, cached) and cold.checks == cached.checks
+            row = {"name": name, "cold": (cold_s, cold_cpu), "cached": (cached_s, cached_cpu),
+                   "amaranth": None, "note": "", "agree": "-",
+                   "rtlil": rtlil_seconds(arch, params)}
+            if "amaranth" in backends:
+                sample = dict(args.amaranth_sample).get(name)
+                wall, cpu, reference, n, note = amaranth_time(arch, params, args.stage_vectors,
+                                                              sample)
+                # The verdicts of equal options must agree: at the count amaranth.sim ran.
+                same = cold if n == args.stage_vectors else verify_stage(
+                    arch, params, "verilator", n, cache)[0]
+                agree = same_verdict(same, reference) and same.checks == reference.checks
+                assert agree, (same, reference)
+                row.update(amaranth=(wall, cpu), note=note, agree="yes")
+        rows.append(row)
+    print_stage_table(rows, args.stage_vectors)
+
+
+def print_stage_table(rows, vectors):
+    """The ``--stage`` table: seconds (wall, CPU) per backend and the ratios amaranth.sim /
+    Verilator, cold and cached."""
+    print(f"\nverify stage, {vectors} random vectors, stalls (seed 1), CAVP sample, no Monte "
+          f"Carlo; wall s [CPU-s]; RTLIL s: elaboration and RTLIL conversion alone (in every "
+          f"cached run: the model's cache key)")
+    print(f"  {'point':20} {'amaranth.sim':>18} {'verilator cold':>18} {'verilator cached':>18}"
+          f" {'cold x':>7} {'cached x':>8} {'RTLIL s':>8}  verdicts agree")
+    for row in rows:
+        cells = [f"{w:8.1f} [{c:7.1f}]" if (w, c) != (None, None) else f"{'-':>18}"
+                 for w, c in (row["amaranth"] or (None, None), row["cold"], row["cached"])]
+        ratios = (f" {row['amaranth'][0] / row['cold'][0]:7.1f} "
+                  f"{row['amaranth'][0] / row['cached'][0]:8.1f}" if row["amaranth"] else
+                  f" {'-':>7} {'-':>8}")
+        print(f"  {row['name']:20} {' '.join(cells)}{ratios} {row['rtlil']:8.1f}  "
+              f"{row['agree']}"
+              + (f"  (amaranth.sim {row['note']})" if row["note"] != "measured" and row["note"]
+                 else ""))
+
+
 def configurations(args):
     compilers = [None]
     if args.zig:
@@ -326,7 +446,24 @@ def main():
                         help="Verilator --output-split (statements per C++ file)")
     parser.add_argument("--no-amaranth", action="store_true",
                         help="compiled backends only (no ratios)")
+    parser.add_argument("--stage", action="store_true",
+                        help="time the verify stage itself (verify_component) on amaranth.sim "
+                             "and Verilator, cold and cached (the issue 26 targets)")
+    parser.add_argument("--stage-points", nargs="*", default=list(STAGE_POINTS),
+                        choices=list(STAGE_POINTS))
+    parser.add_argument("--stage-vectors", type=int, default=2000,
+                        help="random vectors of --stage")
+    parser.add_argument("--amaranth-sample", action="append", default=[],
+                        type=lambda text: (text.split("=")[0],
+                                           tuple(int(n) for n in text.split("=")[1].split(","))),
+                        help="NAME=N1,N2: amaranth.sim of --stage point NAME run with N1 and N2 "
+                             "random vectors and extrapolated linearly (a run too long to wait "
+                             "for)")
     args = parser.parse_args()
+    if args.stage:
+        print(f"compiler: {find_compiler().identity}")
+        bench_stage(args)
+        return
     args.verilator = [] if args.no_verilator else (args.verilator or ["-O1"])
     print(f"compiler: {find_compiler().identity}")
     configs = configurations(args)
