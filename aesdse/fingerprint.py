@@ -38,7 +38,7 @@ __all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources", "r
 #: Modules of aesdse that decide how every design is generated and verified.
 GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify", "aesdse.verify.blocks",
                      "aesdse.verify.script", "aesdse.verify.testbench", "aesdse.verify.reference",
-                     "aesdse.verify.vectors")
+                     "aesdse.verify.vectors", "aesdse.verify.sbox_stream")
 
 
 def read_source(path: Path) -> bytes:

@@ -338,3 +338,138 @@ def test_a_byte_stream_core_netlist_is_verified_inside_its_adapter(tmp_path):
     assert row.status == "ok", row.reason
     assert _record(row)["netlist_verified"].startswith("yes ("), _record(row)
     assert summary.netlist == {"verified": 1}
+
+
+# --- standalone S-boxes: played inside SBoxStreamAdapter --------------------------------------
+
+SBOX_ECP5 = """
+name: {name}
+architectures:
+  - arch: sbox
+    params: {{sbox: {sbox}, sbox_stages: {stages}, direction: {direction}}}
+targets:
+  - device: LFE5U-25F
+flow: {{freq_mhz: 200, nowidelut: true, abc_area: true}}
+verify: {{random_vectors: 4}}
+"""
+
+
+@pytest.mark.parametrize("sbox, stages, direction, inputs", [
+    ("rm_combined", 0, "shared", 512), ("composite", 3, "decrypt", 256),
+    ("bram", 0, "encrypt", 256)])
+def test_a_standalone_sbox_gets_a_script_of_every_input(sbox, stages, direction, inputs,
+                                                         recwarn):
+    """An S-box alone has no streams: its netlist script sends every byte in each direction
+    through SBoxStreamAdapter (the RTL passes it, the result ``latency`` edges later), and the
+    script file carries the adapter's RTLIL with the netlist's module instantiated by the
+    S-box's own port names."""
+    import warnings
+    from aesdse.verify.netlist import WRAPPED_CORE
+    exp = parse_experiment(SBOX_ECP5.format(name="s", sbox=sbox, stages=stages,
+                                            direction=direction))
+    point = replace(exp.points[0], verify=replace(exp.points[0].verify, backend="amaranth"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        meta, text = rtl_script(lambda: build_component(point), point)
+    assert text is not None, meta
+    assert meta["transfers"] == 2 * inputs and meta["blocks"] == inputs
+    script, rtl = script_from_json(text)
+    assert script.inputs == ("i",) and len(script.items) == inputs
+    from archs.sbox_standalone import StandaloneSBox
+    latency = StandaloneSBox.check(sbox=sbox, sbox_stages=stages, direction=direction)
+    assert not rtl.hung and len(rtl.produced[0]) == inputs
+    # With the output always ready, every result comes out `latency` edges after its input.
+    assert [edge for edge, _ in rtl.produced[0]] == [edge + latency for edge in rtl.accepted]
+    assert any(item.gap for item in script.items)   # the verify stage's input stalls
+    wrapper = netlist_check.wrapper_from_json(text)
+    assert wrapper.count("\nmodule ") + wrapper.startswith("module ") == 1
+    cell = wrapper.split(f"cell \\{WRAPPED_CORE} ", 1)[1].split("\n  end\n", 1)[0]
+    ports = {line.split()[1] for line in cell.splitlines() if line.strip().startswith("connect")}
+    assert ports == {"\\i", "\\o", "\\clk", "\\rst"} | (
+        {"\\decrypt"} if direction == "shared" else set())
+    assert not [w for w in recwarn if "never used" in str(w.message)]
+
+
+def test_an_sbox_adapter_with_the_wrong_latency_fails_its_script():
+    """The script checks when each result comes out, not only its value: an adapter whose valid
+    bits run one edge short hands out the byte before its substitute."""
+    import pytest as _pytest
+    from aesdse.verify.sbox_stream import SBoxStreamAdapter, sbox_script
+    from aesdse.verify.script import ScriptMismatch, check_playback, play_amaranth
+    import archs
+    dut = SBoxStreamAdapter(archs.family("sbox").build(sbox="composite", sbox_stages=2,
+                                                       direction="encrypt"))
+    script = sbox_script(dut)
+    dut.latency -= 1
+    with _pytest.raises(ScriptMismatch, match="mismatch on S-box of "):
+        check_playback(script, play_amaranth(dut, script))
+
+
+@pytest.mark.flow
+def test_a_pipelined_standalone_sbox_netlist_is_verified(tmp_path):
+    """A pipelined S-box alone (composite, 3 stages, InvSubBytes) on ECP5: its netlist plays all
+    256 inputs inside the adapter's RTLIL and is verified; the row's other fields are the
+    verify stage's (256 inputs, in amaranth.sim)."""
+    _compiler_or_skip()
+    exp = parse_experiment(SBOX_ECP5.format(name="sbox", sbox="composite", stages=3,
+                                            direction="decrypt"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert row.status == "ok", row.reason
+    record = _record(row)
+    assert record["netlist_verified"] == \
+        f"yes ({netlist_check.netlist_backend()}, 512 transfers)", record
+    assert record["verified_with"] == "amaranth.sim" and record["checks"] == {"sbox": 256}
+    assert row.luts and row.fmax_mhz
+    assert summary.netlist == {"verified": 1}
+
+
+def flip_output_lut_init_bit(netlist: dict) -> str:
+    """Flip one INIT bit of the LUT4 that feeds the flip-flop of output bit ``o[0]`` of an S-box
+    netlist: the bit of the LUT's inputs all 0 (its constant inputs at their value). Returns
+    the cell's name."""
+    module = next(m for m in netlist["modules"].values()
+                  if not m.get("attributes", {}).get("blackbox") and m.get("cells"))
+    cells = module["cells"]
+    flop = next(c for c in cells.values() if c["type"] == "TRELLIS_FF"
+                and c["connections"]["Q"] == module["ports"]["o"]["bits"][:1])
+    name, lut = next((n, c) for n, c in sorted(cells.items()) if c["type"] == "LUT4"
+                     and c["connections"]["Z"] == flop["connections"]["DI"])
+    index = sum(1 << n for n, port in enumerate("ABCD")
+                if lut["connections"][port][0] == "1")
+    init = lut["parameters"]["INIT"]   # most significant bit first
+    position = len(init) - 1 - index
+    lut["parameters"]["INIT"] = init[:position] + "10"[int(init[position])] + init[position + 1:]
+    return name
+
+
+@pytest.mark.flow
+def test_a_standalone_sbox_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(
+        tmp_path, monkeypatch):
+    """The S-box record point (Reyhani-Masoleh's combined circuit, shared) with one LUT4 INIT bit
+    flipped in its netlist: ``netlist-mismatch``, with the first differing S-box output, before
+    nextpnr."""
+    _compiler_or_skip()
+    real = point_mod.synthesize
+    flipped = []
+
+    def corrupted(rtlil_file, top, workdir, *args, **kwargs):
+        result = real(rtlil_file, top, workdir, *args, **kwargs)
+        path = Path(workdir) / result.netlist
+        netlist = json.loads(path.read_text())
+        flipped.append(flip_output_lut_init_bit(netlist))
+        path.write_text(json.dumps(netlist))
+        return result
+    monkeypatch.setattr(point_mod, "synthesize", corrupted)
+    exp = parse_experiment(SBOX_ECP5.format(name="sboxmismatch", sbox="rm_combined", stages=0,
+                                            direction="shared"))
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        row, = store.rows()
+    assert flipped and row.status == "netlist-mismatch", (row.status, row.reason)
+    assert row.luts is None and row.fmax_mhz is None and row.pnr_seconds is None
+    first = row.reason.split("differs from the RTL: ", 1)[1]
+    assert first.startswith("stream o transfer ") and "S-box of " in first, first
+    assert _record(row)["netlist"]["verdict"] == "mismatch"
+    assert summary.netlist == {"mismatch": 1}

