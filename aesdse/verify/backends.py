@@ -52,8 +52,8 @@ def _verilator_found(cxx: str | None, path: str | None) -> bool:
 
 
 def plays_compiled(backend: str) -> bool:
-    """Whether the verify stage of ``backend`` (as :func:`aesdse.verify.verify.select_player` chooses it) plays on a
-    compiled model: ``"verilator"`` and ``"cxxrtl"`` do, ``"amaranth"`` does not, ``"auto"``
+    """Whether the verify stage of ``backend`` (as :func:`aesdse.verify.verify.select_player`
+    chooses it) plays on a compiled model: ``"verilator"`` and ``"cxxrtl"`` do, ``"amaranth"`` does not, ``"auto"``
     does when Verilator and a compiler are found (or :data:`BACKEND_ENV` names another)."""
     backend = resolved_backend(backend)
     if backend == "auto":
