@@ -203,10 +203,9 @@ def flip_one_lut_init_bit(netlist: dict) -> str:
     raise AssertionError("no LUT4 of an S-box table under a PFUMX")
 
 
-@pytest.mark.flow
-def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monkeypatch):
-    """The synthesis stage's netlist is corrupted (one LUT4 INIT bit): the point ends as
-    ``netlist-mismatch`` with the first differing transfer, without numbers, before nextpnr."""
+def _sweep_with_a_corrupted_netlist(tmp_path, monkeypatch, corrupt, experiment):
+    """Sweep ``experiment`` (one point) with ``corrupt(netlist)`` applied to the netlist the
+    synthesis stage wrote; ``(summary, row, [what corrupt returned])``."""
     _compiler_or_skip()
     real = point_mod.synthesize
     flipped = []
@@ -215,14 +214,23 @@ def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monk
         result = real(rtlil_file, top, workdir, *args, **kwargs)
         path = Path(workdir) / result.netlist
         netlist = json.loads(path.read_text())
-        flipped.append(flip_one_lut_init_bit(netlist))
+        flipped.append(corrupt(netlist))
         path.write_text(json.dumps(netlist))
         return result
     monkeypatch.setattr(point_mod, "synthesize", corrupted)
-    exp = parse_experiment(SMALL_ECP5.format(name="mismatch"))
     with Store(tmp_path / "db.sqlite") as store:
-        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
+        summary = sweep(experiment, store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
+    return summary, row, flipped
+
+
+@pytest.mark.flow
+def test_a_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatch(tmp_path, monkeypatch):
+    """The synthesis stage's netlist is corrupted (one LUT4 INIT bit): the point ends as
+    ``netlist-mismatch`` with the first differing transfer, without numbers, before nextpnr."""
+    summary, row, flipped = _sweep_with_a_corrupted_netlist(
+        tmp_path, monkeypatch, flip_one_lut_init_bit,
+        parse_experiment(SMALL_ECP5.format(name="mismatch")))
     assert flipped and row.status == "netlist-mismatch", (row.status, row.reason)
     assert row.luts is None and row.fmax_mhz is None and row.pnr_seconds is None
     assert "differs from the RTL: " in row.reason
@@ -450,23 +458,10 @@ def test_a_standalone_sbox_netlist_with_one_flipped_lut_bit_is_a_netlist_mismatc
     """The S-box record point (Reyhani-Masoleh's combined circuit, shared) with one LUT4 INIT bit
     flipped in its netlist: ``netlist-mismatch``, with the first differing S-box output, before
     nextpnr."""
-    _compiler_or_skip()
-    real = point_mod.synthesize
-    flipped = []
-
-    def corrupted(rtlil_file, top, workdir, *args, **kwargs):
-        result = real(rtlil_file, top, workdir, *args, **kwargs)
-        path = Path(workdir) / result.netlist
-        netlist = json.loads(path.read_text())
-        flipped.append(flip_output_lut_init_bit(netlist))
-        path.write_text(json.dumps(netlist))
-        return result
-    monkeypatch.setattr(point_mod, "synthesize", corrupted)
-    exp = parse_experiment(SBOX_ECP5.format(name="sboxmismatch", sbox="rm_combined", stages=0,
-                                            direction="shared"))
-    with Store(tmp_path / "db.sqlite") as store:
-        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=True)
-        row, = store.rows()
+    summary, row, flipped = _sweep_with_a_corrupted_netlist(
+        tmp_path, monkeypatch, flip_output_lut_init_bit,
+        parse_experiment(SBOX_ECP5.format(name="sboxmismatch", sbox="rm_combined", stages=0,
+                                          direction="shared")))
     assert flipped and row.status == "netlist-mismatch", (row.status, row.reason)
     assert row.luts is None and row.fmax_mhz is None and row.pnr_seconds is None
     first = row.reason.split("differs from the RTL: ", 1)[1]
