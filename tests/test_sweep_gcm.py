@@ -18,7 +18,7 @@ import archs
 from aesdse.cli import main
 from aesdse.experiment import ExperimentError, load_experiment, make_point, parse_experiment
 from aesdse.generate import generate
-from aesdse.spec.schema import FlowOptions, VerifyOptions
+from aesdse.spec.schema import FlowOptions, Target, VerifyOptions
 from aesdse.verify.blocks import checking_blocks, gcm_cavp_vectors
 from aesdse.verify.verify import verify_component
 from archs.gcm import GCMPhase
@@ -244,14 +244,16 @@ def test_the_checks_have_a_wrong_tag_message_that_expects_auth_fail():
 
 @pytest.mark.flow
 def test_the_smallest_gcm_point_through_the_whole_point_pipeline(tmp_path):
-    """gcm_compact (32-bit datapath) with a 4-bit digit-serial GHASH, verified in amaranth.sim,
-    synthesized, placed and routed on the LFE5U-85F to an ``ok`` row with the GCM rates in its
-    details. The netlist stage is left out to keep the test near a minute: on this point it
-    took about 110 s more (compiling the CXXRTL model of the netlist) and passed."""
+    """gcm_compact (32-bit datapath, the lean wrapper) with a 4-bit digit-serial GHASH,
+    verified in amaranth.sim, synthesized, placed and routed on an LFE5U-25F (the smallest
+    ECP5 it fits: a shorter placement) to an ``ok`` row with the GCM rates in its details. The
+    netlist stage is left out to keep the test short (tests/test_sweep_verification.py covers
+    it)."""
     from aesdse.engine.point import run_point
     from aesdse.flow.tools import tool_versions
     point = make_point("gcm_compact", {"datapath_width": 32, "ghash": "digit_serial",
-                                       "ghash_digit": 4},
+                                       "ghash_digit": 4, "gcm_wrapper": "lean"},
+                       target=Target(device="LFE5U-25F", package="CABGA381", speed=8),
                        flow=FlowOptions(freq_mhz=100, nowidelut=True),
                        verify=VerifyOptions(random_vectors=4, backend="amaranth"))
     row = run_point(point, "test", str(tmp_path), tool_versions(), netlist_verify=False)
