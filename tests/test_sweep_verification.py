@@ -120,6 +120,37 @@ def test_a_compiler_failure_fails_that_point_only(tmp_path, fake_tools, monkeypa
     assert rows[2].reason == ("compiling the simulation model failed: compiling the design "
                               "failed (exit status 1): out of memory")
     assert "out of memory" in (Path(rows[2].artifacts) / "verify.txt").read_text()
+    # The compiler's failure is not the design's: a resume builds the model again (nothing of
+    # it was cached) and the point passes; the verified point is not run again.
+    monkeypatch.setattr(point_mod, "verify_component", real)
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=False)
+        rows = {r.verify["seed"]: r for r in store.rows()}
+    assert summary.done == 1 and rows[2].status == "ok" and rows[1].status == "ok"
+
+
+def test_a_model_past_its_time_limit_is_not_cached_and_is_built_again(tmp_path, fake_tools,
+                                                                      monkeypatch):
+    """The verify stage's own report of a model it could not build (here, past the compiler's
+    time limit on a loaded machine) fails the point without caching its design stage; a
+    resume verifies it again."""
+    real = point_mod.verify_component
+    reason = "verilator model could not be built: verilator ran past its time limit of 600 s"
+
+    def times_out(build, kind, options, **kwargs):
+        return Verification(ok=False, vectors_checked=0, reason=reason,
+                            verified_with="verilator", model_failed=True)
+    monkeypatch.setattr(point_mod, "verify_component", times_out)
+    exp = experiment()
+    with Store(tmp_path / "db.sqlite") as store:
+        sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=False)
+        row, = store.rows()
+    assert row.status == "failed-verification" and row.reason == reason
+    monkeypatch.setattr(point_mod, "verify_component", real)
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(exp, store, tmp_path / "results", echo=None, netlist_verify=False)
+        row, = store.rows()
+    assert summary.done == 1 and row.status == "ok", row.reason
 
 
 def test_a_family_without_cell_models_is_recorded_not_checked(tmp_path, fake_tools,

@@ -701,6 +701,12 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
         (run.work / "verify.txt").write_text(reason + "\n" + traceback.format_exc())
         raise StageFailed("failed-verification", reason, rtlil_digest=design.digest,
                           manifest=design.manifest) from None
+    if not v.ok and v.model_failed:
+        # The compiler's failure (a time limit under load included), not the design's: the
+        # point fails, but nothing is cached, so that a resume builds the model again.
+        (run.work / "verify.txt").write_text(v.reason + "\n")
+        raise StageFailed("failed-verification", v.reason, rtlil_digest=design.digest,
+                          manifest=design.manifest)
     record = verification_record(v)
     (run.work / "verify.txt").write_text(
         f"ok={v.ok} vectors={v.vectors_checked} latency={v.latency_cycles} "

@@ -126,6 +126,16 @@ class SweepSummary:
         return not self.failed and not self.errors
 
 
+#: Reasons of a failed verify stage that are the compiler's (its error or time limit), not the
+#: design's: a resume tries such a point again (its design stage is not cached either).
+MODEL_BUILD_FAILURES = ("model could not be built", "compiling the simulation model failed")
+
+
+def _model_build_failed(row: Row) -> bool:
+    return row.status == "failed-verification" and \
+        any(marker in (row.reason or "") for marker in MODEL_BUILD_FAILURES)
+
+
 def _timed_out_shorter(row: Row, point: DesignPoint) -> bool:
     """A stored timeout that the current (longer) time limit may get past."""
     if row.status != "failed-flow" or not row.reason:
@@ -184,7 +194,8 @@ def plan_sweep(experiment: Experiment, store: Store, versions: dict, *, force: b
         if changes:  # the time limits are not part of the key
             point = replace(point, flow=replace(point.flow, **changes))
         row = stored.get(key)
-        if row is not None and not _timed_out_shorter(row, point):
+        if row is not None and not _timed_out_shorter(row, point) \
+                and not _model_build_failed(row):
             cached.append(row)
         else:
             pending.append((point, key))

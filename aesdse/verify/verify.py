@@ -125,7 +125,9 @@ class Verification:
     silently). ``checks`` counts the blocks checked, by source (``fips197``, ``sp800_38a``,
     ``random``, ``modes``, ``ccm``; a GCM core's ``gcm-cavp <file>``, ``gcm-mcgrew-viega``,
     ``gcm-random``, ``gcm-auth-fail``; ``measure``: the blocks of the measurement runs); they
-    add up to ``vectors_checked``.
+    add up to ``vectors_checked``. ``model_failed``: the compiled model could not be built (the
+    compiler's error or time limit), so ``ok`` is false without a verdict on the design; a
+    sweep stores the point as failed but does not cache it, so that a resume tries again.
     """
     ok: bool
     vectors_checked: int
@@ -137,6 +139,7 @@ class Verification:
     verified_with: str = "amaranth.sim"
     fallback_reason: str | None = None
     checks: dict = field(default_factory=dict)
+    model_failed: bool = False
 
 
 class VerificationError(Exception):
@@ -384,7 +387,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
     except CompileError as error:
         asked = "verilator" if options.backend == "auto" else options.backend
         raise _Failed(f"{asked} model could not be built: {error}",
-                      {"verified_with": asked}) from None
+                      {"verified_with": asked, "model_failed": True}) from None
     reason = player.fallback_reason
     if reason and all(getattr(options, k) == v for k, v in AMARANTH_CHECKS.items()):
         reason += (f"; so the checks are amaranth.sim's defaults ({AMARANTH_CHECKS['random_vectors']}"
