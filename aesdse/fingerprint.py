@@ -33,7 +33,7 @@ from .flow.tools import tool_versions
 from .store.provenance import Checkout
 
 __all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources", "read_source",
-           "current_checkout"]
+           "current_checkout", "design_identity"]
 
 #: Modules of aesdse that decide how every design is generated and verified.
 GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify", "aesdse.verify.blocks",
@@ -143,3 +143,13 @@ def current_checkout() -> Checkout:
     """What this checkout would record for a new row: its generator fingerprints and the
     identifiers of the installed tools (:func:`aesdse.flow.tools.tool_versions`)."""
     return Checkout(tools=tool_versions(), generator=_fingerprint_or_none)
+
+
+def design_identity(arch: str, params: dict, device_family: str = "generic") -> str:
+    """What decides the RTLIL of family ``arch`` built with ``params`` for ``device_family``:
+    the family's generator fingerprint (its sources, the generating and verifying modules,
+    Amaranth's version), the family and the parameters. The verify stage names its core by it
+    to find a cached simulation model without converting the core
+    (:mod:`aesdse.verify.design_index`)."""
+    return json.dumps({"generator": generator_fingerprint(arch), "arch": arch,
+                       "params": params, "device_family": device_family}, sort_keys=True)

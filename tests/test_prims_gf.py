@@ -4,7 +4,7 @@
 import random
 
 import pytest
-from amaranth.hdl import Signal
+from amaranth.hdl import Cat, Signal
 from amaranth.sim import Simulator
 
 from archs.prims import gf, tbox
@@ -13,7 +13,8 @@ from archs.prims.composite import (
 )
 from archs.prims.mixcolumns import (
     affine_mix_column, affine_mix_column_value, inv_affine_inv_mix_column,
-    inv_affine_inv_mix_column_value, inv_mix_column, inv_mix_column_value, mix_column,
+    inv_affine_inv_mix_column_value, inv_mix_column, inv_mix_column_linear_value,
+    inv_mix_column_value, mix_column,
     mix_column_value,
 )
 from archs.prims.tower import TOWER, TowerField
@@ -250,6 +251,30 @@ def test_mix_column_values_simulated():
     cases = [[rng.randrange(256) for _ in range(4)] for _ in range(100)]
     _simulate_column_map(lambda col: mix_column_value(col) + inv_mix_column_value(col),
                          lambda case: mix_column(case) + inv_mix_column(case), cases)
+
+
+def test_inv_mix_column_linear_value():
+    """The XOR-matrix InvMixColumns equals the xtime one: on every single-bit column (a linear
+    map is fixed by them), on zero and on random columns; and its RTLIL does not grow with the
+    operand's expression (each input bit referenced once per output bit that uses it)."""
+    from amaranth.back import rtlil
+    from amaranth.hdl import Module
+    rng = random.Random(9)
+    basis = [[(1 << k) if r == row else 0 for r in range(4)] for row in range(4)
+             for k in range(8)]
+    cases = basis + [[0] * 4] + [[rng.randrange(256) for _ in range(4)] for _ in range(100)]
+    _simulate_column_map(inv_mix_column_linear_value, inv_mix_column, cases)
+
+    def cells(values):
+        a, b = Signal(32), Signal(32)
+        operand = a * 3 ^ b   # a large expression, as a key expander's output is
+        col = [operand[8 * k:8 * k + 8] for k in range(4)]
+        m = Module()
+        out = Signal(32)
+        m.d.comb += out.eq(Cat(*values(col)))
+        return rtlil.convert(m, ports=[a, b, out]).count("cell $")
+    linear, chains = cells(inv_mix_column_linear_value), cells(inv_mix_column_value)
+    assert linear * 3 < chains, (linear, chains)
 
 
 def test_merged_affine_mix_columns():

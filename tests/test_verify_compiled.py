@@ -242,3 +242,38 @@ def test_default_checks_are_strong_on_a_compiled_backend_and_light_on_amaranth(m
     assert fallback.checks["random"] == 32 and "aesavs-mct ECBMCT128" not in fallback.checks
     assert "Verilator is not installed (test)" in fallback.fallback_reason
     assert "the checks are amaranth.sim's defaults" in fallback.fallback_reason
+
+
+def test_a_named_design_finds_its_cached_model_without_converting(model_cache, monkeypatch):
+    """``design_identity``: the first verify stage converts the core and remembers its RTLIL
+    digest; the next one with the same identity finds the cached model without converting the
+    core at all. A stale identity (its remembered digest has no model) builds from the RTLIL
+    actually converted, under that RTLIL's own key."""
+    from aesdse.verify import design_index, verify as verify_module
+    _verilator_or_skip()
+    fam = archs.family("compact")
+    build = _build("compact", {"datapath_width": 8})
+    options = VerifyOptions(backend="verilator", random_vectors=4, monte_carlo=False,
+                            cavp="sample")
+
+    def verified(identity):
+        v = verify_module.verify_component(build, "cipher", options, key_sizes=fam.key_sizes,
+                                           directions=fam.directions, model_cache=model_cache,
+                                           design_identity=identity)
+        assert v.ok, v.reason
+        return v
+    first = verified("compact 8 (test)")
+    digest = design_index.rtlil_digest(design_rtlil(build()))
+    assert design_index.known_digest(model_cache, "compact 8 (test)") == digest
+    converted = []
+    real = verify_module.design_rtlil
+    monkeypatch.setattr(verify_module, "design_rtlil",
+                        lambda dut: converted.append(1) or real(dut))
+    again = verified("compact 8 (test)")
+    assert converted == []
+    assert (again.latency_cycles, again.cycles_per_block) == (first.latency_cycles,
+                                                              first.cycles_per_block)
+    design_index.remember_digest(model_cache, "stale (test)", "0" * 64)
+    verified("stale (test)")
+    assert converted == [1]
+    assert design_index.known_digest(model_cache, "stale (test)") == digest

@@ -145,10 +145,10 @@ def test_amaranth_and_verilator_play_alike(point, model_cache):
 _SELECT_PLAYER = verify_module.select_player
 
 
-def _both_players(build, first, backend, model_cache):
+def _both_players(build, first, backend, model_cache, design_identity=None):
     """A player that plays every script on Verilator and on amaranth.sim and requires equal
     playbacks."""
-    compiled = _SELECT_PLAYER(build, first, "verilator", model_cache)
+    compiled = _SELECT_PLAYER(build, first, "verilator", model_cache, design_identity)
 
     def play(script):
         playback = compiled.play(script)

@@ -66,7 +66,7 @@ from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
 from ..generate import GenerateError, build_component, convert_deterministic, generate
 from ..metrics import common_resources, compute_metrics, synthesized_resources, system_clock_mhz
-from ..fingerprint import generator_fingerprint
+from ..fingerprint import design_identity, generator_fingerprint
 from ..store.database import PnrRun, Row
 from ..verify.cxxrtl import CompileError, PlayError, find_compiler
 from ..verify.netlist import NETLIST_MISMATCH
@@ -690,7 +690,8 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
     try:
         v = verify_component(lambda: build_component(point), fam.kind, point.verify,
                              key_sizes=fam.key_sizes, directions=fam.directions,
-                             model_cache=model_cache_dir(run.cache))
+                             model_cache=model_cache_dir(run.cache),
+                             design_identity=design_identity(point.arch, point.params_dict))
     except CompileError as e:  # no compiled model: this point fails, the sweep goes on
         reason = f"compiling the simulation model failed: {e}"
         (run.work / "verify.txt").write_text(reason + "\n")

@@ -60,10 +60,11 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
+from .design_index import rtlil_digest
 from .script import Playback, Script
 
 __all__ = ["CompileError", "PlayError", "Compiler", "ModelOptions", "find_compiler",
-           "runtime_include", "design_rtlil", "model_key", "compile_model", "play_compiled",
+           "runtime_include", "design_rtlil", "model_key", "digest_model_key", "compile_model", "play_compiled",
            "default_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
            "HARNESS_SOURCE", "PLAYER_HEADER", "harness_digest", "cached_build", "run_build_step", "publish_entry", "yosys_version"]
 
@@ -189,7 +190,12 @@ def yosys_version() -> str:
 
 def model_key(rtlil_text: str, compiler: Compiler, options: ModelOptions) -> str:
     """Cache key of a model (module documentation)."""
-    blob = json.dumps({"rtlil": hashlib.sha256(rtlil_text.encode()).hexdigest(),
+    return digest_model_key(rtlil_digest(rtlil_text), compiler, options)
+
+
+def digest_model_key(digest: str, compiler: Compiler, options: ModelOptions) -> str:
+    """:func:`model_key` of the RTLIL whose SHA-256 is ``digest``."""
+    blob = json.dumps({"rtlil": digest,
                        "backend": "cxxrtl", "format": MODEL_FORMAT,
                        "fixed": list(FIXED_FLAGS), "cxxrtl_opt": options.cxxrtl_opt,
                        "flatten": options.flatten,
@@ -271,10 +277,14 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
     return [entry / name for name in sources]
 
 
-def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
+def compile_model(rtlil_text, *, cache_dir: Path | None = None,
                   options: ModelOptions = ModelOptions(), compiler: Compiler | None = None,
-                  timings: dict | None = None) -> Path:
+                  timings: dict | None = None, known_digest: str | None = None) -> Path:
     """The model executable of ``rtlil_text`` (top module ``top``), from the cache or built.
+
+    ``rtlil_text`` may be a callable that returns the text: with ``known_digest`` (the text's
+    SHA-256, e.g. from :mod:`aesdse.verify.design_index`) it is called only when that model is
+    not cached.
 
     ``timings``, when given, receives the seconds of each step that ran: ``write_cxxrtl_s``,
     ``compile_s`` (the design), ``runtime_s`` (harness and C API, once per compiler and flags)
@@ -288,6 +298,11 @@ def compile_model(rtlil_text: str, *, cache_dir: Path | None = None,
     timings = {} if timings is None else timings
     compiler = compiler or find_compiler()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if known_digest is not None:
+        model = cache_dir / digest_model_key(known_digest, compiler, options) / "model"
+        if model.exists():
+            return model
+    rtlil_text = rtlil_text() if callable(rtlil_text) else rtlil_text
 
     def build(work: Path, staged: Path) -> None:
         start = time.perf_counter()

