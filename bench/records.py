@@ -178,7 +178,7 @@ def _compact_met(row: Row, _rows=None) -> bool:
     return (not row.brams and row.luts <= 250) or (row.brams <= 1 and row.luts <= 150)
 
 
-#: The classes of issues 15 and 22, with the figures before this round and the targets.
+#: The classes of issues 15, 22 and 24, with the figures before this round and the targets.
 CLASSES = (
     RecordClass(
         "fully pipelined, one pipeline",
@@ -235,6 +235,29 @@ CLASSES = (
         target=">= 120 MHz, >= 1.4 Gbit/s (ECB/CTR, one stream)",
         reference="58.9 MHz, 686 Mbit/s",
         gap=lambda r, _: _short_of(r.fmax_mhz, 120, "clock")),
+    RecordClass(
+        "GCM fully pipelined (encrypt + tag, one block per cycle)",
+        member=lambda r: r.arch == "gcm_unrolled" and _lanes(r) == 1,
+        score=lambda r: r.throughput_mbps,
+        measure=_gbps,
+        met=lambda r, _: r.throughput_mbps >= 30_000,
+        target=">= 30 Gbit/s on one LFE5U-85F",
+        reference="Lemsitzer et al. 2007: 15.3 Gbit/s (Virtex-4); Zhou et al. 2009: > 30 Gbit/s "
+                  "(Virtex)",
+        gap=lambda r, _: _short_of(r.throughput_mbps, 30_000, "throughput")),
+    RecordClass(
+        "GCM compact (iterative or compact AES, digit-serial GHASH)",
+        member=lambda r: (r.arch in ("gcm_iterative", "gcm_compact")
+                          and _p(r, "ghash") in ("digit_serial", "bit_serial")),
+        score=lambda r: (r.luts <= 3000, r.throughput_mbps if r.luts <= 3000 else -r.luts),
+        measure=_mbps,
+        met=lambda r, _: r.luts <= 3000 and r.throughput_mbps >= 1000,
+        target=">= 1 Gbit/s in <= 3,000 LUT4",
+        reference="none before aesdse (issue 24)",
+        gap=lambda r, _: "; ".join(
+            ([] if r.luts <= 3000 else [f"{r.luts - 3000:,} LUT4 over 3,000"])
+            + ([] if r.throughput_mbps >= 1000 else
+               [_short_of(r.throughput_mbps, 1000, "throughput")]))),
     RecordClass(
         "compact 8-bit, with key schedule",
         member=lambda r: r.arch == "compact" and _p(r, "datapath_width") == 8,

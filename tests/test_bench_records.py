@@ -193,3 +193,27 @@ def test_issue_22_classes_and_their_gaps(bench):
     assert multimode.row.key == "mm" and multimode.verdict == "no: needs 1.20x the clock"
     compact = recs["compact 8-bit, with key schedule"]
     assert compact.row.key == "c-ram" and compact.met
+
+
+def test_issue_24_gcm_classes(bench):
+    """The GCM classes: the pipelined one by throughput against 30 Gbit/s; the compact one
+    prefers a core within 3,000 LUT4 and names both gaps; plain AES rows stay out of both."""
+    gcm_pipe = {"ghash": "karatsuba", "ghash_stages": 4, "ghash_aggregation": 8}
+    fast = _ok("g-pipe", "gcm_unrolled", gcm_pipe, luts=30000, ffs=40000, fmax=200.0, cpb=1)
+    small = _ok("g-small", "gcm_iterative", {"ghash": "digit_serial", "ghash_digit": 8},
+                luts=2900, ffs=1500, fmax=100.0, cpb=16)                  # 800 Mbit/s
+    big = _ok("g-big", "gcm_iterative", {"ghash": "digit_serial", "ghash_digit": 16},
+              luts=3800, ffs=1600, fmax=100.0, cpb=8)                     # 1,600 Mbit/s
+    parallel = _ok("g-par", "gcm_iterative", {"ghash": "parallel"}, luts=2000, ffs=1000,
+                   fmax=100.0, cpb=4)
+    recs = {r.cls.name: r for r in bench.records(_rows() + [fast, small, big, parallel])}
+    pipe = recs["GCM fully pipelined (encrypt + tag, one block per cycle)"]
+    assert pipe.row.key == "g-pipe" and not pipe.met
+    assert pipe.verdict == "no: needs 1.17x the throughput"
+    compact = recs["GCM compact (iterative or compact AES, digit-serial GHASH)"]
+    assert compact.row.key == "g-small" and not compact.met
+    assert compact.verdict == "no: needs 1.25x the throughput"
+    recs = {r.cls.name: r for r in bench.records(_rows() + [big])}
+    compact = recs["GCM compact (iterative or compact AES, digit-serial GHASH)"]
+    assert compact.row.key == "g-big" and compact.verdict == "no: 800 LUT4 over 3,000"
+    assert recs["fully pipelined, one pipeline"].row.key != "g-pipe"
