@@ -327,6 +327,9 @@ def bench_point(arch, params, *, blocks, configs, amaranth=True, max_cycles=200_
 
 #: Points of ``--stage``: name -> (family, parameters, backends timed).
 STAGE_POINTS = {"tbox": ("tbox", {}, ("amaranth", "verilator")),
+                "tbox-pumped": ("tbox", {"bram_pumping": 2, "tbox_entry": "compressed",
+                                         "interleaved_blocks": 3},
+                                ("amaranth", "verilator")),
                 "multimode": ("multimode", {}, ("amaranth", "verilator")),
                 "multimode-streams2": ("multimode", {"streams": 2}, ("verilator",))}
 

@@ -265,7 +265,21 @@ def compile_verilator_model(rtlil_text, *, cache_dir: Path | None = None,
         model = cache_dir / digest_model_key(known_digest, compiler, options) / "model"
         if model.exists():
             return model
-    rtlil_text = rtlil_text() if callable(rtlil_text) else rtlil_text
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # The runtime library (cached after its first build) compiles on its own thread while the
+    # core is converted to RTLIL and Verilated: on a new machine it is most of a small model's
+    # build, and the conversion is Python on one core.
+    with ThreadPoolExecutor(1) as runtime_pool:
+        runtime = runtime_pool.submit(_runtime_objects, cache_dir, compiler, options, timings)
+        rtlil_text = rtlil_text() if callable(rtlil_text) else rtlil_text
+        return _build_model(rtlil_text, cache_dir, compiler, options, timings, runtime)
+
+
+def _build_model(rtlil_text: str, cache_dir: Path, compiler: Compiler,
+                 options: VerilatorOptions, timings: dict, runtime) -> Path:
+    """The cached model of ``rtlil_text``, built when missing (``runtime``: the future of the
+    runtime library's objects)."""
+    root = verilator_root()
 
     def build(work: Path, staged: Path) -> None:
         obj = _verilate(rtlil_text, work, options, timings)
@@ -275,10 +289,9 @@ def compile_verilator_model(rtlil_text, *, cache_dir: Path | None = None,
         start = time.perf_counter()
         _compile_all(compiler, jobs, options, work)
         timings["compile_s"] = time.perf_counter() - start
-        runtime = _runtime_objects(cache_dir, compiler, options, timings)
         start = time.perf_counter()
         run_build_step([*compiler.command, *options.cxx_flags, "-pthread",
-                        *(str(obj) for _, obj, _ in jobs), *map(str, runtime),
+                        *(str(obj) for _, obj, _ in jobs), *map(str, runtime.result()),
                         "-o", str(staged / "model")], "linking the model",
                        options.compile_timeout_s, work)
         timings["link_s"] = time.perf_counter() - start
