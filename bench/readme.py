@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from aesdse.experiment import load_experiment  # noqa: E402
 from aesdse.report.compare import compare, render_compare  # noqa: E402
 from aesdse.report.critical_path import render_critical_paths  # noqa: E402
+from aesdse.report.gcm import is_gcm_row, render_gcm  # noqa: E402
 from aesdse.report.published import find_paper  # noqa: E402
 from aesdse.report.select import select_rows  # noqa: E402
 from aesdse.report.table import family_of_row, render  # noqa: E402
@@ -123,6 +124,9 @@ def _report(store: Store, experiment: str, option: str | None = None) -> str:
         return not_yet(files, missing, total)
     if option == "critical-path":
         return render_critical_paths(rows, "markdown") + _partial(files, missing, total)
+    if option is None and all(is_gcm_row(r) for r in rows):
+        # As `aesdse report` does for GCM rows: the GCM table (GHASH shares of path and area).
+        return render_gcm(rows, "markdown", fmax="median") + _partial(files, missing, total)
     group = option == "family" or len({family_of_row(r) for r in rows}) > 1
     text = render(rows, "markdown", fmax="median", group_by="family" if group else None)
     return text + _partial(files, missing, total)
