@@ -685,3 +685,66 @@ def test_a_corrupted_cache_entry_is_detected_and_replaced(tmp_path, fake_tools):
     assert netlist.read_bytes() == good
     assert any("corrupted stage cache entries were not used and were replaced" in w
                and "netlist.json does not match its digest" in w for w in again.warnings)
+
+
+class _Executor:
+    """An executor that runs nothing: the test says when points start stages and finish."""
+    slots = 2
+
+    def __init__(self, remote=False):
+        self.remote = remote
+        self.submitted, self.done = [], []
+
+    @property
+    def in_flight(self):
+        return len(self.submitted) - len(self.done)
+
+    def submit(self, key, point, experiment, versions, pnr_jobs=1):
+        self.submitted.append(key)
+
+    def poll(self, timeout):
+        return []
+
+
+class _Store:
+    def claim(self, key, owner):
+        return True
+
+    def get(self, key):
+        return None
+
+
+def _scheduler(ex, points):
+    from types import SimpleNamespace
+    from aesdse.engine.sweep import SweepScheduler
+    recorder = SimpleNamespace(owner="test")
+    plan = SimpleNamespace(pending=[(p, f"k{n}") for n, p in enumerate(points)], redo=set())
+    return SweepScheduler(ex, _Store(), recorder, plan, experiment="tiny", versions={},
+                          use_cache=True, search_width=1)
+
+
+@pytest.mark.parametrize("remote", [False, True])
+def test_seeds_of_one_netlist_place_and_route_beside_the_first(remote):
+    """The other seeds of a design wait for its first point's netlist, not for its whole place
+    and route (a large design's nextpnr runs tens of minutes), on workers that share the stage
+    cache; a remote worker's netlist is not in this machine's cache, so there they wait."""
+    points = experiment(seeds=3).points
+    ex = _Executor(remote=remote)
+    scheduler = _scheduler(ex, points)
+    scheduler._submit_ready()
+    assert ex.submitted == ["k0"]  # the others share its netlist: not yet
+    for stage in ("generate", "synthesize", "verify netlist"):
+        scheduler.stage_seen("k0", stage)
+        scheduler._submit_ready()
+        assert ex.submitted == ["k0"]
+    scheduler.stage_seen("k1", "place-and-route")  # not the group's first point: no effect
+    scheduler._submit_ready()
+    assert ex.submitted == ["k0"]
+    scheduler.stage_seen("k0", "place-and-route")
+    scheduler._submit_ready()
+    assert ex.submitted == (["k0"] if remote else ["k0", "k1", "k2"])
+    if remote:
+        ex.done.append("k0")
+        scheduler._finished("k0")
+        scheduler._submit_ready()
+        assert ex.submitted == ["k0", "k1", "k2"]

@@ -299,6 +299,12 @@ class SweepRecorder:
         self.progress.stored_meanwhile(row)
 
 
+#: Stage labels a point reaches only after its netlist and netlist check are stored in the stage
+#: cache (:func:`aesdse.engine.point.run_point`: place and route, an Fmax search's batches, the
+#: metrics).
+NETLIST_CACHED_STAGES = ("place-and-route", "metrics")
+
+
 class SweepScheduler:
     """Feeds the executor the pending points of a :class:`SweepPlan`, one ready point at a time.
 
@@ -307,7 +313,10 @@ class SweepScheduler:
       the point waits until that sweep stores it or dies).
     * Points that share a netlist wait for the first of them (the design is elaborated,
       simulated and synthesized once, then taken from the cache); other designs fill the free
-      slots meanwhile.
+      slots meanwhile. Where the workers share this machine's stage cache, they wait only until
+      the first point reaches place and route (:meth:`stage_seen`): its netlist and netlist
+      check are cached then, and the other seeds of a large design place and route beside it
+      instead of after it.
     * An Fmax search fills every slot with its own nextpnr runs (a thread pool in the worker
       running it): it starts when nothing else runs, and nothing starts beside it.
     """
@@ -322,6 +331,8 @@ class SweepScheduler:
         self.leaders: dict = {}  # synthesis group -> key of the point now producing its netlist
         self.settled: set = set()  # groups whose first point has finished
         self.exclusive: str | None = None  # key of the Fmax search now running
+        # A remote Dask worker has its own stage cache: a netlist made there is not found here.
+        self.shared_cache = use_cache and not getattr(executor, "remote", False)
 
     def run(self) -> None:
         """Run every pending point; returns when each is stored (here or by another sweep)."""
@@ -364,6 +375,17 @@ class SweepScheduler:
                           pnr_jobs=self.search_width)
             else:
                 ex.submit(key, point, self.experiment, self.versions)
+
+    def stage_seen(self, key: str, stage: str) -> None:
+        """Point ``key`` began ``stage`` (the executor's stage events). Once the first point of
+        a synthesis group is in place and route or later, the group's design, netlist and
+        netlist check are in the shared stage cache: the points that share them may start."""
+        if not self.shared_cache or not stage.startswith(NETLIST_CACHED_STAGES):
+            return
+        for group, leader in list(self.leaders.items()):
+            if leader == key:
+                del self.leaders[group]
+                self.settled.add(group)
 
     def _finished(self, key: str) -> None:
         """Point ``key`` came back: its netlist is in the cache, its slots are free."""
@@ -460,12 +482,17 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         with ex, progress:
             for host, worker_versions in ex.worker_versions().items():
                 recorder.check_versions(f"worker {host}", "has", worker_versions)
-            ex.on_stage = lambda key, stage: progress.stage(key, plan.labels.get(key, key), stage)
+            scheduler = SweepScheduler(ex, store, recorder, plan, experiment=experiment.name,
+                                       versions=versions, use_cache=use_cache,
+                                       search_width=search_jobs if executor == "local"
+                                       else ex.search_width)
+
+            def on_stage(key, stage):
+                progress.stage(key, plan.labels.get(key, key), stage)
+                scheduler.stage_seen(key, stage)
+            ex.on_stage = on_stage
             progress.cached_points(plan.cached)
-            SweepScheduler(ex, store, recorder, plan, experiment=experiment.name,
-                           versions=versions, use_cache=use_cache,
-                           search_width=search_jobs if executor == "local"
-                           else ex.search_width).run()
+            scheduler.run()
     finally:
         store.release(owner)
         summary.rerun = sorted(ex.rerun)
