@@ -21,7 +21,8 @@ from dataclasses import replace
 from .interface import CoreSignature
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims import gf
-from .prims.sbox import SharedSBox, check_device_family, make_sbox, sbox_latency
+from .prims.sbox import (SharedSBox, check_device_family, check_shared_stages, make_sbox,
+                         sbox_latency)
 
 __all__ = ["DIRECTIONS", "StandaloneSBox"]
 
@@ -100,6 +101,8 @@ class StandaloneSBox(wiring.Component):
         """
         p = bind(cls.PARAMS, params, cls.__name__)
         latency = sbox_latency(p.sbox, stages=p.sbox_stages) + 2
+        if p.direction == "shared":
+            check_shared_stages(p.sbox, p.sbox_stages)
         check_device_family(device_family)
         return latency
 

@@ -189,6 +189,15 @@ def test_composite(params, latency, cycles_per_block, in_flight):
         (latency, cycles_per_block, in_flight)
 
 
+@pytest.mark.parametrize("sbox, sbox_stages", [("bp113", 6), ("rm_new_area", 4)])
+def test_pipelined_circuit_sboxes_in_the_loop(sbox, sbox_stages):
+    # The iterative record's loop (one round unit, 1 + sbox_stages blocks in it) with a
+    # published S-box circuit cut into stages (issue 22): the same timing as composite.
+    dut, result = verify(round_units=1, sbox=sbox, sbox_stages=sbox_stages)
+    assert (result.latency_cycles, result.cycles_per_block, dut.blocks_in_flight) == \
+        (1 + 10 * (1 + sbox_stages), 10.0, 1 + sbox_stages)
+
+
 def test_bram_rounds():
     # Seed 002 section 4: the first five rounds (and the key schedule) on block-RAM S-boxes, the
     # other five with 3-stage composite S-boxes; no loop, so one block per clock.

@@ -21,6 +21,9 @@ from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
 
 VARIANTS = [(family, stages) for family in SBOX_KINDS for stages in SBOX_STAGES[family]]
+# A shared (run-time direction) S-box of a circuit has no pipeline stages.
+SHARED_VARIANTS = [(family, stages) for family, stages in VARIANTS
+                   if not (family in CIRCUITS and stages)]
 
 
 def test_families_and_stages():
@@ -28,7 +31,7 @@ def test_families_and_stages():
     assert set(CIRCUITS) == {"bp113", "bp_depth16", "me_bidir", "rm_combined", "rm_new_area"}
     assert SBOX_STAGES["composite"] == SBOX_STAGES["tower"] == (0, 1, 2, 3, 4, 5, 6, 7)
     assert SBOX_STAGES["lut"] == SBOX_STAGES["bram"] == (0,)
-    assert all(SBOX_STAGES[name] == (0,) for name in CIRCUITS)
+    assert all(SBOX_STAGES[name] == (0, 1, 2, 3, 4, 5, 6, 7) for name in CIRCUITS)
     assert set(LOGIC_SBOX_KINDS) == set(SBOX_KINDS) - {"lut", "bram"}
 
 
@@ -202,7 +205,7 @@ class _FixedDirection(wiring.Component):
 
 
 @pytest.mark.parametrize("decrypt", [0, 1], ids=["enc", "dec"])
-@pytest.mark.parametrize("family,stages", VARIANTS)
+@pytest.mark.parametrize("family,stages", SHARED_VARIANTS)
 def test_shared_exhaustive(family, stages, decrypt):
     result = verify_component(
         lambda: _FixedDirection(SharedSBox(family, stages=stages), decrypt), "sbox")
@@ -318,6 +321,13 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
     (lambda: sbox_latency("bram", stages="0"),
      r"^S-box family 'bram' has no pipeline stages, not '0'$"),
     (lambda: SharedSBox("lut", stages=2), r"^S-box family 'lut' has no pipeline stages, not 2$"),
+    (lambda: SharedSBox("bp_depth16", stages=2),
+     r"^S-box family 'bp_depth16' is pipelined in one direction only \(SubBytes or InvSubBytes\), "
+     r"not 2 stages in a shared S-box$"),
+    (lambda: StandaloneSBox(sbox="rm_combined", sbox_stages=3, direction="shared"),
+     r"^S-box family 'rm_combined' is pipelined in one direction only"),
+    (lambda: make_sbox("bp113", stages=8),
+     r"^S-box family 'bp113' takes 0\.\.7 pipeline stages, not 8$"),
     (lambda: StandaloneSBox(sbox="lut", sbox_stages=3),
      r"^S-box family 'lut' has no pipeline stages, not 3$"),
     (lambda: StandaloneSBox(direction="both"),
@@ -386,3 +396,31 @@ def test_standalone_family_params():
         assert p.default in p.choices
     with pytest.raises(ValueError, match=r"^S-box family 'bram' has no pipeline stages, not 2$"):
         family.build(sbox="bram", sbox_stages=2, direction="encrypt")
+
+
+@pytest.mark.parametrize("name", sorted(CIRCUITS))
+def test_circuit_stage_cuts_are_balanced_and_end_at_the_outputs(name):
+    """A circuit's pipeline registers split its gate depth evenly, the last after the outputs
+    (the output register); the int model with the cuts and a delay that counts registers gives
+    the S-box and puts exactly ``stages`` registers on every input-to-output path."""
+    program = CIRCUITS[name].forward or CIRCUITS[name].combined
+    depth = program.depth()
+    for stages in range(1, 8):
+        cuts = program.stage_cuts(stages)
+        assert len(cuts) == stages and cuts[-1] == depth and list(cuts) == sorted(set(cuts))
+        widths = [b - a for a, b in zip((0, *cuts), cuts)]
+        assert max(widths) - min(widths) <= 1
+        for inverse in (False, True):
+            registers = []
+
+            def delay(n, value, start, stop, registers=registers):
+                registers.append(stop - start)
+                return value
+            table = gf.INV_SBOX if inverse else gf.SBOX
+            for x in (0x00, 0x53, 0xFF):
+                bits = circuit_sbox_bits(CIRCUITS[name], gf.int_bits(x, 8), inverse=inverse,
+                                         stages=stages, delay=delay)
+                assert gf.bits_int(bits) == table[x]
+            assert registers and all(0 < r <= stages for r in registers)
+    with pytest.raises(ValueError, match=f"^A program of depth {depth} has no {depth + 1} "):
+        program.stage_cuts(depth + 1)

@@ -189,12 +189,28 @@ class Program:
 
     def depth(self) -> int:
         """Gates on the longest input-to-output path (an inverting gate counts once)."""
+        depths = self.depths()
+        return max(depths[name] for name in self.outputs)
+
+    def depths(self) -> dict:
+        """Name -> gates on the longest path from the inputs to it (inputs 0; :meth:`depth`)."""
         depths = dict.fromkeys(self.inputs, 0)
         for target, expr in self.gates:
             depths[target] = _depth(expr, depths)
-        return max(depths[name] for name in self.outputs)
+        return depths
 
-    def evaluate(self, inputs, *, mux=None, node=None) -> list:
+    def stage_cuts(self, stages: int) -> tuple:
+        """The gate depths after which ``stages`` pipeline registers go, the last one after the
+        outputs (the output register): ``round(depth * j / stages)``, so each stage has about
+        the same number of gates on its longest path. Raises ``ValueError`` when the program is
+        too shallow for that many stages."""
+        total = self.depth()
+        cuts = tuple(round(total * j / stages) for j in range(1, stages + 1))
+        if stages > total or len(set(cuts)) != stages:
+            raise ValueError(f"A program of depth {total} has no {stages} pipeline stages")
+        return cuts
+
+    def evaluate(self, inputs, *, mux=None, node=None, cuts=(), delay=None) -> list:
         """Run the program.
 
         Parameters
@@ -207,22 +223,38 @@ class Program:
             ``node(name, value)`` is called on each assigned value that is read more than once
             and returns what later gates read (the hardware returns a named wire there); by
             default the value itself.
+        cuts : tuple of int
+            Pipeline cuts (:meth:`stage_cuts`): a gate of depth ``d`` is in stage
+            ``#{c in cuts: c < d}`` (the inputs in stage 0), the outputs in stage ``len(cuts)``.
+        delay : callable
+            With ``cuts``: ``delay(name, value, from_stage, to_stage)`` returns ``value``
+            delayed by ``to_stage - from_stage`` registers (the hardware's registers; the same
+            name and stages must give the same registers). Called for every read across a cut.
 
         Returns the values of :attr:`outputs`, in order.
         """
         mux = mux or (lambda s, a, b: a if s else b)
         env = dict(zip(self.inputs, inputs, strict=True))
+        depths = self.depths() if cuts else {}
 
-        def run(e):
+        def stage(name):
+            return sum(c < depths[name] for c in cuts)
+
+        def read(name, consumer_stage):
+            if not cuts or stage(name) == consumer_stage:
+                return env[name]
+            return delay(name, env[name], stage(name), consumer_stage)
+
+        def run(e, at):
             if isinstance(e, ast.Name):
-                return env[e.id]
+                return read(e.id, at)
             if isinstance(e, ast.Constant):
                 return e.value
             if isinstance(e, ast.UnaryOp):
-                return run(e.operand) ^ 1      # one-bit NOT
+                return run(e.operand, at) ^ 1      # one-bit NOT
             if isinstance(e, ast.IfExp):
-                return mux(run(e.test), run(e.body), run(e.orelse))
-            left, right = run(e.left), run(e.right)
+                return mux(run(e.test, at), run(e.body, at), run(e.orelse, at))
+            left, right = run(e.left, at), run(e.right, at)
             if isinstance(e.op, ast.BitXor):
                 return left ^ right
             if isinstance(e.op, ast.BitAnd):
@@ -230,9 +262,9 @@ class Program:
             return left | right
 
         for target, expr in self.gates:
-            value = run(expr)
+            value = run(expr, stage(target) if cuts else 0)
             env[target] = node(target, value) if node and self.fanout[target] > 1 else value
-        return [env[name] for name in self.outputs]
+        return [read(name, len(cuts)) for name in self.outputs]
 
 
 @dataclass(frozen=True)

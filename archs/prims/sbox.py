@@ -30,7 +30,9 @@ Kinds
     Published gate-level circuits, each a straight-line program in :mod:`.circuits`
     (:class:`CircuitSBox`): Boyar-Peralta's 113-gate and depth-16 circuits, Maximov-Ekdahl's fast
     bidirectional circuit, Reyhani-Masoleh-Taha-Ashmawy's combined (ARITH 2018) and 'new area'
-    (TCHES 2018) circuits. Latency 0, no pipeline cut points. A bidirectional circuit built
+    (TCHES 2018) circuits. 0..7 pipeline registers after evenly spaced gate depths of the
+    program, the last after its outputs (in one direction; a shared S-box of a circuit has
+    none). A bidirectional circuit built
     for one direction has its direction input tied off (Yosys folds the constant); a forward-only
     circuit builds InvSubBytes between two inverse affine maps.
 
@@ -139,7 +141,7 @@ from .ecp5 import dp16kd_rom
 from .tower import TOWER, TOWER_INV
 
 __all__ = [
-    "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES",
+    "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES", "check_shared_stages",
     "LOGIC_SBOX_KINDS", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
     "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "field_sbox_bits",
     "circuit_sbox_bits", "field_sbox_cuts", "STAGES_TEXT",
@@ -161,6 +163,15 @@ PIPELINE_CUTS = {
     # Both GF(2^4) multiplier stages cut inside (split_multipliers of subfield_inversion).
     7: (1, "2m", 3, 4, "5m", 5, 6),
 }
+
+
+def check_shared_stages(kind, stages):
+    """Raise ``ValueError`` if a :class:`SharedSBox` of ``kind`` cannot have ``stages``: a
+    circuit is pipelined in one direction only (its output selection would need the direction
+    delayed through the program's registers)."""
+    if kind in CIRCUITS and stages:
+        raise ValueError(f"S-box family {kind!r} is pipelined in one direction only "
+                         f"(SubBytes or InvSubBytes), not {stages} stages in a shared S-box")
 
 
 def check_device_family(device_family):
@@ -419,7 +430,8 @@ class TowerSBox(_FieldSBox):
         super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
 
 
-def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None):
+def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None,
+                      stages=0, delay=None):
     """A published S-box circuit (:mod:`.circuits`) on a bit list, bit 0 first.
 
     With ``decrypt`` (a bit: 1 for InvSubBytes) this is the combined circuit: the published one
@@ -427,11 +439,19 @@ def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node
     bypassed for encryption (``S^-1(y) = A^-1(S(A^-1(y)))``, since ``S(x) = A(x^-1)``). Without
     it, the direction is ``inverse``: the dedicated program, else the combined one with its
     direction input tied off, else the same affine wrapping. ``mux`` and ``node`` are passed to
-    :meth:`archs.prims.circuits.Program.evaluate` (ints need neither).
+    :meth:`archs.prims.circuits.Program.evaluate` (ints need neither). ``stages`` pipeline
+    registers go into the program (:meth:`archs.prims.circuits.Program.stage_cuts`, the last one
+    after its outputs), made by ``delay`` (see ``evaluate``); only without ``decrypt``, whose
+    output selection would need the direction delayed too. An affine map around a forward
+    program (an inverse without a published one) stays outside the registers.
     """
+    if stages and decrypt is not None:
+        raise ValueError("A circuit S-box with a run-time direction has no pipeline stages")
+
     def run(program, bits, direction=None):
         inputs = list(bits) if direction is None else list(bits) + [direction]
-        return program.evaluate(inputs, mux=mux, node=node)
+        cuts = program.stage_cuts(stages) if stages else ()
+        return program.evaluate(inputs, mux=mux, node=node, cuts=cuts, delay=delay)
 
     def select(d, if_one, if_zero):
         if mux is None:
@@ -457,7 +477,8 @@ def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node
 
 
 class CircuitSBox(wiring.Component):
-    """S-box (or inverse) as a published straight-line program (:mod:`.circuits`).
+    """S-box (or inverse) as a published straight-line program (:mod:`.circuits`), with optional
+    pipeline registers.
 
     Parameters
     ----------
@@ -466,33 +487,56 @@ class CircuitSBox(wiring.Component):
     inverse : bool
         Build InvSubBytes instead of SubBytes (see :func:`circuit_sbox_bits` for how a circuit
         without a published inverse does it).
+    stages : int
+        Pipeline registers, 0..7. A circuit has no named cut points as the composite field has:
+        the registers go after evenly spaced gate depths of the program
+        (:meth:`archs.prims.circuits.Program.stage_cuts`), the last one after its outputs, and
+        each value that crosses a cut is registered once per cut it crosses (shared by all its
+        readers).
 
     Members
     -------
     i : In(8)
         Input byte.
     o : Out(8)
-        Substituted byte, in the same cycle.
+        Substituted byte, ``stages`` cycles later.
     """
 
     i: In(8)
     o: Out(8)
 
-    latency = 0
-
-    def __init__(self, kind, *, inverse=False):
+    def __init__(self, kind, *, inverse=False, stages=0):
         self.kind = kind
         self.circuit = CIRCUITS[kind]
         self.inverse = bool(inverse)
+        self.latency = sbox_latency(kind, stages=stages)
+        self.stages = stages
         self.table = _table(self.inverse)
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
         out = circuit_sbox_bits(self.circuit, [self.i[k] for k in range(8)],
-                                inverse=self.inverse, mux=Mux, node=_named_wires(m))
+                                inverse=self.inverse, mux=Mux, node=_named_wires(m),
+                                stages=self.stages, delay=_delay_lines(m))
         m.d.comb += self.o.eq(Cat(*out))
         return m
+
+
+def _delay_lines(m):
+    """The ``delay`` hook of :meth:`archs.prims.circuits.Program.evaluate` for hardware: one
+    register per value and stage it reaches, shared by every reader in that stage or later."""
+    lines = {}
+
+    def delay(name, value, start, stop):
+        for stage in range(start + 1, stop + 1):
+            if (name, stage) not in lines:
+                register = Signal(name=f"{name}_s{stage}")
+                m.d.sync += register.eq(value)
+                lines[name, stage] = register
+            value = lines[name, stage]
+        return value
+    return delay
 
 
 def _named_wires(m):
@@ -563,6 +607,7 @@ class SharedSBox(wiring.Component):
                  device_family="generic"):
         self.latency = sbox_latency(kind, stages=stages)
         check_device_family(device_family)
+        check_shared_stages(kind, stages)
         if kind in CIRCUITS and (inverter_register or not affine):
             raise ValueError(f"S-box family {kind!r} has no inverter output for "
                              f"{'inverter_register' if inverter_register else 'affine=False'}")
@@ -659,8 +704,8 @@ SBOX_STAGES = {
     "bram": (0,),
     "composite": tuple(PIPELINE_CUTS),
     "tower": tuple(PIPELINE_CUTS),
-    # The published circuits are one combinational block each (no pipeline cut points yet).
-    **{name: (0,) for name in CIRCUITS},
+    # The published circuits: registers after evenly spaced gate depths (CircuitSBox).
+    **{name: tuple(PIPELINE_CUTS) for name in CIRCUITS},
 }
 
 
@@ -717,4 +762,4 @@ def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
     if kind in ("composite", "tower"):
         sbox_class = CompositeSBox if kind == "composite" else TowerSBox
         return sbox_class(inverse=inverse, stages=stages, output_register=output_register)
-    return CircuitSBox(kind, inverse=inverse)
+    return CircuitSBox(kind, inverse=inverse, stages=stages)
