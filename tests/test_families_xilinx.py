@@ -257,3 +257,21 @@ def test_a_distributed_ram_is_a_level_only_on_its_read_address():
     assert lut_levels(module) == 2
     assert is_read_address("DPRA3") and is_read_address("ADDRB") and is_read_address("A4")
     assert not any(is_read_address(pin) for pin in ("D", "DIA", "WE", "WCLK"))
+
+
+def test_own_fabric_row_without_published_area_is_not_called_within_2x():
+    # Reference 200 gives a throughput only: its Virtex-4 estimate has nothing to be within 2x
+    # of, and the flag says so.
+    from dataclasses import replace
+
+    from aesdse.report.compare import compare, render_compare
+    from aesdse.report.published import find_paper
+    row = replace(_xilinx_row("g1", {"sbox": "lut", "ghash": "karatsuba", "ghash_stages": 2,
+                                     "ghash_aggregation": 4}, 39515, 78495, 30000),
+                  arch="gcm_unrolled", target="xc4v")
+    c = compare([row], [find_paper("200")], all_papers=True)
+    assert c.matches, "the Virtex-4 estimate is set beside reference 200"
+    text = render_compare(c, "markdown")
+    own = text[text.index("Area on the paper's own fabric"):].splitlines()
+    line = next(line for line in own if line.startswith("| gcm_unrolled"))
+    assert line.endswith("| no published area |") and "within 2x" not in line

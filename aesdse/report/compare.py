@@ -423,18 +423,19 @@ def own_fabric_lines(c: Comparison) -> list[str]:
            "| Measured | Published | " + " | ".join(f"{h} meas. / publ." for _, h in _OWN_FABRIC)
            + " | Flag |", "|---|---|" + "---:|" * len(_OWN_FABRIC) + "---|"]
     for m in own:
-        measured, cells, far = _own_fabric_values(m), [], []
+        measured, cells, far, ratios = _own_fabric_values(m), [], [], 0
         for key, header in _OWN_FABRIC:
             meas, pub = measured[key], _value(m.published, key)
             ratio = meas / pub if meas is not None and pub else None
             cells.append(f"{number(meas, 'int')} / {number(pub, 'int')}"
                          + (f" ({ratio:.2f}x)" if ratio is not None else ""))
+            ratios += ratio is not None
             if ratio is not None and not 1 / FAR_FACTOR <= ratio <= FAR_FACTOR:
                 far.append(f"{header} {ratio:.2f}x")
         reason = m.published.note or m.table.note
         flag = (f"differs > {FAR_FACTOR:g}x ({', '.join(far)}); "
                 + (f"published note: {reason}" if reason else "reason not traced")) if far \
-            else "within 2x"
+            else f"within {FAR_FACTOR:g}x" if ratios else "no published area"
         out.append("| " + " | ".join(c.replace("|", "/") for c in [
             _measured_label(m.entry, names), f"{m.paper.key} {m.table.id}: {m.published.label}",
             *cells, flag]) + " |")
