@@ -37,12 +37,13 @@ agree (passed, latency, cycles per block, details, and the vectors checked by so
 options). Run on 2026-11-24 (machine date) on this project's 2-core machine, otherwise idle,
 Verilator 5.48.0, g++ 12.2::
 
-    python bench/verify_speed.py --stage --stage-points tbox
+    python bench/verify_speed.py --stage --stage-points tbox tbox-pumped
     python bench/verify_speed.py --stage --stage-points multimode multimode-streams2 \
         --amaranth-sample multimode=40,80
 
       point                      amaranth.sim     verilator cold      runtime built   verilator cached  cold x built x cached x  RTLIL s  verdicts agree
-      tbox                     25.9 [   25.9]      4.4 [    6.2]      2.3 [    3.2]      0.2 [    0.2]     5.8    11.3    137.6      0.6  yes
+      tbox                     28.8 [   28.8]      3.3 [    6.0]      2.6 [    3.5]      0.2 [    0.2]     8.9    11.1    137.0      0.7  yes
+      tbox-pumped              58.0 [   58.0]      3.2 [    5.7]      2.6 [    3.4]      0.2 [    0.2]    18.2    22.0    247.1      0.7  yes
       multimode              2289.9 [ 2289.8]     12.2 [   15.1]      9.7 [   11.9]      1.1 [    1.1]   187.8   235.4   2135.9      4.0  yes  (amaranth.sim extrapolated from 40 and 80 random vectors (59 s, 104 s))
       multimode-streams2                    -     12.1 [   14.0]     10.3 [   11.2]      1.9 [    1.9]       -       -        -      4.6  -
 
@@ -55,10 +56,13 @@ linearly to 2,000 (the counts of mode and CCM blocks grow about linearly with it
 ran 80 too and the two verdicts agree.
 
 Against the issue's targets: ``multimode`` meets both (cold 188x, cached 2,136x); ``multimode``
-``streams: 2`` is verified in 12 s cold (target: under 90 s). ``tbox``: cached 138x (met); cold
-11.3x once Verilator's runtime library is built (met), 5.8x from a cache that does not even hold
-the runtime library (missed: ``verilated.cpp`` alone is 2.2 s of g++, and amaranth.sim plays
-this core in 26 s). What changed since the first run of this benchmark (tbox 4.9x / 7.5x):
+``streams: 2`` is verified in 12 s cold (target: under 90 s). ``tbox`` (the tbox rows: run
+2026-11-24 on the code of this file's version, with the runtime library as one translation
+unit at ``-O0`` on its own thread): cached 137x (met); cold 11.1x once Verilator's runtime
+library is built (met), 8.9x from a cache that does not even hold the runtime library (missed:
+that library is 2.2 CPU-s of g++ beside 3.5 CPU-s for the whole stage otherwise, on 2 cores,
+and amaranth.sim plays this core in 29 s). The records' double-pumped T-box core meets all
+three (18x / 22x / 247x). What changed since the first run of this benchmark (tbox 4.9x / 7.5x):
 (1) the T-box core's round-key store formed InvMixColumns with xtime chains on the expander's
 output, which Amaranth emits once per reference: 5.7 MB of RTLIL, 4.6 s to convert; it now
 uses the XOR-matrix form (:func:`archs.prims.mixcolumns.inv_mix_column_linear_value`), 0.9 MB,
