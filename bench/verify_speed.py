@@ -105,6 +105,7 @@ The driver already speaks the CXXRTL harness's text protocol, so
 """
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -242,8 +243,24 @@ class VerilatorBackendConfig:
                                        timings=timings)
 
 
-def build_and_play(config, text, script, reference):
+@contextlib.contextmanager
+def empty_caches():
+    """A temporary directory that is the model cache and the toolchain cache
+    (``$AESDSE_TOOLCHAIN_CACHE``) alike: a cold build compiles the runtime libraries too."""
+    before = os.environ.get("AESDSE_TOOLCHAIN_CACHE")
     with tempfile.TemporaryDirectory() as cache:
+        os.environ["AESDSE_TOOLCHAIN_CACHE"] = cache
+        try:
+            yield cache
+        finally:
+            if before is None:
+                del os.environ["AESDSE_TOOLCHAIN_CACHE"]
+            else:
+                os.environ["AESDSE_TOOLCHAIN_CACHE"] = before
+
+
+def build_and_play(config, text, script, reference):
+    with empty_caches() as cache:
         timings = {}
         cpu = children_cpu()
         start = time.perf_counter()
@@ -416,7 +433,7 @@ def bench_stage(args):
     for name in args.stage_points:
         arch, params, backends = STAGE_POINTS[name]
         print(f"\n{name}:", flush=True)
-        with tempfile.TemporaryDirectory() as cache:
+        with empty_caches() as cache:
             cold, cold_s, cold_cpu = verify_stage(arch, params, "verilator", args.stage_vectors,
                                                   cache)
             forget_design_models(Path(cache))

@@ -15,8 +15,8 @@ import pytest
 import archs
 from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.cxxrtl import (CompileError, Compiler, ModelOptions, PlayError, compile_model,
-                                  design_rtlil, find_compiler, model_key, play_compiled,
-                                  script_text)
+                                  default_cache_dir, design_rtlil, find_compiler, model_key,
+                                  play_compiled, script_text, toolchain_cache_dir)
 from aesdse.verify.script import (ScriptMismatch, ScriptUnsupported, block_script,
                                   check_playback, common_interface, play_amaranth)
 from aesdse.verify import verilator as verilator_backend
@@ -101,6 +101,20 @@ def test_verilator_agrees_with_amaranth_and_cxxrtl(arch, params, model_cache):
     assert verilated == play_compiled(compile_model(text, cache_dir=model_cache), script)
     assert model.parent.name.startswith("verilator-")
     assert verilator_backend.compile_verilator_model(text, cache_dir=model_cache) == model
+    # The runtime libraries are the toolchain's, built once per machine whatever the model
+    # cache (a sweep's results/cache/models included), not once per model cache.
+    assert not list(model_cache.glob("*runtime-*"))
+    assert list(toolchain_cache_dir().glob("verilator-runtime-*"))
+    assert list(toolchain_cache_dir().glob("runtime-*"))
+
+
+def test_the_toolchain_cache_is_the_model_cache_unless_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("AESDSE_MODEL_CACHE", str(tmp_path / "models"))
+    monkeypatch.delenv("AESDSE_TOOLCHAIN_CACHE", raising=False)
+    assert toolchain_cache_dir() == default_cache_dir() == tmp_path / "models"
+    monkeypatch.setenv("AESDSE_TOOLCHAIN_CACHE", str(tmp_path / "toolchain"))
+    assert toolchain_cache_dir() == tmp_path / "toolchain"
+    assert default_cache_dir() == tmp_path / "models"
 
 
 def test_verilator_cache_key_and_faults(tmp_path, model_cache, monkeypatch):

@@ -20,9 +20,11 @@ Cache
 Models are cached on disk under ``cache_dir``, one directory per model, keyed by the SHA-256 of
 the RTLIL, the ``write_cxxrtl`` options, the Yosys version, the compiler's identity (its
 ``--version`` line) and its flags, and the harness source (:func:`model_key`). The harness and
-the C API are compiled once per compiler and flags, into a ``runtime-*`` entry beside the models.
-An entry is built under a temporary name and renamed into place, so one that exists is complete.
-The default ``cache_dir`` is ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``.
+the C API are compiled once per compiler and flags, into a ``runtime-*`` entry of the toolchain
+cache (:func:`toolchain_cache_dir`: ``$AESDSE_TOOLCHAIN_CACHE``, else the default model cache),
+which every model cache shares. An entry is built under a temporary name and renamed into place,
+so one that exists is complete. The default ``cache_dir`` is ``$AESDSE_MODEL_CACHE``, else
+``~/.cache/aesdse/models``.
 
 Choices measured (``bench/verify_speed.py``)
 --------------------------------------------
@@ -65,7 +67,7 @@ from .script import Playback, Script
 
 __all__ = ["CompileError", "PlayError", "Compiler", "ModelOptions", "find_compiler",
            "runtime_include", "design_rtlil", "model_key", "digest_model_key", "compile_model", "play_compiled",
-           "default_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
+           "default_cache_dir", "toolchain_cache_dir", "write_cxxrtl", "script_text", "FIXED_FLAGS", "MODEL_FORMAT",
            "HARNESS_SOURCE", "PLAYER_HEADER", "harness_digest", "cached_build", "run_build_step", "publish_entry", "yosys_version"]
 
 #: The stream harness compiled into every model.
@@ -125,6 +127,17 @@ def default_cache_dir() -> Path:
     """``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``."""
     env = os.environ.get("AESDSE_MODEL_CACHE")
     return Path(env) if env else Path.home() / ".cache" / "aesdse" / "models"
+
+
+def toolchain_cache_dir() -> Path:
+    """Where the compiled runtime libraries go (the CXXRTL C API with the harness, Verilator's
+    runtime library): ``$AESDSE_TOOLCHAIN_CACHE``, else :func:`default_cache_dir`.
+
+    They depend on the compiler, its flags and the tools' versions, never on a design, so every
+    model cache shares one build of them per machine: a sweep's own ``results/cache/models``
+    would otherwise rebuild them (2-3 CPU-s of g++ each) for every results directory."""
+    env = os.environ.get("AESDSE_TOOLCHAIN_CACHE")
+    return Path(env) if env else default_cache_dir()
 
 
 def _identity(command) -> str | None:
@@ -253,7 +266,8 @@ def harness_digest(harness: Path) -> str:
 
 def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
                      timings: dict) -> list[Path]:
-    """The harness and the CXXRTL C API compiled once per compiler and flags (cached)."""
+    """The harness and the CXXRTL C API compiled once per compiler and flags, cached in
+    ``cache_dir`` (:func:`toolchain_cache_dir`)."""
     include = runtime_include()
     blob = json.dumps({"format": MODEL_FORMAT, "fixed": list(FIXED_FLAGS),
                        "flags": list(options.cxx_flags), "compiler": compiler.identity,
@@ -265,6 +279,7 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
                "capi.o": include / "cxxrtl" / "capi" / "cxxrtl_capi.cc"}
     if not entry.exists():
         start = time.perf_counter()
+        cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
             staged = Path(temporary) / "entry"
             staged.mkdir()
@@ -313,7 +328,7 @@ def compile_model(rtlil_text, *, cache_dir: Path | None = None,
         run_build_step([*command, "-c", str(source), "-o", "design.o"], "compiling the design",
                        options.compile_timeout_s, work)
         timings["compile_s"] = time.perf_counter() - start
-        runtime = _runtime_objects(cache_dir, compiler, options, timings)
+        runtime = _runtime_objects(toolchain_cache_dir(), compiler, options, timings)
         start = time.perf_counter()
         run_build_step([*command, "design.o", *map(str, runtime), "-o", str(staged / "model")],
                        "linking the model", options.compile_timeout_s, work)

@@ -74,7 +74,9 @@ compiler are found, else amaranth.sim, with the reason in ``Verification.fallbac
 (``tests/test_verify_equivalence.py``). A compiled model is built once per core and plays every
 script of the point; models are cached on disk
 under ``model_cache`` (default: ``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``,
-:func:`aesdse.verify.cxxrtl.default_cache_dir`), keyed by the design and the tools. A compiler
+:func:`aesdse.verify.cxxrtl.default_cache_dir`), keyed by the design and the tools; the
+compilers' runtime libraries, which depend on the tools only, once per machine
+(:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`). A compiler
 that exists but fails, crashes or runs past its time limit fails the point with the compiler's
 message, whichever backend was asked for; so does a missing one when a compiled backend was
 asked for by name.

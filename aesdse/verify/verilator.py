@@ -24,7 +24,8 @@ Cache: as for CXXRTL models, one directory per model under ``cache_dir``, keyed 
 the RTLIL, ``backend: verilator``, the Verilator and Yosys versions, the compiler's identity and
 flags and the harness source (:func:`model_key`); Verilator's runtime library (``verilated.cpp``,
 ``verilated_threads.cpp``) is compiled once per compiler and flags into a ``verilator-runtime-*``
-entry. Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large cores
+entry of the toolchain cache (:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`), shared by every
+model cache. Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large cores
 (``bench/verify_speed.py``).
 """
 
@@ -41,7 +42,7 @@ from pathlib import Path
 from .design_index import rtlil_digest
 from .cxxrtl import (PLAYER_HEADER, CompileError, Compiler, cached_build, default_cache_dir,
                      find_compiler, harness_digest, publish_entry, run_build_step,
-                     yosys_version)
+                     toolchain_cache_dir, yosys_version)
 
 __all__ = ["VerilatorOptions", "verilator_root", "verilator_version", "model_key",
            "digest_model_key",
@@ -198,7 +199,9 @@ def _includes(root: Path) -> list:
 
 def _runtime_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOptions,
                      timings: dict) -> list[Path]:
-    """Verilator's runtime library compiled once per compiler and flags (cached).
+    """Verilator's runtime library compiled once per compiler and flags, cached in
+    ``cache_dir`` (:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`, shared by every model
+    cache).
 
     ``verilated.cpp`` and ``verilated_threads.cpp`` go into one translation unit at ``-O0``:
     nothing the model runs each cycle is in them (the per-cycle code is the design's own and the
@@ -212,6 +215,7 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOpti
     entry = cache_dir / f"verilator-runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
     if not entry.exists():
         start = time.perf_counter()
+        cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
             staged = Path(temporary) / "entry"
             staged.mkdir()
@@ -276,11 +280,12 @@ def compile_verilator_model(rtlil_text, *, cache_dir: Path | None = None,
         if model.exists():
             return model
     cache_dir.mkdir(parents=True, exist_ok=True)
-    # The runtime library (cached after its first build) compiles on its own thread while the
-    # core is converted to RTLIL and Verilated: on a new machine it is most of a small model's
-    # build, and the conversion is Python on one core.
+    # The runtime library (cached once per machine after its first build) compiles on its own
+    # thread while the core is converted to RTLIL and Verilated: on a new machine it is most of
+    # a small model's build, and the conversion is Python on one core.
     with ThreadPoolExecutor(1) as runtime_pool:
-        runtime = runtime_pool.submit(_runtime_objects, cache_dir, compiler, options, timings)
+        runtime = runtime_pool.submit(_runtime_objects, toolchain_cache_dir(), compiler, options,
+                                      timings)
         rtlil_text = rtlil_text() if callable(rtlil_text) else rtlil_text
         return _build_model(rtlil_text, cache_dir, compiler, options, timings, runtime)
 
