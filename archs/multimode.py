@@ -174,13 +174,16 @@ from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_colum
 from .prims.sbox import SharedSBox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
-__all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES", "STREAMS"]
+__all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES", "STREAMS", "KEY_SIZES"]
 
 #: Inverter families the core accepts (combinational ones: one round per cycle).
 SBOXES = ("lut", "composite", "tower")
 
 #: Stream counts: 1, one round per cycle; 2, the two-stage pipeline of 003 section III.C.
 STREAMS = (1, 2)
+
+#: Key sizes a core takes at run time: ``"all"``, 128/192/256 (003's core), or 128 only.
+KEY_SIZES = {"all": (128, 192, 256), 128: (128,)}
 
 
 class Mode(enum.Enum, shape=2):
@@ -208,10 +211,15 @@ class Multimode(wiring.Component):
         GF(2^8) inverter family of the shared S-boxes: ``lut`` (003's choice), ``composite`` or
         ``tower``; also the family of the key expander's four S-boxes.
     key_bits : int
-        Not a hardware parameter: every build takes 128-, 192- and 256-bit keys at run time. It
+        Not a hardware parameter: a build takes every key size of ``key_sizes`` at run time. It
         is the key size of the back-to-back stream the verify stage measures cycles per block
         with (``Nr + 1``), so that an experiment can report the throughput of each key size
         (003 Table II prints one per key size); the netlists of the three values are identical.
+    key_sizes : str or int
+        ``"all"``: 128-, 192- and 256-bit keys at run time (003 section IV: the key expander's
+        3-in-1 schedule, a key-size field in the key payload); ``128``: AES-128 only, as many
+        deployed cores are. The expander then has no key-size decode: its step for three key
+        sizes was the core's worst path on ECP5 (``experiments/multimode_fast.yaml``).
     streams : int
         1: one round per cycle (the netlist of the core before this parameter existed); 2: the
         two-stage datapath of 003 section III.C with two interleaved streams (module
@@ -242,8 +250,9 @@ class Multimode(wiring.Component):
     Raises
     ------
     ValueError
-        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256,
-        ``streams`` not 1 or 2 or ``affine_retimed`` not a bool.
+        If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or not one
+        of ``key_sizes``, ``key_sizes`` not ``"all"`` or 128, ``streams`` not 1 or 2 or
+        ``affine_retimed`` not a bool.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
@@ -266,16 +275,26 @@ class Multimode(wiring.Component):
               "True: bare shared inverters, the affine map merged with MixColumns and the "
               "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
               omitted_at_default=True, error="Affine retimed must be False or True"),
+        Param("key_sizes", tuple(KEY_SIZES), "all",
+              "key sizes taken at run time: all (128/192/256, 003's 3-in-1 key expander) or "
+              "128 only (no key-size decode in the expander)",
+              omitted_at_default=True, error="Key sizes must be 'all' or 128"),
     )
 
     @classmethod
     def check(cls, *, device_family="generic", **params):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
-        bind(cls.PARAMS, params, cls.__name__)
+        p = bind(cls.PARAMS, params, cls.__name__)
+        if p.key_bits not in KEY_SIZES[p.key_sizes]:
+            raise ValueError(f"Key bits must be one of the core's key sizes "
+                             f"({', '.join(map(str, KEY_SIZES[p.key_sizes]))}), "
+                             f"not {p.key_bits}")
 
     def __init__(self, *, device_family="generic", **params):
+        self.check(device_family=device_family, **params)
         p = bind(self.PARAMS, params, type(self).__name__)
         sbox, key_bits, streams = p.sbox, p.key_bits, p.streams
+        self.key_sizes = KEY_SIZES[p.key_sizes]
         affine_retimed = p.affine_retimed
         self.affine_retimed = affine_retimed
         self.sbox = sbox
@@ -285,7 +304,7 @@ class Multimode(wiring.Component):
         self.device_family = device_family
         stream_field = {"stream": 1} if streams > 1 else {}
         super().__init__(AESSignature(
-            key_sizes=(128, 192, 256),
+            key_sizes=self.key_sizes,
             block_fields={"decrypt": 1, "mode": Mode, "first": 1, "iv": 128,
                           "ccm_phase": CCMPhase, "pad_bytes": 4, **stream_field},
             result_fields={"auth_fail": 1, **stream_field},
@@ -362,7 +381,7 @@ class Multimode(wiring.Component):
         # through the block handshake (a block is accepted in the previous one's last round)
         # into the expander's window enable has no key-size decode (issue 22).
         keys = KeyExpander(
-            128, key_sizes=(128, 192, 256), directions=("forward", "reverse"),
+            128, key_sizes=self.key_sizes, directions=("forward", "reverse"),
             sbox=self.sbox, device_family=self.device_family, registered_control=True)
         m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
 
@@ -583,9 +602,10 @@ class Multimode(wiring.Component):
         load = self.key.valid & self.key.ready
         if reg.turn is not None:
             load = load & (self.key.payload.stream == reg.index)
+        if len(self.key_sizes) > 1:
+            m.d.comb += keys.key_bits.eq(self.key.payload.key_bits)
         m.d.comb += [
             keys.key.eq(self.key.payload.key),
-            keys.key_bits.eq(self.key.payload.key_bits),
             keys.load.eq(load),
             keys.start.eq(accept | mac_start),
             keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),

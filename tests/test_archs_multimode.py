@@ -202,6 +202,30 @@ def test_verify_stage(sbox, key_bits, affine_retimed):
     assert result.details["decrypt"]["cycles_per_block"] == nr_plus_1
 
 
+def test_an_aes128_only_core_verifies_without_a_key_size_field():
+    """``key_sizes: 128`` (issue 22): the key payload has no ``key_bits`` field, the expander no
+    key-size decode; every mode, CCM included, still verifies in both directions, at the same
+    11 cycles per block; a measured key size the core does not take is refused."""
+    fam = FAMILIES["multimode"]
+    built = []
+
+    def build():
+        built.append(fam.build(**{**fam.defaults(), "key_sizes": 128, "affine_retimed": True}))
+        return built[-1]
+    result = verify_component(build, "cipher", VerifyOptions(random_vectors=4, measure_blocks=6),
+                              key_sizes=fam.key_sizes, directions=fam.directions)
+    assert built[0].signature.key_sizes == (128,)
+    assert not hasattr(built[0].key.payload, "key_bits")
+    assert result.ok, result.reason
+    assert result.checks["ccm"] > 0 and result.checks["modes"] > 0
+    assert result.cycles_per_block == result.details["decrypt"]["cycles_per_block"] == 11
+    with pytest.raises(ValueError, match=r"Key bits must be one of the core's key sizes \(128\), "
+                                         r"not 256"):
+        fam.check(**{**fam.defaults(), "key_sizes": 128, "key_bits": 256})
+    with pytest.raises(ValueError, match="Key sizes must be 'all' or 128, not 192"):
+        fam.check(**{**fam.defaults(), "key_sizes": 192})
+
+
 def test_experiment_and_published_configs():
     """experiments/multimode.yaml is 003's experiment, its grid is sbox x key_bits x streams
     plus retimed and FIFO points, and every `config` of the transcribed 003 tables names parameters and values the family
