@@ -29,9 +29,10 @@ direction and the default random stalls of seed 1, the measurement scripts), wit
 ``VerifyOptions(random_vectors=2000, cavp="sample", monte_carlo=False, backend=...)`` on every
 backend (left unset, CAVP and Monte Carlo would default to the strong set on a compiled
 backend only): amaranth.sim, and Verilator from an empty model cache in a temporary directory
-(cold: Yosys, Verilator, g++ and Verilator's runtime library included), again with only the
-runtime library left in that cache (runtime built: what any machine that has verified one design
-before pays for a new design), and from the cache (cached: the model found by the design's
+that is the toolchain cache too (``$AESDSE_TOOLCHAIN_CACHE``; cold: Yosys, Verilator, g++ and
+Verilator's runtime library included), again with only the runtime library left in it (runtime
+built: what any machine that has verified one design before pays for a new design, since the
+runtime library is kept once per machine, compiler and flags), and from the cache (cached: the model found by the design's
 identity, :mod:`aesdse.verify.design_index`, as a sweep finds it). It asserts that the verdicts
 agree (passed, latency, cycles per block, details, and the vectors checked by source at equal
 options). Run on 2026-11-24 (machine date) on this project's 2-core machine, otherwise idle,
@@ -62,7 +63,9 @@ unit at ``-O0`` on its own thread): cached 137x (met); cold 11.1x once Verilator
 library is built (met), 8.9x from a cache that does not even hold the runtime library (missed:
 that library is 2.2 CPU-s of g++ beside 3.5 CPU-s for the whole stage otherwise, on 2 cores,
 and amaranth.sim plays this core in 29 s). The records' double-pumped T-box core meets all
-three (18x / 22x / 247x). What changed since the first run of this benchmark (tbox 4.9x / 7.5x):
+three (18x / 22x / 247x). Run again on 2026-11-25 (machine date, otherwise idle), after the
+runtime libraries moved to the toolchain cache: tbox 29.3 s amaranth.sim, 3.5 / 2.7 / 0.2 s
+Verilator, 8.5x / 10.7x / 135.8x; tbox-pumped 57.2 s, 17.9x / 20.9x / 248.7x. What changed since the first run of this benchmark (tbox 4.9x / 7.5x):
 (1) the T-box core's round-key store formed InvMixColumns with xtime chains on the expander's
 output, which Amaranth emits once per reference: 5.7 MB of RTLIL, 4.6 s to convert; it now
 uses the XOR-matrix form (:func:`archs.prims.mixcolumns.inv_mix_column_linear_value`), 0.9 MB,
@@ -462,11 +465,12 @@ def bench_stage(args):
 
 def print_stage_table(rows, vectors):
     """The ``--stage`` table: seconds (wall, CPU) per backend and the ratios amaranth.sim /
-    Verilator: cold (an empty model cache), cold with Verilator's runtime library built (a
-    machine that has verified any design before) and cached."""
+    Verilator: cold (empty model and toolchain caches), cold with Verilator's runtime library
+    built (a machine that has verified any design before) and cached."""
     print(f"\nverify stage, {vectors} random vectors, stalls (seed 1), CAVP sample, no Monte "
-          f"Carlo; wall s [CPU-s]; cold: empty model cache; runtime built: Verilator's runtime "
-          f"library cached (built once per compiler and flags), the design's model not; RTLIL s: "
+          f"Carlo; wall s [CPU-s]; cold: empty model and toolchain caches; runtime built: "
+          f"Verilator's runtime library in the toolchain cache (built once per machine, compiler "
+          f"and flags), the design's model not; RTLIL s: "
           f"elaboration and RTLIL conversion alone (a cached run finds its model by the "
           f"design's identity without it)")
     print(f"  {'point':20} {'amaranth.sim':>18} {'verilator cold':>18} {'runtime built':>18}"
