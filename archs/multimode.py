@@ -284,15 +284,20 @@ class Multimode(wiring.Component):
     @classmethod
     def check(cls, *, device_family="generic", **params):
         """Raise ``ValueError`` for parameters the core cannot be built with."""
+        cls._bound(params)
+
+    @classmethod
+    def _bound(cls, params):
+        """The parameters bound to their names, checked alone and together."""
         p = bind(cls.PARAMS, params, cls.__name__)
         if p.key_bits not in KEY_SIZES[p.key_sizes]:
             raise ValueError(f"Key bits must be one of the core's key sizes "
                              f"({', '.join(map(str, KEY_SIZES[p.key_sizes]))}), "
                              f"not {p.key_bits}")
+        return p
 
     def __init__(self, *, device_family="generic", **params):
-        self.check(device_family=device_family, **params)
-        p = bind(self.PARAMS, params, type(self).__name__)
+        p = self._bound(params)
         sbox, key_bits, streams = p.sbox, p.key_bits, p.streams
         self.key_sizes = KEY_SIZES[p.key_sizes]
         affine_retimed = p.affine_retimed

@@ -32,10 +32,10 @@ backend only): amaranth.sim, and Verilator from an empty model cache in a tempor
 that is the toolchain cache too (``$AESDSE_TOOLCHAIN_CACHE``; cold: Yosys, Verilator, g++ and
 Verilator's runtime library included), again with only the runtime library left in it (runtime
 built: what any machine that has verified one design before pays for a new design, since the
-runtime library is kept once per machine, compiler and flags), and from the cache (cached: the model found by the design's
-identity, :mod:`aesdse.verify.design_index`, as a sweep finds it). It asserts that the verdicts
-agree (passed, latency, cycles per block, details, and the vectors checked by source at equal
-options). Run on 2026-11-24 (machine date) on this project's 2-core machine, otherwise idle,
+runtime library is kept once per machine, compiler and flags), and from the cache (cached: the
+model found by the design's identity, :mod:`aesdse.verify.design_index`, as a sweep finds
+it). It asserts that the verdicts agree (passed, latency, cycles per block, details, and the
+vectors checked by source at equal options). Run on 2026-11-24 (machine date) on this project's 2-core machine, otherwise idle,
 Verilator 5.48.0, g++ 12.2::
 
     python bench/verify_speed.py --stage --stage-points tbox tbox-pumped
@@ -65,7 +65,8 @@ that library is 2.2 CPU-s of g++ beside 3.5 CPU-s for the whole stage otherwise,
 and amaranth.sim plays this core in 29 s). The records' double-pumped T-box core meets all
 three (18x / 22x / 247x). Run again on 2026-11-25 (machine date, otherwise idle), after the
 runtime libraries moved to the toolchain cache: tbox 29.3 s amaranth.sim, 3.5 / 2.7 / 0.2 s
-Verilator, 8.5x / 10.7x / 135.8x; tbox-pumped 57.2 s, 17.9x / 20.9x / 248.7x. What changed since the first run of this benchmark (tbox 4.9x / 7.5x):
+Verilator, 8.5x / 10.7x / 135.8x; tbox-pumped 57.2 s, 17.9x / 20.9x / 248.7x. What changed
+since the first run of this benchmark (tbox 4.9x / 7.5x):
 (1) the T-box core's round-key store formed InvMixColumns with xtime chains on the expander's
 output, which Amaranth emits once per reference: 5.7 MB of RTLIL, 4.6 s to convert; it now
 uses the XOR-matrix form (:func:`archs.prims.mixcolumns.inv_mix_column_linear_value`), 0.9 MB,

@@ -25,8 +25,8 @@ the RTLIL, ``backend: verilator``, the Verilator and Yosys versions, the compile
 flags and the harness source (:func:`model_key`); Verilator's runtime library (``verilated.cpp``,
 ``verilated_threads.cpp``) is compiled once per compiler and flags into a ``verilator-runtime-*``
 entry of the toolchain cache (:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`), shared by every
-model cache. Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large cores
-(``bench/verify_speed.py``).
+model cache. Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large
+cores (``bench/verify_speed.py``).
 """
 
 import hashlib
