@@ -46,6 +46,7 @@ EXPERIMENTS = {
     "003": "multimode.yaml",    # Lin & Huang: multi-mode, all key sizes
     "004": "unrolled.yaml",     # partial unrolling, two round units
     "200": "gcm.yaml",          # Lemsitzer et al.: GCM, multipliers against cipher datapaths
+    "201": "gcm.yaml",          # Berghella's open AES-GCM core: its implementation table
 }
 
 #: Paper key -> further experiment files whose points the reproduction also sweeps and compares
@@ -55,7 +56,9 @@ EXPERIMENTS = {
 #: 001 on Virtex-5/6/7, 002 on Virtex-II Pro, 004 on Virtex-5; and the configurations that make
 #: a seed's idea pay off on ECP5 (issue 22): 001's double pumping with compressed T-box entries
 #: in 4 DP16KD, 003's core with the key expander's control registered; the GCM reference 200's
-#: cores on Virtex-4, its own fabric (an ``ALSO`` file that does not exist is skipped).
+#: cores on Virtex-4, its own fabric; beside 201's one-block-per-cycle and iterative GCM cores,
+#: the GCM records' pipelined and iterative points (an ``ALSO`` file that does not exist is
+#: skipped).
 ALSO = {
     "000": ("compact_xilinx.yaml",),
     "001": ("tbox_xilinx.yaml", "tbox_compressed.yaml"),
@@ -63,6 +66,7 @@ ALSO = {
     "003": ("multimode_asic.yaml", "multimode_fast.yaml"),
     "004": ("unrolled_xilinx.yaml",),
     "200": ("gcm_xilinx.yaml",),
+    "201": ("records/9_gcm_pipelined.yaml", "records/11_gcm_balanced.yaml"),
 }
 
 #: Where the experiment files are: ``experiments/``, package data of :mod:`aesdse` (so a wheel

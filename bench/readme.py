@@ -134,7 +134,9 @@ def _report(store: Store, experiment: str, option: str | None = None) -> str:
 
 def _compare(store: Store, key: str) -> str:
     paper = find_paper(key)
-    names = [Path(EXPERIMENTS[paper.key]).stem] + [Path(f).stem for f in ALSO.get(paper.key, ())]
+    # Experiment names relative to experiments/, without ".yaml" ("records/9_gcm_pipelined").
+    names = [str(Path(f).with_suffix("")) for f in (EXPERIMENTS[paper.key],
+                                                   *ALSO.get(paper.key, ()))]
     files = [f"experiments/{n}.yaml" for n in names]
     rows, missing, total = _selection(store, names)
     if not rows:

@@ -221,3 +221,49 @@ def test_issue_24_gcm_classes(bench):
     compact = recs["GCM compact (iterative or compact AES, digit-serial GHASH)"]
     assert compact.row.key == "g-big" and compact.verdict == "no: 800 LUT4 over 3,000"
     assert recs["fully pipelined, one pipeline"].row.key != "g-pipe"
+
+
+def _gcm_row(key, *, fmax, aad_cycles, payload_cycles, start, end, ghash_levels, levels=13):
+    # One configuration per row (rows differing only by seed would be aggregated).
+    params = {"datapath_width": 32, "ghash": "digit_serial", "ghash_digit": 4, "tag": key}
+    row = _ok(key, "gcm_compact", params, luts=7000, ffs=2000, fmax=fmax, cpb=payload_cycles)
+    path = {"clock": "clk", "start_cell": start, "end_cell": end, "logic_levels": levels,
+            "total_ns": 1000 / fmax}
+    share = {"clock": "clk", "levels": ghash_levels, "total_levels": levels,
+             "ns": 0.5 * ghash_levels, "total_ns": 1000 / fmax}
+    return replace(row, details={
+        "gcm": {"aad_bytes_per_cycle": 16 / aad_cycles,
+                "payload_bytes_per_cycle": 16 / payload_cycles},
+        "critical_paths": [path], "instances": {"ghash": {"paths": [share]}}})
+
+
+def test_issue_24_balanced_gcm_class(bench):
+    """GHASH never limits throughput: fewer GHASH cycles per block than the payload's, and a
+    worst path from the cipher to the cipher with no GHASH cell. A faster row that fails
+    either condition is not the record; the gap names the measured reason."""
+    name = "GCM whose GHASH never limits throughput"
+    balanced = _gcm_row("b-ok", fmax=72.0, aad_cycles=33, payload_cycles=44, ghash_levels=0,
+                        start="cipher.rnd_TRELLIS_FF_Q", end="cipher.state1.0.1$DPRAM_COMB1")
+    serial = _gcm_row("b-serial", fmax=90.0, aad_cycles=129, payload_cycles=129,
+                      ghash_levels=0, start="cipher.rnd_TRELLIS_FF_Q", end="cipher.k_FF")
+    on_path = _gcm_row("b-path", fmax=95.0, aad_cycles=17, payload_cycles=44, ghash_levels=3,
+                       start="ghash.multiplier.b_FF", end="cipher.k_FF")
+    wrapper = _gcm_row("b-wrap", fmax=99.0, aad_cycles=17, payload_cycles=44, ghash_levels=0,
+                       start="side.consume_TRELLIS_FF_Q_1", end="len_a_TRELLIS_FF_Q_58")
+    recs = {r.cls.name: r for r in bench.records(_rows() + [balanced, serial, on_path,
+                                                            wrapper])}
+    assert recs[name].row.key == "b-ok" and recs[name].met
+    assert "GHASH 33 / payload 44 cycles per block" in recs[name].cls.measure(recs[name].row)
+    assert "worst path cipher -> cipher, 13 levels, 0 in GHASH" in recs[name].cls.measure(
+        recs[name].row)
+    verdicts = {key: {r.cls.name: r for r in bench.records(_rows() + [row])}[name].verdict
+                for key, row in [("serial", serial), ("path", on_path), ("wrap", wrapper)]}
+    assert verdicts["serial"] == ("no: GHASH sets the cycles: 129.0 cycles per AAD block, "
+                                  "129.0 per payload block")
+    assert verdicts["path"] == "no: GHASH on the worst path: 3 of 13 levels, 1.50 of 10.53 ns"
+    assert verdicts["wrap"] == ("no: worst path not the cipher's: side.consume_TRELLIS_FF_Q_1 -> "
+                                "len_a_TRELLIS_FF_Q_58")
+    # A row without the breakdown (measured before it existed) is not taken for balanced.
+    bare = replace(balanced, key="b-bare", details={"gcm": balanced.details["gcm"]})
+    rec = {r.cls.name: r for r in bench.records(_rows() + [bare])}[name]
+    assert rec.verdict == "no: no critical-path breakdown stored"

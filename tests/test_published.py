@@ -34,9 +34,10 @@ def test_one_file_per_seed_paper_and_reference_paper(papers):
     assert [p.path.name for p in papers] == [
         "000_zhou_gaj.yaml", "001_kundi_aziz.yaml", "002_hodjat_verbauwhede.yaml",
         "003_lin_huang.yaml", "004_unrolled.yaml", "100_moradi.yaml", "101_good_benaissa.yaml",
-        "200_lemsitzer.yaml"]
-    moradi, good, lemsitzer = [p for p in papers if not p.is_seed]
+        "200_lemsitzer.yaml", "201_berghella.yaml"]
+    moradi, good, lemsitzer, berghella = [p for p in papers if not p.is_seed]
     assert lemsitzer.seed is None and "A throughput of 15.3 Gb/s was reached" in lemsitzer.source
+    assert berghella.seed is None and "xcku035-ffva1156-3" in berghella.source
     assert moradi.seed is None and "2400 GE" in moradi.source
     assert good.seed is None and "124 slices" in good.source
 
@@ -88,7 +89,11 @@ def test_file_loads_and_validates(path):
                 # GCM papers (keys 2xx) are set beside the GCM families.
                 gcm = {"gcm_iterative", "gcm_unrolled", "gcm_compact"} \
                     if paper.key.startswith("2") else set()
-                assert row.config and row.config["arch"] in {
+                if row.config is None:
+                    # A published design aesdse has no counterpart of says so.
+                    assert "No aesdse counterpart" in row.note
+                    continue
+                assert row.config["arch"] in {
                     "compact", "tbox", "unrolled", "multimode"} | gcm
 
 
@@ -348,3 +353,43 @@ def test_experiment_files_are_package_data():
     for file in files:
         assert any(fnmatch.fnmatch(file, g) and file.count("/") == g.count("/") for g in globs), \
             f"aesdse/{file} is not package data: add it to [tool.setuptools.package-data]"
+
+
+def test_berghella_gcm_table_as_printed():
+    """201: the open AES-GCM core's two README tables joined by test number. Mbit/s is 8 x the
+    printed MB/s; every throughput agrees with the README's bits per clock x the clock; the area
+    is from LUT6 and FF (no slices printed), 8 LUT6 + 16 FF per UltraScale CLB."""
+    paper = find_paper("berghella")
+    table = paper.table("Implementation results")
+    assert [r.id for r in table.rows] == [f"test-{n}" for n in range(1, 8)]
+    for row in table.rows:
+        assert row.values["throughput_mbps"] == 8 * row.values["printed_mbytes_per_s"]
+        assert consistency_check(row) == []
+    large = table.row("test-3")
+    assert large.config == {"arch": "gcm_unrolled", "key_bits": 128}
+    assert (large.values["luts"], large.values["ffs"], large.values["clock_mhz"]) == \
+        (22463, 4029, 100)
+    assert large.area("slice-eq") == max(-(-22463 // 8), -(-4029 // 16)) == 2808
+    assert table.row("test-5").config == {"arch": "gcm_iterative"}
+    assert table.row("test-4").config is None and table.row("test-7").config is None
+
+
+def test_berghella_is_set_beside_the_gcm_cores():
+    """`aesdse reproduce 201` compares gcm.yaml and the GCM records with the README's table:
+    the one-block-per-cycle core with test 3 (128-bit key, size L), the iterative one with test
+    5; the footnote says the published area comes from LUTs and FFs."""
+    from aesdse.report.compare import compare, render_compare
+    from aesdse.reproduce import ALSO, EXPERIMENTS, EXPERIMENTS_DIR
+    from conftest import _ok
+    assert EXPERIMENTS["201"] == "gcm.yaml"
+    assert all((EXPERIMENTS_DIR / name).is_file() for name in ALSO["201"])
+    pipelined = _ok("g-u", "gcm_unrolled", {"key_bits": 128, "ghash": "karatsuba"},
+                    luts=36413, ffs=30000, fmax=79.0, cpb=1)
+    iterative = _ok("g-i", "gcm_iterative", {"ghash": "digit_serial", "ghash_digit": 16},
+                    luts=10676, ffs=2000, fmax=73.6, cpb=10)
+    c = compare([pipelined, iterative], [find_paper("201")], all_papers=True)
+    pairs = {m.entry.row.key: m.published.id for m in c.matches}
+    assert pairs == {"g-u": "test-3", "g-i": "test-5"}
+    text = render_compare(c, "markdown")
+    assert "12,800" in text and "1,600" in text
+    assert "max(ceil(LUT/8), ceil(FF/16)) where only LUTs and FFs are printed" in text

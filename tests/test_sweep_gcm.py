@@ -132,14 +132,21 @@ def test_the_gcm_experiments_load():
     assert {dict(p.params)["ghash"] for p in grid.points} == {
         "bit_serial", "digit_serial", "parallel", "karatsuba"}
     assert {p.target.device for p in grid.points} == {"LFE5U-85F"}
+    records = {}
     for name, arch in (("9_gcm_pipelined", {"gcm_unrolled"}),
-                       ("10_gcm_compact", {"gcm_iterative"})):
-        exp = load_experiment(ROOT / "experiments" / "records" / f"{name}.yaml")
+                       ("10_gcm_compact", {"gcm_iterative"}),
+                       ("11_gcm_balanced", {"gcm_compact", "gcm_iterative"})):
+        exp = records[name] = load_experiment(ROOT / "experiments" / "records" / f"{name}.yaml")
         assert {p.arch for p in exp.points} == arch
         assert sorted({p.flow.seed for p in exp.points}) == [1, 2, 3]
     # The compact class: the lean wrapper, block-RAM S-boxes (the class limits LUT4 only).
-    assert {(p.params_dict["gcm_wrapper"], p.params_dict["sbox"]) for p in exp.points} \
-        == {("lean", "bram")}
+    assert {(p.params_dict["gcm_wrapper"], p.params_dict["sbox"])
+            for p in records["10_gcm_compact"].points} == {("lean", "bram")}
+    # The balanced class: each compact datapath with the smallest digit that keeps up with it
+    # (128 / d + 1 cycles against 44 at 32 bits, 22 at 64).
+    assert {(p.params_dict["datapath_width"], p.params_dict["ghash_digit"])
+            for p in records["11_gcm_balanced"].points if p.arch == "gcm_compact"} \
+        == {(32, 4), (64, 8)}
 
 
 # --- the verify stage ------------------------------------------------------------------------

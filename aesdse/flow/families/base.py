@@ -176,6 +176,10 @@ PUBLISHED_CONVENTIONS = (
                     "Xilinx UG364 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
     SliceConvention("virtex7", "Xilinx 7 Series: slice = 4 LUT6 + 8 FF", 6, 4, 8, 32, "RAMB36E1",
                     "Xilinx UG474 (slice); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
+    # Xilinx UG574 (UltraScale CLB): one slice per CLB, eight LUT6 and sixteen flip-flops;
+    # RAMB36E2 36 Kbit, 32 Kbit data, at the same rate as Virtex-5.
+    SliceConvention("ultrascale", "Xilinx UltraScale: slice = 8 LUT6 + 16 FF", 6, 8, 16, 32,
+                    "RAMB36E2", "Xilinx UG574 (CLB); 001 Sec. 4 (32 Kb BRAM = 128 slices)"),
 )
 
 
