@@ -5,8 +5,9 @@ RAM, double-pumped T-box, multimode, GCM pipelined, compact and balanced, compac
 alone) the best verified design point in the database on one device (default the LFE5U-85F of
 the issues), beside the figures before this round and the class's target, and whether the
 target is met; a record that misses its target shows the measured gap ("no: needs 1.22x the
-throughput"). Seeds of one configuration are aggregated by median Fmax (:func:`aesdse.report.table.aggregate`), as the issue asks ("3 placer seeds,
-median"); the table says how many seeds each record has. Nothing is typed in but the references
+throughput"). Seeds of one configuration are aggregated by median Fmax
+(:func:`aesdse.report.table.aggregate`), as the issue asks ("3 placer seeds, median"); the table
+says how many seeds each record has. Nothing is typed in but the references
 and the targets: a record is whatever the database holds.
 
     python bench/records.py                          # results/aesdse.sqlite, Markdown on stdout
