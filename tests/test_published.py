@@ -393,3 +393,6 @@ def test_berghella_is_set_beside_the_gcm_cores():
     text = render_compare(c, "markdown")
     assert "12,800" in text and "1,600" in text
     assert "max(ceil(LUT/8), ceil(FF/16)) where only LUTs and FFs are printed" in text
+    # Reference 200 prints neither slices nor LUTs: its footnote claims no packing.
+    text = render_compare(compare([pipelined], [find_paper("200")], all_papers=True), "markdown")
+    assert "Published, Xilinx Virtex-4" in text and "where only LUTs" not in text

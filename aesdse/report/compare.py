@@ -359,12 +359,12 @@ def area_footnote(comparison) -> list[str]:
                       & set(SLICE_CONVENTIONS))
     for fam in families:
         conv = SLICE_CONVENTIONS[fam]
-        rows = [m.published for m in comparison.matches if m.published.device_family == fam]
         # A paper that prints LUTs and flip-flops but no slices is packed perfectly, as measured.
-        counted = ("the tool's slice count" if all(r.values.get("slices") is not None
-                                                    for r in rows) else
-                   f"the tool's slice count, else max(ceil(LUT/{conv.luts_per_slice}), "
-                   f"ceil(FF/{conv.ffs_per_slice})) where only LUTs and FFs are printed")
+        packed = any(m.published.device_family == fam and m.published.values.get("slices") is None
+                     and m.published.values.get("luts") is not None for m in comparison.matches)
+        counted = (f"the tool's slice count, else max(ceil(LUT/{conv.luts_per_slice}), "
+                   f"ceil(FF/{conv.ffs_per_slice})) where only LUTs and FFs are printed"
+                   if packed else "the tool's slice count")
         lines.append(f"Published, {conv.description}: {counted} + {bram(conv)}.")
     if any(m.published.device_family != "ecp5" and not m.asic for m in comparison.matches):
         lines.append("Slices of different families hold different logic (LUT4 vs LUT6): area "
