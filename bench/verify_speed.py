@@ -29,51 +29,54 @@ direction and the default random stalls of seed 1, the measurement scripts), wit
 ``VerifyOptions(random_vectors=2000, cavp="sample", monte_carlo=False, backend=...)`` on every
 backend (left unset, CAVP and Monte Carlo would default to the strong set on a compiled
 backend only): amaranth.sim, and Verilator from an empty model cache in a temporary directory
-that is the toolchain cache too (``$AESDSE_TOOLCHAIN_CACHE``; cold: Yosys, Verilator, g++ and
-Verilator's runtime library included), again with only the runtime library left in it (runtime
-built: what any machine that has verified one design before pays for a new design, since the
-runtime library is kept once per machine, compiler and flags), and from the cache (cached: the
-model found by the design's identity, :mod:`aesdse.verify.design_index`, as a sweep finds
-it). It asserts that the verdicts agree (passed, latency, cycles per block, details, and the
-vectors checked by source at equal options). Run on 2026-11-24 (machine date) on this project's 2-core machine, otherwise idle,
-Verilator 5.48.0, g++ 12.2::
+that is the toolchain cache too (``$AESDSE_TOOLCHAIN_CACHE``; cold: Yosys, Verilator, g++,
+Verilator's runtime library and the harness included), again with only the runtime library and
+the harness left in it (runtime built: what any machine that has verified one design before
+pays for a new design, since both are kept once per machine, compiler and flags), and from the
+cache (cached: the model found by the design's identity, :mod:`aesdse.verify.design_index`, as
+a sweep finds it). It asserts that the verdicts agree (passed, latency, cycles per block,
+details, and the vectors checked by source at equal options). Run on 2026-11-25 (machine date)
+on this project's 2-core machine, otherwise idle, Verilator 5.48.0, g++ 12.2::
 
-    python bench/verify_speed.py --stage --stage-points tbox tbox-pumped
-    python bench/verify_speed.py --stage --stage-points multimode multimode-streams2 \
-        --amaranth-sample multimode=40,80
+    python bench/verify_speed.py --stage --stage-points tbox tbox-pumped multimode \
+        multimode-streams2 --amaranth-sample multimode=40,80
 
       point                      amaranth.sim     verilator cold      runtime built   verilator cached  cold x built x cached x  RTLIL s  verdicts agree
-      tbox                     28.8 [   28.8]      3.3 [    6.0]      2.6 [    3.5]      0.2 [    0.2]     8.9    11.1    137.0      0.7  yes
-      tbox-pumped              58.0 [   58.0]      3.2 [    5.7]      2.6 [    3.4]      0.2 [    0.2]    18.2    22.0    247.1      0.7  yes
-      multimode              2289.9 [ 2289.8]     12.2 [   15.1]      9.7 [   11.9]      1.1 [    1.1]   187.8   235.4   2135.9      4.0  yes  (amaranth.sim extrapolated from 40 and 80 random vectors (59 s, 104 s))
-      multimode-streams2                    -     12.1 [   14.0]     10.3 [   11.2]      1.9 [    1.9]       -       -        -      4.6  -
+      tbox                     29.9 [   29.9]      3.0 [    5.2]      2.6 [    3.2]      0.2 [    0.2]    10.0    11.5    133.8      0.9  yes
+      tbox-pumped              59.9 [   59.9]      2.8 [    5.0]      2.4 [    3.0]      0.2 [    0.2]    21.6    24.6    242.0      0.7  yes
+      multimode              2625.2 [ 2624.6]     11.7 [   16.6]     12.2 [   15.0]      1.2 [    1.2]   225.1   215.4   2125.5      5.9  yes  (amaranth.sim extrapolated from 40 and 80 random vectors (67 s, 119 s))
+      multimode-streams2                    -     13.0 [   16.6]     12.8 [   14.0]      1.8 [    1.8]       -       -        -      6.1  -
 
     tbox: 4,036 vectors checked (4,000 random); multimode and multimode streams 2: 18,160
     (12,000 random, 1,537 in chaining modes, 4,583 CCM).
 
-The multimode row's amaranth.sim: with 2,000 random vectors it would take about 38 minutes,
-so it ran with 40 and 80 random vectors (59.0 s and 104.5 s) and its time is extrapolated
-linearly to 2,000 (the counts of mode and CCM blocks grow about linearly with it); Verilator
-ran 80 too and the two verdicts agree.
+The multimode row's amaranth.sim: with 2,000 random vectors it would take about 44 minutes,
+so it ran with 40 and 80 random vectors and its time is extrapolated linearly to 2,000 (the
+counts of mode and CCM blocks grow about linearly with it); Verilator ran 80 too and the two
+verdicts agree.
 
-Against the issue's targets: ``multimode`` meets both (cold 188x, cached 2,136x); ``multimode``
-``streams: 2`` is verified in 12 s cold (target: under 90 s). ``tbox`` (the tbox rows: run
-2026-11-24 on the code of this file's version, with the runtime library as one translation
-unit at ``-O0`` on its own thread): cached 137x (met); cold 11.1x once Verilator's runtime
-library is built (met), 8.9x from a cache that does not even hold the runtime library (missed:
-that library is 2.2 CPU-s of g++ beside 3.5 CPU-s for the whole stage otherwise, on 2 cores,
-and amaranth.sim plays this core in 29 s). The records' double-pumped T-box core meets all
-three (18x / 22x / 247x). Run again on 2026-11-25 (machine date, otherwise idle), after the
-runtime libraries moved to the toolchain cache: tbox 29.3 s amaranth.sim, 3.5 / 2.7 / 0.2 s
-Verilator, 8.5x / 10.7x / 135.8x; tbox-pumped 57.2 s, 17.9x / 20.9x / 248.7x. What changed
-since the first run of this benchmark (tbox 4.9x / 7.5x):
+Against the issue's targets (issue 26): every ratio is met. ``tbox`` cold, the tightest, gave
+10.0x to 10.8x in five runs of ``--stage --stage-points tbox`` that day (2.8-3.0 s against
+amaranth.sim's 29.3-30.1 s); once the runtime library and the harness are built 11.5x to 13.1x;
+cached 134x to 140x. ``multimode`` ``streams: 2`` is verified in 13 s cold (target: under 90 s).
+The multimode rows vary by about 20% from run to run (the machine; the same day's earlier run of
+the previous code gave 12.2 / 9.7 s).
+
+What took the cold T-box stage from 4.9x (the first run of this benchmark) to 10x:
 (1) the T-box core's round-key store formed InvMixColumns with xtime chains on the expander's
 output, which Amaranth emits once per reference: 5.7 MB of RTLIL, 4.6 s to convert; it now
 uses the XOR-matrix form (:func:`archs.prims.mixcolumns.inv_mix_column_linear_value`), 0.9 MB,
 0.6 s (amaranth.sim got faster too: 111 -> 26 CPU-s); (2) a cached stage finds the model by
 the design's identity without converting the core at all; (3) the design's C++ files are
 compiled as a few translation units (each file re-parsed the runtime headers: 2.6 -> 1.0 s for
-the T-box model).
+the T-box model), and as one unit while the other core builds the runtime library; (4) the
+runtime library is ``verilated.cpp`` without ``verilated_threads.cpp`` (the harness runs one
+thread: 2.2 -> 1.8 CPU-s), built on its own thread during the conversion; (5) the harness is
+compiled once per machine, not with each design (0.34 CPU-s per model); (6) a memory whose
+initial block sets every word goes to Verilator as one assignment pattern (the T-box tables:
+8,192 C++ statements, 1.2 CPU-s at ``-O0``, became eight constant arrays, 0.6 CPU-s).
+Tried and rejected: precompiled headers (1.9 CPU-s per ``-O`` level, 74 MB, to save 0.4 s per
+unit), ``-pipe``, zig's clang (2.7 CPU-s for the runtime against g++'s 2.2).
 
 How a Verilator backend plugs into the player protocol of :mod:`aesdse.verify.script`
 ----------------------------------------------------------------------------------------
@@ -87,9 +90,10 @@ The driver already speaks the CXXRTL harness's text protocol, so
    top`` (the ELF binary, not the ``bin/verilator`` Perl wrapper, so neither Perl nor make is
    needed), then the compiler of :func:`aesdse.verify.cxxrtl.find_compiler` on the generated
    ``.cpp`` files, grouped into a few translation units (``*Slow.cpp`` at ``-O0``, the rest and
-   the driver at ``-O1``; two at a time), linked with the
-   driver and with ``verilated.cpp`` and ``verilated_threads.cpp`` compiled once per compiler
-   and flags into a cached runtime entry, as ``_runtime_objects`` does for the CXXRTL C API.
+   the driver's design side at ``-O1``; two at a time), linked with the driver and with
+   Verilator's runtime library, both compiled once per compiler and flags into cached entries,
+   as ``_runtime_objects`` does for the CXXRTL C API (the backend today:
+   :mod:`aesdse.verify.verilator`).
 3. The driver made generic: Verilator has no run-time lookup of ports by name (only through
    VPI, which slows the model), so Python writes a small header per design from the core's
    signature: for each stream of the script, pointers to the ``valid``, ``ready`` and
@@ -422,11 +426,11 @@ def rtlil_seconds(arch, params) -> float:
 
 
 def forget_design_models(cache: Path):
-    """Empty the model cache ``cache`` except Verilator's runtime library (built once per
-    compiler and flags, whatever the design): the next verify stage builds the design's model
-    as a machine that has verified any design before would."""
+    """Empty the model cache ``cache`` except Verilator's runtime library and the harness
+    (built once per compiler and flags, whatever the design): the next verify stage builds the
+    design's model as a machine that has verified any design before would."""
     for entry in cache.iterdir():
-        if not entry.name.startswith("verilator-runtime-"):
+        if not entry.name.startswith(("verilator-runtime-", "verilator-harness-")):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
@@ -467,11 +471,11 @@ def bench_stage(args):
 def print_stage_table(rows, vectors):
     """The ``--stage`` table: seconds (wall, CPU) per backend and the ratios amaranth.sim /
     Verilator: cold (empty model and toolchain caches), cold with Verilator's runtime library
-    built (a machine that has verified any design before) and cached."""
+    and the harness built (a machine that has verified any design before) and cached."""
     print(f"\nverify stage, {vectors} random vectors, stalls (seed 1), CAVP sample, no Monte "
           f"Carlo; wall s [CPU-s]; cold: empty model and toolchain caches; runtime built: "
-          f"Verilator's runtime library in the toolchain cache (built once per machine, compiler "
-          f"and flags), the design's model not; RTLIL s: "
+          f"Verilator's runtime library and the harness in the toolchain cache (built once per "
+          f"machine, compiler and flags), the design's model not; RTLIL s: "
           f"elaboration and RTLIL conversion alone (a cached run finds its model by the "
           f"design's identity without it)")
     print(f"  {'point':20} {'amaranth.sim':>18} {'verilator cold':>18} {'runtime built':>18}"

@@ -148,6 +148,38 @@ def test_verilator_cache_key_and_faults(tmp_path, model_cache, monkeypatch):
         verilator_backend.compile_verilator_model(text, cache_dir=tmp_path)
 
 
+def test_whole_memory_initialisers():
+    """A memory whose initial block sets every word becomes one assignment pattern, left index
+    first; anything else is left as write_verilog wrote it."""
+    rewrite = verilator_backend.whole_memory_initialisers
+    complete = ("  reg [7:0] rom [2:0];\n  initial begin\n    rom[0] = 8'd1;\n    rom[1] = 8'hff;\n"
+                "    rom[2] = 8'b10;\n  end\n")
+    assert rewrite(complete) == "  reg [7:0] rom [2:0];\n  initial rom = '{8'h2, 8'hff, 8'h1};\n"
+    ascending = complete.replace("[2:0];", "[0:2];")
+    assert "'{8'h1, 8'hff, 8'h2}" in rewrite(ascending)
+    escaped = ("  reg [3:0] \\t$1 [1:0];\n  initial begin\n    \\t$1 [0] = 4'h3;\n"
+               "    \\t$1 [1] = 4'h4;\n  end\n")
+    assert "  initial \\t$1  = '{4'h4, 4'h3};\n" in rewrite(escaped)
+    for kept in (complete.replace("    rom[2] = 8'b10;\n", ""),         # a word left out
+                 complete.replace("8'b10", "8'bx0"),                       # an undefined bit
+                 complete.replace("    rom[2]", "    other = 8'd0;\n    rom[2]"),
+                 "  reg r;\n  initial begin\n    r = 1'h0;\n  end\n"):  # not a memory
+        assert rewrite(kept) == kept
+
+
+def test_the_one_thread_runtime_falls_back_to_the_whole_library(tmp_path, monkeypatch):
+    """A model links Verilator's runtime without its thread pool (the harness runs one thread);
+    a runtime that lacks a symbol the model needs makes the link fail once, then the model is
+    linked with the whole library."""
+    _verilator_or_skip()
+    monkeypatch.setenv("AESDSE_TOOLCHAIN_CACHE", str(tmp_path / "toolchain"))
+    monkeypatch.setattr(verilator_backend, "SINGLE_THREAD_RUNTIME", "")   # pool left undefined
+    model = verilator_backend.compile_verilator_model(
+        design_rtlil(_build("compact", {"datapath_width": 8})()), cache_dir=tmp_path / "models")
+    assert model.exists()      # linked: an undefined symbol would have failed the link
+    assert len(list((tmp_path / "toolchain").glob("verilator-runtime-*"))) == 2
+
+
 def test_a_wrong_expectation_and_a_hang_are_reported(model_cache):
     """The compiled playback is checked like any other: a wrong expected block names the
     transfer; a cycle limit too short is a hang, at the same edge as in amaranth.sim."""
