@@ -274,22 +274,19 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: ModelOptions,
                        "yosys": yosys_version(),
                        "harness": harness_digest(HARNESS_SOURCE)},
                       sort_keys=True)
-    entry = cache_dir / f"runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
     sources = {"harness.o": HARNESS_SOURCE,
                "capi.o": include / "cxxrtl" / "capi" / "cxxrtl_capi.cc"}
-    if not entry.exists():
+
+    def build(work: Path, staged: Path) -> None:
         start = time.perf_counter()
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
-            staged = Path(temporary) / "entry"
-            staged.mkdir()
-            for name, source in sources.items():
-                run_build_step([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
-                      f"-I{PLAYER_HEADER.parent}", "-c", str(source), "-o", name], f"compiling {source.name}",
-                     options.compile_timeout_s, staged)
-            publish_entry(staged, entry)
+        for name, source in sources.items():
+            run_build_step([*compiler.command, *FIXED_FLAGS, *options.cxx_flags, f"-I{include}",
+                            f"-I{PLAYER_HEADER.parent}", "-c", str(source), "-o", name],
+                           f"compiling {source.name}", options.compile_timeout_s, staged)
         timings["runtime_s"] = time.perf_counter() - start
-    return [entry / name for name in sources]
+    last = cached_build(cache_dir, f"runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}",
+                        build, product="capi.o")
+    return [last.parent / name for name in sources]
 
 
 def compile_model(rtlil_text, *, cache_dir: Path | None = None,
@@ -341,12 +338,13 @@ def compile_model(rtlil_text, *, cache_dir: Path | None = None,
     return cached_build(cache_dir, model_key(rtlil_text, compiler, options), build)
 
 
-def cached_build(cache_dir: Path, key: str, build) -> Path:
-    """The ``model`` of cache entry ``key`` under ``cache_dir``; when missing, ``build(work,
-    staged)`` makes it in a temporary directory ``work`` and writes the entry's files into
-    ``staged``, which is published whole (a killed or failed build leaves no entry)."""
+def cached_build(cache_dir: Path, key: str, build, product: str = "model") -> Path:
+    """The file ``product`` of cache entry ``key`` under ``cache_dir``; when missing,
+    ``build(work, staged)`` makes it in a temporary directory ``work`` and writes the entry's
+    files into ``staged``, which is published whole (a killed or failed build leaves no
+    entry)."""
     entry = cache_dir / key
-    model = entry / "model"
+    model = entry / product
     if model.exists():
         return model
     cache_dir.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,6 @@ import hashlib
 import json
 import re
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -310,23 +309,19 @@ def _runtime_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOpti
                        "flags": list(options.cxx_flags),
                        "compiler": compiler.identity, "verilator": verilator_version()},
                       sort_keys=True)
-    entry = cache_dir / f"verilator-runtime-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
-    if not entry.exists():
+
+    def build(work: Path, staged: Path) -> None:
         start = time.perf_counter()
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
-            staged = Path(temporary) / "entry"
-            staged.mkdir()
-            unit = Path(temporary) / "verilated_runtime.cpp"
-            sources = RUNTIME_SOURCES if threads else RUNTIME_SOURCES[:1]
-            unit.write_text("".join(f'#include "{root / "include" / name}.cpp"\n'
-                                    for name in sources)
-                            + ("" if threads else SINGLE_THREAD_RUNTIME))
-            flags = [*DEFINES, *options.cxx_flags, "-O0", *_includes(root)]
-            _compile_all(compiler, [(unit, "verilated_runtime.o", flags)], options, staged)
-            publish_entry(staged, entry)
+        unit = work / "verilated_runtime.cpp"
+        sources = RUNTIME_SOURCES if threads else RUNTIME_SOURCES[:1]
+        unit.write_text("".join(f'#include "{root / "include" / name}.cpp"\n' for name in sources)
+                        + ("" if threads else SINGLE_THREAD_RUNTIME))
+        flags = [*DEFINES, *options.cxx_flags, "-O0", *_includes(root)]
+        _compile_all(compiler, [(unit, "verilated_runtime.o", flags)], options, staged)
         timings["runtime_s"] = time.perf_counter() - start
-    return [entry / "verilated_runtime.o"]
+    return [cached_build(cache_dir, "verilator-runtime-"
+                         + hashlib.sha256(blob.encode()).hexdigest()[:24], build,
+                         product="verilated_runtime.o")]
 
 
 def _harness_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOptions,
@@ -336,18 +331,15 @@ def _harness_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOpti
     blob = json.dumps({"format": MODEL_FORMAT, "defines": list(DEFINES),
                        "harness": _harness_sources_digest(), "flags": list(options.cxx_flags),
                        "compiler": compiler.identity}, sort_keys=True)
-    entry = cache_dir / f"verilator-harness-{hashlib.sha256(blob.encode()).hexdigest()[:24]}"
-    if not entry.exists():
+
+    def build(work: Path, staged: Path) -> None:
         start = time.perf_counter()
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
-            staged = Path(temporary) / "entry"
-            staged.mkdir()
-            flags = [*DEFINES, *options.cxx_flags, f"-I{PLAYER_HEADER.parent}"]
-            _compile_all(compiler, [(HARNESS_SOURCE, "harness.o", flags)], options, staged)
-            publish_entry(staged, entry)
+        flags = [*DEFINES, *options.cxx_flags, f"-I{PLAYER_HEADER.parent}"]
+        _compile_all(compiler, [(HARNESS_SOURCE, "harness.o", flags)], options, staged)
         timings["harness_s"] = time.perf_counter() - start
-    return [entry / "harness.o"]
+    return [cached_build(cache_dir, "verilator-harness-"
+                         + hashlib.sha256(blob.encode()).hexdigest()[:24], build,
+                         product="harness.o")]
 
 
 def _verilate(rtlil_text: str, work: Path, options: VerilatorOptions, timings: dict) -> Path:
