@@ -163,6 +163,12 @@ class Unrolled(wiring.Component):
         next valid bit and the write counter's next value: the decoded write enable of fanout
         32 was the worst path of the fully pipelined record on one seed
         (experiments/pipelined_fast.yaml).
+    registered_exit : bool
+        Without lean control (which has it): the exit register alone, the last round's result
+        and write enable registered before the output FIFO (one cycle more latency, one more
+        FIFO entry). In the looping core (``round_units: 1``) the path from the last round
+        into the FIFO's LUT-RAM write data limited two of three placer seeds
+        (experiments/records/4_iterative_logic.yaml).
     sbox_output_copies : int
         1, or 2 for two copies of every data S-box's output register (composite or tower
         S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
@@ -241,6 +247,11 @@ class Unrolled(wiring.Component):
               "by a registered one-hot write enable (no decoder between the write counter "
               "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)",
               omitted_at_default=True, error="Banked buffer must be false or true"),
+        Param("registered_exit", (False, True), False,
+              "without lean control (which has it): the last round's result and its write "
+              "enable registered before the output FIFO (one cycle more latency, one more "
+              "FIFO entry), so the FIFO's write data does not share the last round's cycle",
+              omitted_at_default=True, error="Registered exit must be false or true"),
     )
 
     @classmethod
@@ -275,6 +286,9 @@ class Unrolled(wiring.Component):
         if p.banked_buffer and not p.lean_control:
             raise ValueError("A banked buffer needs lean control (it is lean control's output "
                              "buffer)")
+        if p.registered_exit and p.lean_control:
+            raise ValueError("Lean control has its exit register already: registered exit "
+                             "is for cores without it")
         if p.lean_control and round_units != rounds:
             raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
@@ -315,6 +329,7 @@ class Unrolled(wiring.Component):
         self.key_lead = key_lead
         self.sbox_output_copies = p.sbox_output_copies
         self.banked_buffer = p.banked_buffer
+        self.exit_register = p.lean_control or p.registered_exit
         self.key_register_reset = bool(key_register_reset)
 
         # One (family, stages, latency, rounds) record per unit.
@@ -339,10 +354,10 @@ class Unrolled(wiring.Component):
         self.stages_per_round = tuple(1 + u["family"][2] for u in self._units)
         self.blocks_in_flight = sum(self.stages_per_round)
         self.cycles_per_block = self.laps
-        # Lean control adds the exit register: one more cycle, one more block in the buffer
-        self.latency = 1 + self.laps * sum(self.stages_per_round) + self.lean_control
-        # (and one more for its registered credit flag).
-        self.fifo_depth = self.blocks_in_flight + 2 + 2 * self.lean_control
+        # The exit register (lean control, registered exit) adds one cycle and one more block
+        self.latency = 1 + self.laps * sum(self.stages_per_round) + self.exit_register
+        # in the buffer (and lean control one more for its registered credit flag).
+        self.fifo_depth = self.blocks_in_flight + 2 + self.exit_register + self.lean_control
         super().__init__(AESSignature(key_sizes=(p.key_bits,),
                                       blocks_in_flight=self.blocks_in_flight))
 
@@ -475,9 +490,11 @@ class Unrolled(wiring.Component):
         self._build_keys(m, ctl)
         self._build_entry(m, ctl)
         self._build_rings(m, ctl)
-        # Lean control registers the last round's result (the exit register) before the
-        # buffer, so nothing after the last MixColumns/AddRoundKey shares its clock cycle.
-        domain = m.d.sync if self.lean_control else m.d.comb
+        # Lean control and registered exit register the last round's result (the exit
+        # register) before the buffer, so nothing after the last MixColumns/AddRoundKey shares
+        # its clock cycle: without it, the FIFO's LUT-RAM write data was the worst path of the
+        # looping core (experiments/records/4_iterative_logic.yaml).
+        domain = m.d.sync if self.exit_register else m.d.comb
         domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
         if self.banked_buffer:
             m.d.comb += ctl.buffer_write_next.eq(ctl.exit_write)

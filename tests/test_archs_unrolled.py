@@ -218,6 +218,24 @@ def test_lean_control(key_schedule):
     assert dut.fifo_depth == dut.blocks_in_flight + 4
 
 
+def test_registered_exit():
+    # The exit register without lean control, in the looping core (issue 22): one cycle more
+    # latency and one more FIFO entry, still 10 cycles per block; and an output that is mostly
+    # not ready fills the FIFO to its credit limit with nothing lost or reordered.
+    params = {"round_units": 1, "sbox": "composite", "sbox_stages": 1}
+    dut, result = verify(registered_exit=True, **params)
+    plain = Unrolled(**params)
+    assert (result.latency_cycles, dut.latency) == (plain.latency + 1, plain.latency + 1)
+    assert result.cycles_per_block == 10.0
+    assert dut.fifo_depth == plain.fifo_depth + 1
+    items, expected = agile_items(3 * dut.fifo_depth, seed=5)
+    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=7,
+                                             max_cycles=20000)
+    assert outputs == expected
+    with pytest.raises(ValueError, match="exit register already"):
+        Unrolled(round_units=10, lean_control=True, registered_exit=True)
+
+
 @pytest.mark.parametrize("key_bits", [128, 192, 256])
 def test_key_lead(key_bits):
     # Key lead: the key S-boxes one stage shorter, the step registered a stage early; the
