@@ -23,7 +23,8 @@ every signal without an ``init`` is in amaranth.sim; signals and memories with a
 get it from ``write_verilog``'s initialisers. A memory whose ``initial`` block sets every word
 is given its contents as one assignment pattern instead (:func:`whole_memory_initialisers`):
 Verilator then writes one constant array, not a C++ statement per word (the T-box core's eight
-1,024-word tables were 8,192 statements, half the C++ and a third of its compile). The equivalence test
+1,024-word tables were 8,192 statements, half the C++ and a third of its compile). The
+equivalence test
 (``tests/test_verify_compiled.py``) checks the models against amaranth.sim edge for edge.
 
 Cache: as for CXXRTL models, one directory per model under ``cache_dir``, keyed by the SHA-256 of
@@ -37,7 +38,8 @@ Verilated (the harness was a third of a small model's own compile). The runtime 
 with one thread, which never constructs Verilator's thread pool, so ``verilated_threads.cpp``
 (a third of the runtime's compile) is replaced by two definitions that stop the model if it
 ever is. Should a Verilator release need more of that file, the model's link fails and is
-repeated once with the whole runtime library (``verilated.cpp`` and ``verilated_threads.cpp``). Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large
+repeated once with the whole runtime library (``verilated.cpp`` and ``verilated_threads.cpp``).
+Why Verilator: its models build 20 times faster than CXXRTL ``-O1`` ones for large
 cores (``bench/verify_speed.py``).
 """
 
@@ -215,7 +217,8 @@ def whole_memory_initialisers(verilog: str) -> str:
                     or name not in (None, word.group(1).rstrip())):
                 return block.group(0)
             name = word.group(1).rstrip()
-            words[int(word.group(2))] = int(word.group(4), {"d": 10, "h": 16, "b": 2}[word.group(3)])
+            base = {"d": 10, "h": 16, "b": 2}[word.group(3)]
+            words[int(word.group(2))] = int(word.group(4), base)
         if name is None:
             return block.group(0)
         msb, lsb, left, right = memories[name]
@@ -404,15 +407,16 @@ def compile_verilator_model(rtlil_text, *, cache_dir: Path | None = None,
         harness = pool.submit(_harness_objects, toolchain, compiler, options, timings)
         rtlil_text = rtlil_text() if callable(rtlil_text) else rtlil_text
         return _build_model(rtlil_text, cache_dir, compiler, options, timings,
-                            lambda: [*harness.result(), *runtime.result()],
+                            harness.result, runtime.result,
                             lambda: runtime.done() and harness.done())
 
 
 def _build_model(rtlil_text: str, cache_dir: Path, compiler: Compiler,
-                 options: VerilatorOptions, timings: dict, linked, toolchain_ready) -> Path:
-    """The cached model of ``rtlil_text``, built when missing (``linked()``: the objects of the
-    harness and the runtime library, waited for; ``toolchain_ready()``: whether they are
-    built)."""
+                 options: VerilatorOptions, timings: dict, harness, runtime,
+                 toolchain_ready) -> Path:
+    """The cached model of ``rtlil_text``, built when missing (``harness()`` and ``runtime()``:
+    the objects of the harness and of the one-thread runtime library, waited for;
+    ``toolchain_ready()``: whether both are built)."""
     root = verilator_root()
 
     def build(work: Path, staged: Path) -> None:
@@ -432,14 +436,14 @@ def _build_model(rtlil_text: str, cache_dir: Path, compiler: Compiler,
                             *(str(obj) for _, obj, _ in jobs), *map(str, runtime_objects),
                             "-o", str(staged / "model")], "linking the model",
                            options.compile_timeout_s, work)
-        objects = linked()
+        harness_objects = harness()
         try:
-            link(objects)
+            link([*harness_objects, *runtime()])
         except CompileError:
             # A Verilator that needs more of its runtime than the one-thread library has
             # (module documentation): link once more with the whole library.
-            link([*objects[:-1], *_runtime_objects(toolchain_cache_dir(), compiler, options,
-                                                   timings, threads=True)])
+            link([*harness_objects, *_runtime_objects(toolchain_cache_dir(), compiler, options,
+                                                      timings, threads=True)])
         timings["link_s"] = time.perf_counter() - start
         (staged / "meta.json").write_text(json.dumps({
             "backend": "verilator", "verilator": verilator_version(),
