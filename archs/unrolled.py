@@ -42,11 +42,13 @@ which the slot it needs in ring ``j + 1`` empties: hand-overs never collide and 
 wait), finished blocks go into an output FIFO, and a block is accepted only while the number of
 blocks accepted but not yet handed out is below the FIFO's depth (a credit counter). The FIFO is
 as deep as the number of slots plus two, which is what keeps the rate at one block per
-``rounds / round_units`` cycles when the output is always ready. Its read side is asynchronous
-(LUT RAM on ECP5), and the last round writes it directly, so the latency is ``1 + rounds * S``
-cycles: seed 002 Table 1's 41 and 71 cycles for 4 and 7 stages per round (with block RAM the
-count follows the ``bram`` S-box's own latency, 2 cycles in :mod:`archs.prims.sbox` where seed
-002 section 4 has 1).
+``rounds / round_units`` cycles when the output is always ready. (``lean_control`` replaces the
+counter and the FIFO's level logic with registered flags, and in a loop accepts a block only
+when the ring's input slot is free in the next cycle, so nothing waits in the entry register.)
+The FIFO's read side is asynchronous (LUT RAM on ECP5), and the last round writes it directly,
+so the latency is ``1 + rounds * S`` cycles: seed 002 Table 1's 41 and 71 cycles for 4 and 7
+stages per round (with block RAM the count follows the ``bram`` S-box's own latency, 2 cycles
+in :mod:`archs.prims.sbox` where seed 002 section 4 has 1).
 
 *Keys.* With ``key_schedule="on_the_fly"`` every slot carries its own key window beside its data
 and each unit performs one key-expansion step (seed 004 section III.C, seed 002's key agility):
@@ -152,8 +154,13 @@ class Unrolled(wiring.Component):
     device_family : str
         Device family of the netlist, passed to the S-boxes.
     lean_control : bool
-        Fully pipelined only: free-running entry and exit registers and registered flags in
-        place of the output FIFO's level logic (one cycle more latency), for a fast clock.
+        An exit register and registered flags in place of the output FIFO's level logic (one
+        cycle more latency), for a fast clock, and an entry register that loads every cycle
+        (no clock enable of fanout 256 behind the credit flag). In a loop a block is then
+        accepted only when the ring's input slot is free in the next cycle, so no block waits
+        in the entry register, and "last round" and "the slot leaves" are registered flags
+        decoded a stage ahead (the entry's clock enable and then the compare of the round
+        limited the looping core, experiments/records/4_iterative_logic.yaml).
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
@@ -169,6 +176,17 @@ class Unrolled(wiring.Component):
         FIFO entry). In the looping core (``round_units: 1``) the path from the last round
         into the FIFO's LUT-RAM write data limited two of three placer seeds
         (experiments/records/4_iterative_logic.yaml).
+    initial_add_round_key : str
+        Where a new block meets round key 0: ``"entry"`` in front of the entry register, or
+        ``"ring_input"`` behind it, in the first ring's input multiplexer: the entry register
+        then holds the plaintext (and, on the fly, its key), and a state bit entering the ring
+        is one LUT4 of four inputs (loop select, feedback bit, plaintext bit, key bit) instead
+        of a multiplexer LUT4 after an XOR LUT4 (128 LUT4 less in the looping core).
+    key_into_feedback : bool
+        Lean control in a one-ring loop, keys on the fly: a new block's key is written into
+        the ring's feedback register in the cycle before the block enters (the slot is free
+        then), from the key register, so the ring's input multiplexer has no key bits and the
+        entry register no key; the multiplexer moves into the key-expansion step's LUT4s.
     sbox_output_copies : int
         1, or 2 for two copies of every data S-box's output register (composite or tower
         S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
@@ -228,9 +246,10 @@ class Unrolled(wiring.Component):
         Param("key_bits", tuple(ROUNDS), 128, "key size of the core",
               error="Key size must be 128, 192 or 256 bits"),
         Param("lean_control", (False, True), False,
-              "fully pipelined only: free-running entry and exit registers, registered "
-              "credit and output-valid flags, a power-of-two output buffer without a full "
-              "flag (one cycle more latency; for a fast clock)",
+              "an exit register, registered credit and output-valid flags, a power-of-two "
+              "output buffer without a full flag, an entry register loaded every cycle (in a "
+              "loop a block enters only when the ring's slot is free next cycle); one cycle "
+              "more latency, for a fast clock",
               omitted_at_default=True, error="Lean control must be false or true"),
         Param("key_lead", (False, True), False,
               "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
@@ -247,6 +266,16 @@ class Unrolled(wiring.Component):
               "by a registered one-hot write enable (no decoder between the write counter "
               "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)",
               omitted_at_default=True, error="Banked buffer must be false or true"),
+        Param("initial_add_round_key", ("entry", "ring_input"), "entry",
+              "where a block meets round key 0: before the entry register, or in the first "
+              "ring's input multiplexer (one LUT4 a state bit, 128 LUT4 less in a loop)",
+              omitted_at_default=True,
+              error="Initial AddRoundKey must be 'entry' or 'ring_input'"),
+        Param("key_into_feedback", (False, True), False,
+              "lean control, a one-ring loop, keys on the fly: a new block's key written into "
+              "the ring's feedback register a cycle early, so the ring input multiplexes no "
+              "key bits (the multiplexer joins the key-expansion step's LUT4s)",
+              omitted_at_default=True, error="Key into feedback must be false or true"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
               "enable registered before the output FIFO (one cycle more latency, one more "
@@ -289,9 +318,11 @@ class Unrolled(wiring.Component):
         if p.registered_exit and p.lean_control:
             raise ValueError("Lean control has its exit register already: registered exit "
                              "is for cores without it")
-        if p.lean_control and round_units != rounds:
-            raise ValueError(f"Lean control needs a fully pipelined core (round units {rounds}), "
-                             f"not round units {round_units!r}")
+        one_ring = round_units == 1 or (p.schedule == "alternate" and round_units < rounds)
+        if p.key_into_feedback and not (p.lean_control and p.key_schedule == "on_the_fly"
+                                        and one_ring and round_units < rounds):
+            raise ValueError("Key into feedback needs lean control, round keys on the fly and a "
+                             "loop of one ring (round units 1, or the alternate schedule)")
         logic_sbox = p.sbox in ("composite", "tower")
         if p.key_lead and (p.key_schedule != "on_the_fly" or round_units != rounds
                            or bram_rounds or not logic_sbox or p.sbox_stages < 1):
@@ -329,6 +360,8 @@ class Unrolled(wiring.Component):
         self.key_lead = key_lead
         self.sbox_output_copies = p.sbox_output_copies
         self.banked_buffer = p.banked_buffer
+        self.initial_add_round_key = p.initial_add_round_key
+        self.key_into_feedback = p.key_into_feedback
         self.exit_register = p.lean_control or p.registered_exit
         self.key_register_reset = bool(key_register_reset)
 
@@ -415,7 +448,9 @@ class Unrolled(wiring.Component):
         return out
 
     def _unit(self, m, u, inp, round_keys):
-        """Round unit ``u`` on the slot ``inp``; returns its final stage (combinational slot)."""
+        """Round unit ``u`` on the slot ``inp``; returns its final stage (combinational slot)
+        and flags: ``last`` (that is the block's last round) and ``leaving`` (a register: the
+        slot is empty or its block leaves the ring, or None where it is not kept)."""
         unit = self._units[u]
         name = f"u{u}"
         latency = unit["family"][2]
@@ -428,7 +463,23 @@ class Unrolled(wiring.Component):
         # Side data travels beside the S-boxes.
         side = Signal(self._slot_layout(), name=f"{name}_side")
         m.d.comb += side.eq(inp)
-        side = _delay(m, side, latency, name)
+        flags = SimpleNamespace(leaving=None)
+        if self.lean_control and self.rounds in rounds and len(rounds) > 1 and latency:
+            # Lean control in a loop: "last round" and "the slot leaves" (empty, or its block
+            # is finished) are registers, decoded from the side data one stage ahead, so the
+            # compare of the round is not on the paths from the last stage's round register
+            # through the MixColumns bypass (fanout 128), the key written into the feedback
+            # register (fanout 128) and the credit counter (experiments/records/4).
+            ahead = _delay(m, side, latency - 1, name)
+            side = _delay(m, ahead, 1, f"{name}_last")
+            last = Signal(name=f"{name}_last_round")
+            flags.leaving = Signal(name=f"{name}_leaving", init=1)
+            m.d.sync += [last.eq(ahead.round == self.rounds),
+                         flags.leaving.eq(~ahead.valid | (ahead.round == self.rounds))]
+        else:
+            side = _delay(m, side, latency, name)
+            last = side.round == self.rounds
+        flags.last = last
         r = side.round
 
         # ShiftRows, MixColumns (not in the last round), AddRoundKey: the last stage.
@@ -440,7 +491,7 @@ class Unrolled(wiring.Component):
             mixed_value = bytes_value(shifted)
         else:
             mixed_value = Signal(128, name=f"{name}_mixed")
-            with m.If(r == self.rounds):
+            with m.If(last):
                 m.d.comb += mixed_value.eq(bytes_value(shifted))
             with m.Else():
                 m.d.comb += mixed_value.eq(mixed)
@@ -475,7 +526,7 @@ class Unrolled(wiring.Component):
                     with m.Case(rr):
                         m.d.comb += round_key.eq(round_keys[rr])
         m.d.comb += out.state.eq(mixed_value ^ round_key)
-        return out
+        return out, flags
 
     # --- The core -------------------------------------------------------------------------
     # elaborate() builds the core from named parts, in the order a block meets them (module
@@ -660,15 +711,26 @@ class Unrolled(wiring.Component):
         ctl.round_key_0 = round_key_0
 
     def _build_entry(self, m, ctl):
-        """The entry register: a new block after its initial AddRoundKey, waiting for a slot.
+        """The entry register: a new block (after its initial AddRoundKey, unless the ring input
+        adds it), waiting for a slot.
 
         A block is accepted while the entry register is free (or leaves this cycle), a credit
-        is left and no key expansion runs. Adds ``entry`` (a slot) and ``entry_taken`` (the
-        first ring takes the entry's block this cycle, driven by :meth:`_build_rings`).
+        is left and no key expansion runs. With lean control the entry register loads every
+        cycle and is always emptied in the next: a block is accepted only when the first ring's
+        input slot is free in the next cycle, so nothing waits in it. Adds ``entry`` (a slot),
+        ``entry_taken`` (the first ring takes the entry's block this cycle) and, with lean
+        control in a loop, ``ring_free_next`` (that slot is free in the next cycle), both
+        driven by :meth:`_build_rings`.
         """
         entry = Signal(ctl.slot)
         entry_taken = Signal()
-        credit_ok = ctl.credit_ok
+        ctl.ring_free_next = None
+        if self.lean_control and self.laps > 1:
+            entry_free = ctl.ring_free_next = Signal()
+        else:
+            # (Fully pipelined with lean control, the first unit takes the entry's block every
+            # cycle, so this is always true.)
+            entry_free = ~entry.valid | entry_taken
         block_ready = Signal()
         if self.key_schedule == "precomputed":
             m.d.comb += block_ready.eq(~ctl.expanding)
@@ -678,33 +740,26 @@ class Unrolled(wiring.Component):
             self.key.ready.eq(ctl.key_ready),
             # A pending key transfer goes first: the order of key and block transfers is the
             # order the user issued them in (as in archs.iterative).
-            self.i.ready.eq((~entry.valid | entry_taken) & credit_ok & block_ready
-                            & ~self.key.valid),
+            self.i.ready.eq(entry_free & ctl.credit_ok & block_ready & ~self.key.valid),
         ]
-        if self.lean_control:
-            # Fully pipelined: the first unit takes the entry's block every cycle, so the
-            # entry register loads every cycle too, and only its valid bit says whether it
-            # holds a block (no clock enable of fanout 256 behind the credit compare).
-            m.d.sync += [
-                entry.valid.eq(ctl.accept),
-                entry.round.eq(1),
-                entry.state.eq(self.i.payload.data ^ ctl.round_key_0),
-            ]
-            if self.key_schedule == "on_the_fly":
-                m.d.sync += entry.key.eq(ctl.key)
-            ctl.entry, ctl.entry_taken = entry, entry_taken
-            return
-        with m.If(entry_taken):
-            m.d.sync += entry.valid.eq(0)
-        with m.If(ctl.accept):
-            m.d.sync += [
-                entry.valid.eq(1),
-                entry.round.eq(1),
-                entry.state.eq(self.i.payload.data ^ ctl.round_key_0),
-            ]
-            if self.key_schedule == "on_the_fly":
-                m.d.sync += entry.key.eq(ctl.key)
+        if self.initial_add_round_key == "ring_input":
+            state = self.i.payload.data      # round key 0 is added in _build_rings
+        else:
+            state = self.i.payload.data ^ ctl.round_key_0
+        load = [entry.round.eq(1), entry.state.eq(state)]
+        if self.key_schedule == "on_the_fly" and not self.key_into_feedback:
+            load.append(entry.key.eq(ctl.key))
         ctl.entry, ctl.entry_taken = entry, entry_taken
+        if self.lean_control:
+            # The entry register loads every cycle and only its valid bit says whether it
+            # holds a block: no clock enable of fanout 256 behind the credit flag (the worst
+            # path of the looping core, experiments/records/4_iterative_logic.yaml).
+            m.d.sync += [entry.valid.eq(ctl.accept), *load]
+        else:
+            with m.If(entry_taken):
+                m.d.sync += entry.valid.eq(0)
+            with m.If(ctl.accept):
+                m.d.sync += [entry.valid.eq(1), *load]
 
     def _build_rings(self, m, ctl):
         """The rings of round units, one per unit (``split``) or one of all units
@@ -727,7 +782,9 @@ class Unrolled(wiring.Component):
             ring_last_round = max(r for u in ring for r in self._units[u]["rounds"])
             feedback, ring_in = self._ring_input(m, ctl, j, last_ring, ring_last_round,
                                                  incoming, incoming_taken)
-            unit_in = self._ring_units(m, ctl, ring, ring_in, feedback, last_ring)
+            free_next = ctl.ring_free_next if j == 0 else None
+            unit_in = self._ring_units(m, ctl, ring, ring_in, feedback, last_ring,
+                                       ring_last_round, free_next)
             if not last_ring:
                 # The next ring sees the blocks that leave this one.
                 incoming = Signal(ctl.slot, name=f"ring{j}_exit")
@@ -746,6 +803,18 @@ class Unrolled(wiring.Component):
         """
         feedback = Signal(ctl.slot, name=f"ring{j}_feedback") if self.laps > 1 else None
         ring_in = Signal(ctl.slot, name=f"ring{j}_in")
+        if j == 0 and self.initial_add_round_key == "ring_input":
+            # The initial AddRoundKey inside the first ring's input multiplexer: with the key
+            # written into the feedback register, the block's key is there already.
+            if self.key_into_feedback:
+                round_key_0 = feedback.key[self.key_bits - 128:]
+            elif self.key_schedule == "on_the_fly":
+                round_key_0 = incoming.key[self.key_bits - 128:]
+            else:
+                round_key_0 = ctl.round_key_0
+            keyed = Signal(ctl.slot, name="entry_keyed")
+            m.d.comb += [keyed.eq(incoming), keyed.state.eq(incoming.state ^ round_key_0)]
+            incoming = keyed
         if feedback is None:
             m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
         else:
@@ -759,33 +828,49 @@ class Unrolled(wiring.Component):
                 m.d.comb += ring_in.eq(feedback)
             with m.Else():
                 m.d.comb += [ring_in.eq(incoming), incoming_taken.eq(incoming.valid)]
+            if self.key_into_feedback:
+                m.d.comb += ring_in.key.eq(feedback.key)
         return feedback, ring_in
 
-    def _ring_units(self, m, ctl, ring, ring_in, feedback, last_ring):
+    def _ring_units(self, m, ctl, ring, ring_in, feedback, last_ring, ring_last_round,
+                    free_next):
         """The units of one ring in a chain, each followed by its output register (outer-round
         pipelining, seed 002 section 3); the last unit's register is the ring's feedback.
 
         In the last ring the last unit writes the FIFO instead (``exit_write``), so a finished
         block costs no register, and only blocks still looping go to the feedback register.
+        ``free_next`` (or None) is driven high when the ring's input slot is free in the next
+        cycle, i.e. the feedback register's next value holds no looping block.
         Returns the ring's last register (its exit), or None for the last ring.
         """
         unit_in = ring_in
         for n, u in enumerate(ring):
-            out = self._unit(m, u, unit_in, ctl.round_keys)
+            out, flags = self._unit(m, u, unit_in, ctl.round_keys)
             last_unit = n == len(ring) - 1
             if last_unit and last_ring:
                 # The last round writes the FIFO directly: no register in between.
                 done = out.valid
                 if feedback is not None:
-                    done = done & (out.round == self.rounds + 1)
+                    done = done & (flags.last if self.lean_control else
+                                   (out.round == self.rounds + 1))
                 m.d.comb += [ctl.exit_write.eq(done), ctl.exit_data.eq(out.state)]
                 if feedback is not None:
                     m.d.sync += feedback.eq(out)
                     m.d.sync += feedback.valid.eq(out.valid & ~done)
+                if free_next is not None:
+                    m.d.comb += free_next.eq(~out.valid | done if flags.leaving is None
+                                             else flags.leaving)
+                if self.key_into_feedback:
+                    # The slot is free in the next cycle: it takes the key of the block
+                    # accepted now (a key transfer never shares a cycle with a block's).
+                    with m.If(free_next):
+                        m.d.sync += feedback.key.eq(ctl.key)
                 return None
             reg = feedback if (last_unit and feedback is not None) else \
                 Signal(ctl.slot, name=f"u{u}_reg")
             m.d.sync += reg.eq(out)
+            if last_unit and free_next is not None:
+                m.d.comb += free_next.eq(~out.valid | (out.round > ring_last_round))
             unit_in = reg
         return unit_in
 
