@@ -743,7 +743,7 @@ class Unrolled(wiring.Component):
             self.i.ready.eq(entry_free & ctl.credit_ok & block_ready & ~self.key.valid),
         ]
         if self.initial_add_round_key == "ring_input":
-            state = self.i.payload.data      # round key 0 is added in _build_rings
+            state = self.i.payload.data      # round key 0 is added in _ring_input
         else:
             state = self.i.payload.data ^ ctl.round_key_0
         load = [entry.round.eq(1), entry.state.eq(state)]
@@ -858,7 +858,7 @@ class Unrolled(wiring.Component):
                     m.d.sync += feedback.eq(out)
                     m.d.sync += feedback.valid.eq(out.valid & ~done)
                 if free_next is not None:
-                    m.d.comb += free_next.eq(~out.valid | done if flags.leaving is None
+                    m.d.comb += free_next.eq((~out.valid | done) if flags.leaving is None
                                              else flags.leaving)
                 if self.key_into_feedback:
                     # The slot is free in the next cycle: it takes the key of the block

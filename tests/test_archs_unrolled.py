@@ -272,17 +272,10 @@ def test_lean_control_in_a_loop(params):
     assert outputs == expected
     block_cycles = [c for kind, c in in_cycles if kind == "block"]
     assert [o - i for i, o in zip(block_cycles, out_cycles)] == [dut.latency] * len(outputs)
-    items = [items[0]] + [item for item in items if item[0] == "block"]
-    expected = [reference.encrypt_int(items[0][1], block, key_bits) for _, block in items[1:]]
     # (The output takes a block in one cycle of 20, slower than the loop delivers them.)
     dut = Unrolled(lean_control=True, **params)
-    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=0.95, input_stall=0.0, seed=9,
-                                             max_cycles=20000)
-    assert outputs == expected
-    block_cycles = [c for kind, c in in_cycles if kind == "block"]
-    outstanding = [n + 1 - sum(c <= edge for c in out_cycles)
-                   for n, edge in enumerate(block_cycles)]
-    assert max(outstanding) == dut.fifo_depth
+    items, expected = one_key_items(2 * dut.fifo_depth, key_bits=key_bits, seed=3)
+    assert most_outstanding(dut, items, expected, stall=0.95) == dut.fifo_depth
 
 
 @pytest.mark.parametrize("params, enable", [
@@ -354,16 +347,8 @@ def test_lean_control_fills_its_buffer(params):
     # (empty, one block) follow every step up and down; with banks, every bank is written
     # and read in turn (the registered write enables are a cycle ahead).
     dut = Unrolled(round_units=10, lean_control=True, **params)
-    items, expected = agile_items(3 * dut.fifo_depth, seed=4)
-    items = [items[0]] + [item for item in items if item[0] == "block"]
-    expected = [reference.encrypt_int(items[0][1], block, 128) for _, block in items[1:]]
-    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=9,
-                                             max_cycles=20000)
-    assert outputs == expected
-    block_cycles = [c for kind, c in in_cycles if kind == "block"]
-    outstanding = [n + 1 - sum(c <= edge for c in out_cycles)
-                   for n, edge in enumerate(block_cycles)]
-    assert max(outstanding) == dut.fifo_depth
+    items, expected = one_key_items(3 * dut.fifo_depth, seed=4)
+    assert most_outstanding(dut, items, expected, stall=0.8) == dut.fifo_depth
 
 
 def test_bram_sbox_loop():
@@ -420,6 +405,23 @@ def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000, input_stall=None)
 
     run_testbenches(dut, producer, consumer)
     return outputs, in_cycles, out_cycles
+
+
+def one_key_items(count, key_bits=128, seed=1):
+    """One key, then ``count`` blocks under it: the items and the expected results."""
+    items, _ = agile_items(count, key_bits=key_bits, seed=seed)
+    items = [items[0]] + [item for item in items if item[0] == "block"]
+    return items, [reference.encrypt_int(items[0][1], block, key_bits) for _, block in items[1:]]
+
+
+def most_outstanding(dut, items, expected, *, stall):
+    """Run ``items`` with an output that is mostly not ready (probability ``stall``), check the
+    results, and return the most blocks accepted but not yet handed out at any time."""
+    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=stall, input_stall=0.0, seed=9,
+                                             max_cycles=20000)
+    assert outputs == expected
+    block_cycles = [c for kind, c in in_cycles if kind == "block"]
+    return max(n + 1 - sum(c <= edge for c in out_cycles) for n, edge in enumerate(block_cycles))
 
 
 def agile_items(count, key_bits=128, seed=1):
