@@ -146,6 +146,46 @@ after its owner), with the round key and last-round flag its owner had then (``p
 ``pair_last``: 129 flip-flops; the owner's expander has moved on). The counter block is the
 message's next one (``ccm_ctr`` advances for it; Ctr1 is Ctr0 with its counter field 1).
 
+Pipelined round, one stream (``pipelined_round``)
+-------------------------------------------------
+The datapath of "Two streams" (the register after each inverter, a round in two cycles) with one
+stream and one key expander: two blocks of the one stream go through the rounds side by side, a
+*leader* in slot 0 and a *follower* a cycle behind it in slot 1, when neither block's input is the
+other's result (003 section III.C pairs the two flows of one CCM message the same way). A block is
+taken as the follower in the leader's whitening cycle if both are ECB, CTR or CBC-decryption
+blocks in one direction; a CBC-encryption or CCM block, or a block that arrives later, becomes the
+next leader and goes alone. A pair takes ``2 (Nr + 1)`` cycles, so a stream of independent
+blocks gets one every ``Nr + 1`` cycles, as the one-stream core; a chained block (CBC encryption)
+takes ``2 (Nr + 1)``, a CCM payload block ``4 (Nr + 1)``. Results leave in block order.
+
+What makes the pipelined round fast (issue 22: 003's one-stream core was limited by the round,
+then by the CTR counter and the control around the key expander):
+
+* The follower repeats each step of the leader a cycle later with the round key and last-round
+  flag the leader had then, so it needs no key walk of its own. Stage 2 takes both from
+  registers that copy the expander every cycle (:meth:`Multimode._round_inputs`).
+* The two blocks share one state register, written every cycle with a middle round's output (a
+  block's stage 2 writes it, its stage 1 reads it in the next cycle), so a pass never waits
+  once whitened: it starts only with room for both results in a result queue of four entries
+  (the result port is its head), counted in a register. The last round's output goes only to
+  the result registers. (Inv)ShiftRows is in stage 1, before the inverters; a block whitened in
+  the cycle before enters stage 1 from a register of its own, shifted already.
+* The leader's whitening and round steps are decided a cycle ahead into registers, and its
+  cipher input (with every mode's chaining) is registered in the cycle before its whitening; the
+  follower's is the data or the counter.
+* The key expander, stepped every other cycle, has a register after its four S-boxes
+  (``sbox_latency`` 1), and its restarts come from registers: a pass's last round restarts the
+  walk in the pass's direction, and a block that goes the other way restarts it once more, a
+  cycle after it was taken (two cycles more for that block). A key transfer goes to registers
+  first, and the expander loads from them a cycle later.
+* The block registers load whenever a block could be taken, offered or not (a leader that can
+  be followed leaves them to the next block at its whitening; its last round reads what the
+  pass is from registers of its own).
+* The CTR counter is incremented in four 32-bit segments with registered carry flags, and CCM's
+  counter has an incrementer of its own; the CCM byte masks (payload padding, tag length) are
+  registers, and an opened tag is compared in the cycle after the last round, so that result
+  leaves a cycle later.
+
 Implementation notes
 --------------------
 A block takes ``Nr + 1`` cycles: a whitening cycle (the first round key is only presented by the
@@ -163,6 +203,7 @@ from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
+from amaranth.lib.fifo import SyncFIFO
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import Param, bind
@@ -171,7 +212,7 @@ from .prims.keyexpander import KeyExpander
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import (affine_mix_column_value, inv_affine_inv_mix_column_value,
                                inv_mix_column_value, mix_column_value)
-from .prims.sbox import SharedSBox
+from .prims.sbox import SharedSBox, make_sbox
 from .prims.shiftrows import inv_shift_rows, shift_rows
 
 __all__ = ["Mode", "CCMPhase", "Multimode", "SBOXES", "STREAMS", "KEY_SIZES"]
@@ -181,6 +222,12 @@ SBOXES = ("lut", "composite", "tower")
 
 #: Stream counts: 1, one round per cycle; 2, the two-stage pipeline of 003 section III.C.
 STREAMS = (1, 2)
+
+#: Entries of the pipelined round's result queue.
+RESULT_QUEUE_DEPTH = 4
+
+#: Carry-chain segments of the pipelined round's CTR incrementer (32 bits each).
+COUNTER_SEGMENTS = 4
 
 #: Key sizes a core takes at run time: ``"all"``, 128/192/256 (003's core), or 128 only.
 KEY_SIZES = {"all": (128, 192, 256), 128: (128,)}
@@ -227,6 +274,10 @@ class Multimode(wiring.Component):
     affine_retimed : bool
         False: :class:`SharedSBox` units with their affine maps (003 Fig. 8(a)); True: the
         retiming of 003 section III.B (Fig. 8(b), module documentation).
+    pipelined_round : bool
+        One stream only. True: the register after the inverters of "Two streams", with pairs of
+        independent blocks of the one stream in flight (module documentation, "Pipelined
+        round, one stream").
     device_family : str
         Device family of the netlist.
 
@@ -245,14 +296,15 @@ class Multimode(wiring.Component):
     measure_key_bits : int
         ``key_bits``, read by :mod:`aesdse.verify.verify`.
     blocks_in_flight : int
-        ``streams``, read by :mod:`aesdse.verify.verify`.
+        ``streams`` (2 with ``pipelined_round``), read by :mod:`aesdse.verify.verify`.
 
     Raises
     ------
     ValueError
         If ``sbox`` is not one of :data:`SBOXES`, ``key_bits`` not 128, 192 or 256 or not one
-        of ``key_sizes``, ``key_sizes`` not ``"all"`` or 128, ``streams`` not 1 or 2 or
-        ``affine_retimed`` not a bool.
+        of ``key_sizes``, ``key_sizes`` not ``"all"`` or 128, ``streams`` not 1 or 2,
+        ``affine_retimed`` or ``pipelined_round`` not a bool, or ``pipelined_round`` with two
+        streams.
     """
 
     modes = ("ecb", "cbc", "ctr", "ccm")
@@ -279,6 +331,11 @@ class Multimode(wiring.Component):
               "key sizes taken at run time: all (128/192/256, 003's 3-in-1 key expander) or "
               "128 only (no key-size decode in the expander)",
               omitted_at_default=True, error="Key sizes must be 'all' or 128"),
+        Param("pipelined_round", (False, True), False,
+              "True (one stream only): the register after the inverter (003 section III.C) "
+              "with two blocks of the one stream in flight, a block and the next one when "
+              "neither depends on the other's result (ECB, CTR, CBC decryption)",
+              omitted_at_default=True, error="Pipelined round must be False or True"),
     )
 
     @classmethod
@@ -290,6 +347,9 @@ class Multimode(wiring.Component):
     def _bound(cls, params):
         """The parameters bound to their names, checked alone and together."""
         p = bind(cls.PARAMS, params, cls.__name__)
+        if p.pipelined_round and p.streams != 1:
+            raise ValueError("Pipelined round is for one stream: two streams already have the "
+                             "register after the inverter")
         if p.key_bits not in KEY_SIZES[p.key_sizes]:
             raise ValueError(f"Key bits must be one of the core's key sizes "
                              f"({', '.join(map(str, KEY_SIZES[p.key_sizes]))}), "
@@ -305,7 +365,9 @@ class Multimode(wiring.Component):
         self.sbox = sbox
         self.measure_key_bits = key_bits
         self.streams = streams
-        self.blocks_in_flight = streams
+        self.pipelined_round = p.pipelined_round
+        # A pipelined round keeps two blocks of the one stream in flight (a pair).
+        self.blocks_in_flight = 2 if self.pipelined_round else streams
         self.device_family = device_family
         stream_field = {"stream": 1} if streams > 1 else {}
         super().__init__(AESSignature(
@@ -314,9 +376,10 @@ class Multimode(wiring.Component):
                           "ccm_phase": CCMPhase, "pad_bytes": 4, **stream_field},
             result_fields={"auth_fail": 1, **stream_field},
             key_fields=stream_field, modes=self.modes, measure_key_bits=key_bits,
-            blocks_in_flight=streams))
+            blocks_in_flight=self.blocks_in_flight))
 
-    def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None):
+    def cycles_per_block(self, key_bits, *, ccm_payload=False, streams_busy=None,
+                         chained=False):
         """Cycles between results streamed back to back: whitening plus one per round. Two
         streams: a round takes two cycles, so one stream alone gets a result every
         ``2 (Nr + 1)`` cycles (half utilization) and both streams busy (``streams_busy=2``, the
@@ -326,8 +389,14 @@ class Multimode(wiring.Component):
         each take a CTR and a CBC-MAC pass. One stream: ``2 (Nr + 1)``, the passes one after
         the other. Two streams, the other one idle (``streams_busy=1``): also ``2 (Nr + 1)``,
         the passes side by side in both slots (CCM pairs, full utilization); the other stream
-        busy: ``4 (Nr + 1)``, the passes one after the other in the message's own turns."""
+        busy: ``4 (Nr + 1)``, the passes one after the other in the message's own turns.
+
+        Pipelined round: a pair of blocks every ``2 (Nr + 1)`` cycles, so ``Nr + 1`` per block;
+        a block that cannot pair (``chained``: CBC encryption, whose input is the previous
+        result) takes ``2 (Nr + 1)`` alone, a CCM payload block's two passes ``4 (Nr + 1)``."""
         passes = ROUNDS[key_bits] + 1
+        if self.pipelined_round:
+            return 4 * passes if ccm_payload else 2 * passes if chained else passes
         busy = self.streams if streams_busy is None else streams_busy
         if ccm_payload:
             return 2 * passes * (self.streams if busy > 1 else 1)
@@ -336,14 +405,16 @@ class Multimode(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         slot = None
-        if self.streams > 1:
-            # The stream whose block is in stage 2 this cycle (its "turn"); the other stream's
-            # block is in stage 1. The two alternate every cycle (003 section III.C).
+        if self.streams > 1 or self.pipelined_round:
+            # The stream (pipelined round: the leader 0 or follower 1 of a pair) whose block is
+            # in stage 2 this cycle (its "turn"); the other one's block is in stage 1. The two
+            # alternate every cycle (003 section III.C).
             slot = Signal(name="slot")
             m.d.sync += slot.eq(~slot)
         lanes = [self._stream_registers(m, n, slot) for n in range(self.streams)]
         pair = self._pair_registers(m, lanes) if self.streams > 1 else None
-        round_out = self._build_round(m, lanes, slot, pair)
+        follower = self._follower_registers() if self.pipelined_round else None
+        round_out = self._build_round(m, lanes, slot, pair, follower)
         for reg in lanes:
             reg.chain_in, reg.cipher_in, reg.counter = self._build_chaining_input(m, reg)
         select = Signal(name="result_stream") if self.streams > 1 else None
@@ -352,24 +423,63 @@ class Multimode(wiring.Component):
             drain = self.o.ready if select is None else self.o.ready & (select == n)
             # Whitening waits while the stream's slot is lent to the other stream's CCM pair.
             reg.whitening = self._on_turn(reg, reg.whiten & keys.valid & ~reg.lent)
-            reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
-                              & (~keys.last | ~reg.out_valid | drain))
+            if follower is None:
+                reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
+                                  & (~keys.last | ~reg.out_valid | drain))
+            else:
+                # The pair's two blocks share the state register, written every cycle, so a
+                # pass never waits once whitened: the key group is valid in every turn of the
+                # leader (the expander settles in one cycle), and the pass starts only with room
+                # for both results in the result queue (_build_pair_handshakes) and with the
+                # key walk restarted for it (_registered_restart). Both events are decided a
+                # cycle ahead, in the follower's turn, into registers: a block waiting there
+                # has been taken a cycle ago at least, so its cipher input is registered by the
+                # leader's turn; `busy` changes only in the leader's turns.
+                follower.whiten_turn = Signal(name="leader_whiten_turn")
+                step_turn = Signal(name="leader_step_turn")
+                m.d.sync += [follower.whiten_turn.eq(~reg.turn & reg.whiten
+                                                     & follower.walk_ready),
+                             step_turn.eq(~reg.turn & reg.busy)]
+                reg.whitening = follower.whiten_turn & follower.room
+                reg.round_step = step_turn
             # A CCM payload block's CTR pass is followed by its CBC-MAC pass, unless its
             # keystream was computed ahead (two streams, "CCM pairs").
             ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
+            if follower is not None:
+                # The block registers may hold the next block already (_build_pair_handshakes).
+                ccm_payload = follower.pass_ccm & (reg.ccm_phase == CCMPhase.PAYLOAD)
             reg.two_pass = ccm_payload & ~reg.mac_pass & ~reg.ks_used
             reg.finishing = reg.round_step & keys.last
             reg.block_done = reg.finishing & ~reg.two_pass
+            reg.mac_start = reg.finishing & reg.two_pass
+            if follower is not None:
+                # Decided a cycle ahead, in the follower's turn, into registers: they lead to
+                # the key expander's restart (its window's clock enable). The key group's
+                # last-round flag does not change in the follower's turns of a pass, nor does
+                # `two_pass` (a follower's block, taken in the leader's whitening, is never
+                # CCM, nor is its leader).
+                last_turn = ~reg.turn & reg.busy & keys.last
+                reg.block_done = Signal(name="leader_done_turn")
+                reg.mac_start = Signal(name="leader_mac_turn")
+                m.d.sync += [reg.block_done.eq(last_turn & ~reg.two_pass),
+                             reg.mac_start.eq(last_turn & reg.two_pass)]
             reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
             reg.accept = self.i.valid & self.i.ready
             if select is not None:
                 reg.accept = reg.accept & (self.i.payload.stream == n)
-        self._build_handshakes(m, lanes, select)
+            if follower is not None:
+                reg.accept = self.i.valid & follower.leader_ready
+                follower.accept = self.i.valid & follower.ready
+        self._build_handshakes(m, lanes, select, follower)
         for reg in lanes:
             self._build_key_control(m, reg.keys, reg, reg.accept, reg.round_step,
-                                    reg.finishing & reg.two_pass)
+                                    reg.mac_start, follower)
+            if follower is not None:
+                self._build_tag_check(m, reg)
             self._build_block_registers(m, reg.keys, reg, reg.accept, reg.round_step, round_out,
-                                        reg.chain_in, reg.cipher_in, reg.counter)
+                                        reg.chain_in, reg.cipher_in, reg.counter, follower)
+        if follower is not None:
+            self._build_follower(m, lanes[0], follower, follower.final_out)
         if pair is not None:
             self._build_ccm_pair(m, lanes, pair, round_out)
         return m
@@ -385,9 +495,21 @@ class Multimode(wiring.Component):
         # Registered control: the expander's `last` comes from a register, so the loop from it
         # through the block handshake (a block is accepted in the previous one's last round)
         # into the expander's window enable has no key-size decode (issue 22).
-        keys = KeyExpander(
-            128, key_sizes=self.key_sizes, directions=("forward", "reverse"),
-            sbox=self.sbox, device_family=self.device_family, registered_control=True)
+        if self.pipelined_round:
+            # The leader takes a round key every other cycle, so the key step may take two: a
+            # register after the expander's S-boxes (latency 1) halves its path.
+            keys = KeyExpander(
+                128, key_sizes=self.key_sizes, directions=("forward", "reverse"), sbox=None,
+                sbox_latency=1, device_family=self.device_family, registered_control=True)
+            for k in range(keys.sbox_count):
+                sb = make_sbox(self.sbox, device_family=self.device_family)
+                m.submodules[f"key_sbox{k}"] = sb
+                m.d.comb += sb.i.eq(keys.sbox_i[8 * k:8 * k + 8])
+                m.d.sync += keys.sbox_o[8 * k:8 * k + 8].eq(sb.o)
+        else:
+            keys = KeyExpander(
+                128, key_sizes=self.key_sizes, directions=("forward", "reverse"),
+                sbox=self.sbox, device_family=self.device_family, registered_control=True)
         m.submodules["keys" if self.streams == 1 else f"keys{n}"] = keys
 
         def reg(name, shape=1):
@@ -432,6 +554,35 @@ class Multimode(wiring.Component):
                {"ccm_ks": None, "ks_valid": Const(0), "ks_used": Const(0), "lent": Const(0),
                 "pair_start": Const(0)}))
 
+    def _follower_registers(self):
+        """Pipelined round: the registers of a pair's follower (module documentation,
+        "Pipelined round") and the pair's control. The follower shares the block registers,
+        the chain and the key expander with the leader (stream 0's registers)."""
+        def reg(name, shape=1):
+            return Signal(shape, name="follower_" + name)
+        return SimpleNamespace(
+            post=reg("post", 128),
+            whiten=reg("whiten"),               # accepted: the next cycle is its whitening
+            busy=reg("busy"),                   # in the rounds
+            out_data=reg("out_data", 128), out_valid=reg("out_valid"),
+            # The leader's round key, last-round flag and step of the cycle before.
+            key=reg("key", 128), last=reg("last"), step=reg("step"),
+            ready=reg("ready"),                 # the offered block can follow the leader
+            leader_ready=Signal(name="leader_ready"),
+            decrypt=Signal(name="pair_decrypt"),    # direction of the pair in the rounds
+            # The leader's cipher input, registered in the cycle before its whitening.
+            cipher=Signal(128, name="leader_cipher_in"),
+            whiten_turn=None,                   # the leader may whiten now (elaborate)
+            room=Signal(name="results_room", init=1),   # _build_pair_handshakes
+            stage2_key=None,                    # the round key of stage 2 (_round_inputs)
+            final_out=None,                     # the last round's output (_build_round)
+            # A whitened state, (Inv)ShiftRows applied, and "stage 1 reads it now".
+            white=Signal(128, name="whitened_state"), from_white=Signal(name="stage1_whitened"),
+            walk_ready=Signal(name="key_walk_ready"),   # _registered_restart
+            may_take=Signal(name="block_registers_load"),
+            # What the pass of the leader is, for its last round.
+            pass_ccm=Signal(name="pass_ccm"), pass_cbc_encrypt=Signal(name="pass_cbc_encrypt"))
+
     def _pair_registers(self, m, lanes):
         """The CCM pair (two streams): which stream's keystream pass runs in the other
         stream's slot, and the round key, last-round flag and step of the owner's previous
@@ -445,7 +596,7 @@ class Multimode(wiring.Component):
             m.d.comb += reg.lent.eq(pair.active & (pair.owner != n))
         return pair
 
-    def _round_inputs(self, m, lanes, slot, pair):
+    def _round_inputs(self, m, lanes, slot, pair, follower=None):
         """What the round datapath works on: the state entering the S-boxes and its direction
         (stage 1), the direction, round key and last-round flag of the block in stage 2. One
         stream: all of the one block. Two streams: stage 1 holds the block of the stream whose
@@ -454,6 +605,21 @@ class Multimode(wiring.Component):
         if slot is None:
             (reg,) = lanes
             return reg.state, reg.decrypt, reg.decrypt, reg.keys.round_key, reg.keys.last
+        if follower is not None:
+            # Pipelined round: the leader's turn is slot 0; the follower repeats the leader's
+            # step a cycle later, with the round key and last-round flag the leader had then.
+            # The two blocks share the state register: a block's stage 2 writes it and the same
+            # block's stage 1 reads it in the next cycle (the other block is then in stage 2).
+            # Stage 2 takes the key group and last-round flag from registers that copy the
+            # expander's every cycle. That is what the follower needs (the leader's of the
+            # cycle before), and also what the leader needs: the expander steps only in the
+            # leader's turns, and a whitening waits a cycle after a restart of the walk
+            # (`walk_ready`, _registered_restart), so in every turn of the leader in which it
+            # whitens or steps the copy equals the expander's group.
+            (reg,) = lanes
+            m.d.sync += [follower.key.eq(reg.keys.round_key), follower.last.eq(reg.keys.last)]
+            follower.stage2_key = follower.key
+            return reg.state, follower.decrypt, follower.decrypt, follower.key, follower.last
         state, sbox_decrypt = Signal(128, name="stage1_state"), Signal(name="stage1_decrypt")
         decrypt, rk, last = (Signal(name="stage2_decrypt"), Signal(128, name="stage2_key"),
                              Signal(name="stage2_last"))
@@ -472,25 +638,53 @@ class Multimode(wiring.Component):
         m.d.sync += [pair.key.eq(own_key), pair.last.eq(own_last)]
         return state, sbox_decrypt, decrypt, rk, last
 
-    def _build_round(self, m, lanes, slot, pair):
+    def _build_round(self, m, lanes, slot, pair, follower=None):
         """One round: shared S-boxes, (Inv)ShiftRows, then MixColumns before or InvMixColumns
         after AddRoundKey; the last round has neither. Two streams: a register after the
         inverters (003 section III.C) splits it into two stages, each holding one stream's
         block. Returns the round's (stage 2's) output."""
-        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot, pair)
+        state, sbox_decrypt, decrypt, rk, last = self._round_inputs(m, lanes, slot, pair,
+                                                                    follower)
         sub = []
+        if follower is not None:
+            # (Inv)ShiftRows before the S-boxes (it commutes with the bytewise S-box), so that
+            # stage 2 starts at the inverter register with the bytes in place. A block whitened
+            # in the cycle before starts from the whitening's own register, shifted already
+            # (_build_block_registers), so that stage 2 writes the state without a multiplexer.
+            shifted_in = Signal(128, name="stage1_shifted")
+            m.d.comb += shifted_in.eq(Mux(follower.from_white, follower.white,
+                                          _shifted_rows(state, sbox_decrypt)))
+            state = shifted_in
         for n, byte in enumerate(value_bytes(state)):
-            sb = SharedSBox(self.sbox, inverter_register=self.streams > 1,
+            sb = SharedSBox(self.sbox, inverter_register=slot is not None,
                             affine=not self.affine_retimed, device_family=self.device_family)
             m.submodules[f"sbox{n}"] = sb
             m.d.comb += [sb.i.eq(byte), sb.decrypt.eq(sbox_decrypt)]
             sub.append(sb.o)
         shifted = Signal(128)
-        m.d.comb += shifted.eq(Mux(decrypt, bytes_value(inv_shift_rows(sub)),
-                                   bytes_value(shift_rows(sub))))
+        if follower is not None:
+            m.d.comb += shifted.eq(bytes_value(sub))
+        else:
+            m.d.comb += shifted.eq(Mux(decrypt, bytes_value(inv_shift_rows(sub)),
+                                       bytes_value(shift_rows(sub))))
         added = Signal(128)
         m.d.comb += added.eq(shifted ^ rk)
         round_out = Signal(128)
+        dec_mix = (inv_affine_inv_mix_column_value if self.affine_retimed
+                   else inv_mix_column_value)
+        decrypted = _columns(added, dec_mix)
+        if follower is not None:
+            # Pipelined round: the state takes the output of a middle round (it is not read
+            # after the last one), the result registers that of the last round, each without
+            # the other's multiplexer.
+            encrypted = (_columns(shifted, affine_mix_column_value) if self.affine_retimed
+                         else _columns(shifted, mix_column_value)) ^ rk
+            final = (Mux(decrypt, shifted, _bytewise(shifted, gf.affine)) if self.affine_retimed
+                     else shifted) ^ rk
+            follower.final_out = Signal(128, name="last_round_out")
+            m.d.comb += [round_out.eq(Mux(decrypt, decrypted, encrypted)),
+                         follower.final_out.eq(final)]
+            return round_out
         if self.affine_retimed:
             # 003 section III.B, Fig. 8(b): the S-boxes are bare inverters. Encryption: the
             # affine map commutes with ShiftRows and merges with MixColumns; decryption keeps
@@ -501,14 +695,14 @@ class Multimode(wiring.Component):
                 m.d.comb += round_out.eq(Mux(decrypt, shifted, _bytewise(shifted, gf.affine))
                                          ^ rk)
             with m.Elif(decrypt):
-                m.d.comb += round_out.eq(_columns(added, inv_affine_inv_mix_column_value))
+                m.d.comb += round_out.eq(decrypted)
             with m.Else():
                 m.d.comb += round_out.eq(_columns(shifted, affine_mix_column_value) ^ rk)
             return round_out
         with m.If(last):
             m.d.comb += round_out.eq(added)
         with m.Elif(decrypt):
-            m.d.comb += round_out.eq(_columns(added, inv_mix_column_value))
+            m.d.comb += round_out.eq(decrypted)
         with m.Else():
             m.d.comb += round_out.eq(_columns(shifted, mix_column_value) ^ rk)
         return round_out
@@ -558,10 +752,13 @@ class Multimode(wiring.Component):
                                    _ccm_counter0(reg.data_in, reg.data_in[120:123]) | 1,
                                    reg.ccm_ctr))
 
-    def _build_handshakes(self, m, lanes, select):
+    def _build_handshakes(self, m, lanes, select, follower=None):
         """Key, block and result streams. A pending key write takes priority over a new block
         (of its stream), so the order of key and block transfers is the order the user issued
         them in."""
+        if follower is not None:
+            self._build_pair_handshakes(m, lanes[0], follower)
+            return
         if select is None:
             (reg,) = lanes
             m.d.comb += [
@@ -601,25 +798,115 @@ class Multimode(wiring.Component):
             with m.If(reg.result_written):
                 m.d.sync += older.eq(Mux(lanes[1 - n].out_valid & ~taken[1 - n], 1 - n, n))
 
-    def _build_key_control(self, m, keys, reg, accept, round_step, mac_start):
+    def _build_pair_handshakes(self, m, reg, follower):
+        """Pipelined round: a block is taken as a leader when the core is free (as with one
+        stream), or as the follower of the leader whitening now, when neither depends on the
+        other's result (both ECB, CTR or CBC decryption) and both go the same direction.
+
+        Results: the leader's and the follower's result registers (written in the last
+        rounds, a cycle apart) are moved into a first-in first-out queue in the next cycle, and
+        the result port is the queue's head. A pass whitens only with room in the queue for
+        its results (``follower.room``, a register): the queue's entries plus the results of
+        the passes under way, counted from each whitening (a CBC-MAC pass has none) to the
+        result's transfer, leave two entries free."""
+        def independent(mode, decrypt):
+            return (mode == Mode.ECB) | (mode == Mode.CTR) | ((mode == Mode.CBC) & decrypt)
+        p = self.i.payload
+        may_lead = (~(reg.busy | reg.whiten) | reg.block_done) & ~reg.key_pending
+        may_follow = reg.whitening & independent(reg.mode, reg.decrypt)
+        m.d.comb += [
+            # The follower ends a cycle after the leader, with its key group in a register.
+            self.key.ready.eq(~reg.busy & ~reg.whiten),
+            follower.leader_ready.eq(may_lead & ~self.key.valid),
+            follower.ready.eq(may_follow & independent(p.mode, p.decrypt)
+                              & (self._block_decrypt() == reg.decrypt) & ~self.key.valid),
+            self.i.ready.eq(follower.leader_ready | follower.ready),
+            # The block registers load whenever a block could be taken, offered or not (the
+            # flags `whiten` say whether one was): then nothing of the handshake's payload
+            # decode reaches their clock enable.
+            follower.may_take.eq(may_lead | may_follow),
+        ]
+        results = m.submodules.results = SyncFIFO(width=129, depth=RESULT_QUEUE_DEPTH)
+        m.d.comb += [
+            results.w_en.eq(reg.out_valid | follower.out_valid),
+            results.w_data.eq(Mux(reg.out_valid, Cat(reg.out_data, reg.out_tag_mismatch.any()),
+                                  Cat(follower.out_data, 0))),
+            self.o.valid.eq(results.r_rdy),
+            self.o.payload.data.eq(results.r_data[:128]),
+            self.o.payload.auth_fail.eq(results.r_data[128]),
+            results.r_en.eq(self.o.ready),
+        ]
+        # The result registers hold a result for one cycle (the writes below win).
+        m.d.sync += [reg.out_valid.eq(0), follower.out_valid.eq(0)]
+        entries = Signal(range(RESULT_QUEUE_DEPTH + 1), name="results_claimed")
+        claimed = (entries + (reg.whitening & ~reg.mac_pass) + follower.whiten
+                   - (self.o.valid & self.o.ready))
+        m.d.sync += [entries.eq(claimed), follower.room.eq(claimed <= RESULT_QUEUE_DEPTH - 2)]
+
+    def _build_key_control(self, m, keys, reg, accept, round_step, mac_start, follower=None):
         """Key expander: a load walks to the last round key (reverse=1 keeps it), each block
         restarts the walk in its direction, a CCM payload block's MAC pass forwards."""
         load = self.key.valid & self.key.ready
-        if reg.turn is not None:
+        if self.streams > 1:
             load = load & (self.key.payload.stream == reg.index)
+        key, key_bits, taken = self.key.payload.key, None, load
         if len(self.key_sizes) > 1:
-            m.d.comb += keys.key_bits.eq(self.key.payload.key_bits)
+            key_bits = self.key.payload.key_bits
+        if follower is not None:
+            # Pipelined round: the key transfer goes to registers, and the expander loads from
+            # them a cycle later, so that the handshake does not reach its clock enables.
+            load = Signal(name="key_load")
+            key = Signal(len(self.key.payload.key), name="key_in")
+            m.d.sync += [load.eq(taken), key.eq(self.key.payload.key)]
+            if key_bits is not None:
+                key_bits = Signal(len(self.key.payload.key_bits), name="key_bits_in")
+                m.d.sync += key_bits.eq(self.key.payload.key_bits)
+            start, reverse = self._registered_restart(m, keys, reg, follower, accept, load)
+        else:
+            start, reverse = accept | mac_start, ~mac_start & self._block_decrypt()
+        if key_bits is not None:
+            m.d.comb += keys.key_bits.eq(key_bits)
         m.d.comb += [
-            keys.key.eq(self.key.payload.key),
+            keys.key.eq(key),
             keys.load.eq(load),
-            keys.start.eq(accept | mac_start),
-            keys.reverse.eq(Mux(load, 1, ~mac_start & self._block_decrypt())),
+            keys.start.eq(start),
+            keys.reverse.eq(Mux(load, 1, reverse)),
             keys.next.eq(reg.whitening | round_step),
         ]
-        with m.If(load):
+        loaded = reg.key_pending & keys.valid
+        if follower is not None:
+            loaded = loaded & ~load     # the walk's `valid` of the old key, before the load
+        with m.If(taken):
             m.d.sync += reg.key_pending.eq(1)
-        with m.Elif(reg.key_pending & keys.valid):
+        with m.Elif(loaded):
             m.d.sync += reg.key_pending.eq(0)
+
+    def _registered_restart(self, m, keys, reg, follower, accept, load):
+        """Pipelined round: the key walk restarts from registers (``start``, ``reverse``),
+        decided a cycle ahead, so that no block handshake reaches the expander's window. A
+        pass's last round restarts the walk in the pass's direction (a CCM payload block's
+        CTR pass: forwards, for its MAC pass); a block taken then or later that goes the
+        other way restarts it once more, a cycle after it is taken. The walk is ready for the
+        waiting block (``walk_ready``) when it was restarted (or loaded, which ends reverse)
+        in the block's direction a cycle ago at least and has not stepped since."""
+        start, reverse = Signal(name="key_restart"), Signal(name="key_restart_reverse")
+        fresh, walk_reverse = Signal(name="key_walk_fresh"), Signal(name="key_walk_reverse")
+        last_turn = ~reg.turn & reg.busy & keys.last        # the pass ends in the next cycle
+        mac_next = last_turn & reg.two_pass
+        block_reverse = self._block_decrypt()
+        fresh_after = start | fresh
+        reverse_after = Mux(start, reverse, walk_reverse)
+        again = accept & ~(fresh_after & (reverse_after == block_reverse))
+        m.d.sync += [start.eq(last_turn | again),
+                     reverse.eq(Mux(again, block_reverse, ~mac_next & follower.decrypt))]
+        with m.If(load):
+            m.d.sync += [fresh.eq(1), walk_reverse.eq(1)]
+        with m.Elif(start):
+            m.d.sync += [fresh.eq(1), walk_reverse.eq(reverse)]
+        with m.Elif(reg.whitening):
+            m.d.sync += fresh.eq(0)
+        m.d.comb += follower.walk_ready.eq(fresh & (walk_reverse == reg.decrypt) & ~start)
+        return start, reverse
 
     def _block_decrypt(self):
         """Direction of the offered block's cipher: CTR and CCM always encipher (003 Table
@@ -628,46 +915,129 @@ class Multimode(wiring.Component):
         return self.i.payload.decrypt & (mode != Mode.CTR) & (mode != Mode.CCM)
 
     def _build_block_registers(self, m, keys, reg, accept, round_step, round_out, chain_in,
-                               cipher_in, counter):
+                               cipher_in, counter, follower=None):
         """Accept a block, whiten it and form the chaining registers, step the rounds and
-        write the result (and the CBC encryption chain) in the last round."""
+        write the result (and the CBC encryption chain) in the last round. Pipelined round:
+        the block registers also take a follower, which whitens in the next cycle, with the
+        round key the leader had (:meth:`_build_follower`)."""
         rk = keys.round_key
-        counter_next = counter + 1
-        with m.If(reg.whitening):
-            entering = cipher_in ^ rk
-            if self.affine_retimed:
-                # Decryption's state is kept in the inverse-affine domain (003 section III.B).
-                entering = Mux(reg.decrypt, _bytewise(entering, gf.inv_affine), entering)
-            m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
+        counter_next = ccm_counter_next = counter + 1
+        whitening = reg.whitening
+        if follower is not None:
+            # An incrementer each for CTR (the IV or the chain) and CCM (the running counter:
+            # a payload block never starts a message), so that neither has the other's input
+            # selection, nor CCM's counter-block formatting from B0, before its carry chain.
+            # The CTR one is four 32-bit carry chains side by side: segment k adds a registered
+            # flag, "the bits below segment k are all ones", of the IV (written with it) or of
+            # the chain (recomputed from the register a cycle after it changed, which is soon
+            # enough but for a CTR follower: its leader's whitening writes the flags with the
+            # chain, decoded from the leader's counter; no other whitening is followed at once
+            # by one that counts).
+            reg.iv_ones = Signal(COUNTER_SEGMENTS - 1, name="iv_low_ones")
+            chain_ones = Signal(COUNTER_SEGMENTS - 1, name="chain_low_ones")
+            m.d.sync += chain_ones.eq(_low_ones_flags(reg.chain))
+            carries = Cat(1, Mux(reg.first, reg.iv_ones, chain_ones))
+            counter_next = Cat(*[(chain_in[32 * k:32 * k + 32] + carries[k])[:32]
+                                 for k in range(COUNTER_SEGMENTS)])
+            ccm_counter_next = reg.ccm_ctr + 1
+            # The leader whitens its registered cipher input, the follower (ECB, CTR or CBC
+            # decryption) its data or counter, each with the round key of stage 2 (the
+            # leader's whitening is in its turn, the follower's in the next cycle).
+            m.d.sync += follower.cipher.eq(cipher_in)
+            cipher_in = Mux(follower.whiten, Mux(reg.mode == Mode.CTR, chain_in, reg.data_in),
+                            follower.cipher)
+            rk = follower.stage2_key
+            whitening = reg.whitening | follower.whiten
+        entering = cipher_in ^ rk
+        if self.affine_retimed:
+            # Decryption's state is kept in the inverse-affine domain (003 section III.B).
+            entering = Mux(reg.decrypt, _bytewise(entering, gf.inv_affine), entering)
+        with m.If(whitening):
+            post = reg.post
+            if follower is not None:
+                with m.If(follower.whiten):
+                    m.d.sync += [follower.whiten.eq(0), follower.busy.eq(1)]
+                with m.Else():
+                    m.d.sync += [reg.whiten.eq(0), reg.busy.eq(1),
+                                 follower.decrypt.eq(reg.decrypt),
+                                 follower.pass_ccm.eq(reg.mode == Mode.CCM),
+                                 follower.pass_cbc_encrypt.eq((reg.mode == Mode.CBC)
+                                                              & ~reg.decrypt)]
+                post = Signal(128, name="whitening_post")
+                with m.If(follower.whiten):
+                    m.d.sync += follower.post.eq(post)
+                with m.Else():
+                    m.d.sync += reg.post.eq(post)
+                m.d.comb += post.eq(0)
+                post_domain = m.d.comb
+            else:
+                m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
+                post_domain = m.d.sync
             with m.Switch(reg.mode):
                 with m.Case(Mode.CBC):
-                    m.d.sync += reg.post.eq(Mux(reg.decrypt, chain_in, 0))
+                    post_domain += post.eq(Mux(reg.decrypt, chain_in, 0))
                     with m.If(reg.decrypt):
                         m.d.sync += reg.chain.eq(reg.data_in)
                 with m.Case(Mode.CTR):
-                    m.d.sync += [reg.post.eq(reg.data_in), reg.chain.eq(counter_next)]
+                    post_domain += post.eq(reg.data_in)
+                    m.d.sync += reg.chain.eq(counter_next)
+                    if follower is not None:
+                        m.d.sync += chain_ones.eq(_low_ones_flags(chain_in, after_increment=True))
                 with m.Case(Mode.CCM):
-                    self._build_ccm_whitening(m, reg, counter, counter_next)
+                    self._build_ccm_whitening(m, reg, counter, ccm_counter_next)
                 with m.Default():
-                    m.d.sync += reg.post.eq(0)
-        with m.If(round_step & ~keys.last):
-            m.d.sync += reg.state.eq(round_out)
+                    post_domain += post.eq(0)
+        if follower is None:
+            with m.If(round_step & ~keys.last):
+                m.d.sync += reg.state.eq(round_out)
+        else:
+            # In a turn where the leader may whiten, its slot holds no block in the rounds,
+            # so stage 1 may take `entering` even when the whitening waits for room.
+            # Stage 1 reads `follower.white` in the cycle after a whitening (_build_round).
+            m.d.sync += [reg.state.eq(round_out),
+                         follower.white.eq(_shifted_rows(entering, reg.decrypt)),
+                         follower.from_white.eq(follower.whiten_turn | follower.whiten)]
+            round_out = follower.final_out      # the last round's output (_build_round)
+        ccm_pass, cbc_encrypt = reg.mode == Mode.CCM, (reg.mode == Mode.CBC) & ~reg.decrypt
+        if follower is not None:
+            # A leader that can be followed leaves its block registers to the next block
+            # at its whitening: the last round reads its kind from registers of the pass.
+            ccm_pass, cbc_encrypt = follower.pass_ccm, follower.pass_cbc_encrypt
         with m.If(round_step & keys.last):
             m.d.sync += reg.busy.eq(0)
-            with m.If(reg.mode == Mode.CCM):
+            with m.If(ccm_pass):
                 self._build_ccm_result(m, reg, round_out)
             with m.Else():
                 m.d.sync += [reg.out_data.eq(round_out ^ reg.post), reg.out_valid.eq(1),
                              reg.out_tag_mismatch.eq(0)]
-            with m.If((reg.mode == Mode.CBC) & ~reg.decrypt):
+            with m.If(cbc_encrypt):
                 m.d.sync += reg.chain.eq(round_out)
 
-        with m.If(accept):
+        taken = accept if follower is None else follower.may_take
+        with m.If(taken):
             p = self.i.payload
             m.d.sync += [reg.data_in.eq(p.data), reg.iv.eq(p.iv), reg.first.eq(p.first),
                          reg.mode.eq(p.mode), reg.decrypt.eq(self._block_decrypt()),
                          reg.ccm_phase.eq(p.ccm_phase), reg.pad_bytes.eq(p.pad_bytes),
-                         reg.ccm_decrypt.eq(p.decrypt), reg.whiten.eq(1)]
+                         reg.ccm_decrypt.eq(p.decrypt)]
+            if follower is None:
+                m.d.sync += reg.whiten.eq(1)
+            else:
+                m.d.sync += reg.iv_ones.eq(_low_ones_flags(p.iv))
+        if follower is not None:
+            with m.If(accept):
+                m.d.sync += reg.whiten.eq(1)
+            m.d.sync += follower.whiten.eq(follower.accept)
+
+    def _build_follower(self, m, reg, follower, round_out):
+        """Pipelined round: the follower steps a cycle after each step of the leader (``reg``),
+        with the round key and last-round flag the leader had (:meth:`_round_inputs`), and
+        writes its result a cycle after the leader's (the pass whitened with room for both in
+        the result queue)."""
+        m.d.sync += follower.step.eq(reg.round_step)
+        with m.If(follower.step & follower.busy & follower.last):
+            m.d.sync += [follower.out_data.eq(round_out ^ follower.post),
+                         follower.out_valid.eq(1), follower.busy.eq(0)]
 
     def _build_ccm_whitening(self, m, reg, counter, counter_next):
         """The CCM registers a pass sets up: B0 keeps q and t from its flags (SP 800-38C A.2.1)
@@ -706,6 +1076,10 @@ class Multimode(wiring.Component):
         result = round_out ^ reg.post
         t = 2 * reg.ccm_t2 + 2
         tag = _first_bytes(result, t)
+        payload_result = _first_bytes(result, 16 - reg.pad_bytes)
+        if self.pipelined_round:
+            tag = _kept_bytes(result, reg.tag_keep)
+            payload_result = _kept_bytes(result, reg.pad_keep)
         with m.Switch(reg.ccm_phase):
             with m.Case(CCMPhase.HEADER):
                 m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(round_out),
@@ -717,13 +1091,39 @@ class Multimode(wiring.Component):
                     m.d.sync += [reg.mac.eq(round_out), reg.out_data.eq(reg.post),
                                  reg.out_valid.eq(1), reg.out_tag_mismatch.eq(0)]
                 with m.Else():
-                    m.d.sync += [reg.out_data.eq(_first_bytes(result, 16 - reg.pad_bytes)),
+                    m.d.sync += [reg.out_data.eq(payload_result),
                                  reg.out_valid.eq(1), reg.out_tag_mismatch.eq(0),
                                  reg.mac_pass.eq(1), reg.whiten.eq(1)]
             with m.Default():
-                mismatch = _byte_mismatch(result, reg.data_in, t)
-                m.d.sync += [reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)), reg.out_valid.eq(1),
-                             reg.out_tag_mismatch.eq(Mux(reg.ccm_decrypt, mismatch, 0))]
+                if self.pipelined_round:
+                    # Opening: the byte compare follows in the next cycle (_build_tag_check),
+                    # and the result with it.
+                    m.d.sync += [reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)),
+                                 reg.out_valid.eq(~reg.ccm_decrypt), reg.out_tag_mismatch.eq(0),
+                                 reg.tag_diff.eq(result ^ reg.data_in),
+                                 reg.tag_check.eq(reg.ccm_decrypt)]
+                else:
+                    mismatch = _byte_mismatch(result, reg.data_in, t)
+                    m.d.sync += [reg.out_data.eq(Mux(reg.ccm_decrypt, 0, tag)),
+                                 reg.out_valid.eq(1),
+                                 reg.out_tag_mismatch.eq(Mux(reg.ccm_decrypt, mismatch, 0))]
+
+    def _build_tag_check(self, m, reg):
+        """Pipelined round: the registers that take CCM's byte-count decodes and the tag
+        compare out of the last round's cycle. ``pad_keep`` and ``tag_keep`` are the byte masks
+        of a payload block and of the tag (their counts do not change during a pass);
+        ``tag_diff``, the computed tag XOR the received one, is written in the tag block's last
+        round when opening, and its per-byte flags in the next cycle, with the result."""
+        reg.tag_keep, reg.pad_keep = Signal(16, name="tag_keep"), Signal(16, name="pad_keep")
+        reg.tag_diff, reg.tag_check = Signal(128, name="tag_diff"), Signal(name="tag_check")
+        t = 2 * reg.ccm_t2 + 2
+        m.d.sync += [reg.tag_keep.eq(Cat(*[n < t for n in range(16)])),
+                     reg.pad_keep.eq(Cat(*[n < 16 - reg.pad_bytes for n in range(16)]))]
+        differs = [byte.any() for byte in value_bytes(reg.tag_diff)]
+        with m.If(reg.tag_check):
+            m.d.sync += [reg.out_tag_mismatch.eq(Cat(*reversed(
+                             [reg.tag_keep[n] & differs[n] for n in range(16)]))),
+                         reg.out_valid.eq(1), reg.tag_check.eq(0)]
 
     def _build_ccm_pair(self, m, lanes, pair, round_out):
         """CCM pairs (two streams, module documentation): a CCM pass that is a CBC-MAC pass
@@ -749,6 +1149,12 @@ class Multimode(wiring.Component):
                     m.d.sync += other.state.eq(round_out)
 
 
+def _shifted_rows(value, decrypt):
+    """``value`` (128 bits) through InvShiftRows (``decrypt``) or ShiftRows."""
+    b = value_bytes(value)
+    return Mux(decrypt, bytes_value(inv_shift_rows(b)), bytes_value(shift_rows(b)))
+
+
 def _columns(value, function):
     """``function`` (on four byte values, row 0 first) applied to each column of ``value``."""
     b = value_bytes(value)
@@ -760,6 +1166,21 @@ def _bytewise(value, function):
     columns, const = gf.affine_parts(function, 8)
     return bytes_value(Cat(*gf.apply_affine([byte[k] for k in range(8)], columns, const))
                        for byte in value_bytes(value))
+
+
+def _low_ones_flags(value, *, after_increment=False):
+    """Pipelined round's CTR incrementer: bit ``k - 1`` is set when the bits of ``value``
+    below counter segment ``k`` (32 bits each) are all ones, for ``k`` = 1 .. 3; with
+    ``after_increment``, when they are all ones in ``value + 1``, i.e. ``2^(32 k) - 2`` in
+    ``value``."""
+    return Cat(*[value[:32 * k] == (1 << 32 * k) - 1 - int(after_increment)
+                 for k in range(1, COUNTER_SEGMENTS)])
+
+
+def _kept_bytes(value, keep):
+    """``value`` (128 bits) with byte ``n`` kept where bit ``n`` of ``keep`` is set and zero
+    elsewhere (byte 0 is the most significant)."""
+    return bytes_value(Mux(keep[n], byte, 0) for n, byte in enumerate(value_bytes(value)))
 
 
 def _first_bytes(value, count):
