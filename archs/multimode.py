@@ -419,57 +419,7 @@ class Multimode(wiring.Component):
             reg.chain_in, reg.cipher_in, reg.counter = self._build_chaining_input(m, reg)
         select = Signal(name="result_stream") if self.streams > 1 else None
         for n, reg in enumerate(lanes):
-            keys = reg.keys
-            drain = self.o.ready if select is None else self.o.ready & (select == n)
-            # Whitening waits while the stream's slot is lent to the other stream's CCM pair.
-            reg.whitening = self._on_turn(reg, reg.whiten & keys.valid & ~reg.lent)
-            if follower is None:
-                reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
-                                  & (~keys.last | ~reg.out_valid | drain))
-            else:
-                # The pair's two blocks share the state register, written every cycle, so a
-                # pass never waits once whitened: the key group is valid in every turn of the
-                # leader (the expander settles in one cycle), and the pass starts only with room
-                # for both results in the result queue (_build_pair_handshakes) and with the
-                # key walk restarted for it (_registered_restart). Both events are decided a
-                # cycle ahead, in the follower's turn, into registers: a block waiting there
-                # has been taken a cycle ago at least, so its cipher input is registered by the
-                # leader's turn; `busy` changes only in the leader's turns.
-                follower.whiten_turn = Signal(name="leader_whiten_turn")
-                step_turn = Signal(name="leader_step_turn")
-                m.d.sync += [follower.whiten_turn.eq(~reg.turn & reg.whiten
-                                                     & follower.walk_ready),
-                             step_turn.eq(~reg.turn & reg.busy)]
-                reg.whitening = follower.whiten_turn & follower.room
-                reg.round_step = step_turn
-            # A CCM payload block's CTR pass is followed by its CBC-MAC pass, unless its
-            # keystream was computed ahead (two streams, "CCM pairs").
-            ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
-            if follower is not None:
-                # The block registers may hold the next block already (_build_pair_handshakes).
-                ccm_payload = follower.pass_ccm & (reg.ccm_phase == CCMPhase.PAYLOAD)
-            reg.two_pass = ccm_payload & ~reg.mac_pass & ~reg.ks_used
-            reg.finishing = reg.round_step & keys.last
-            reg.block_done = reg.finishing & ~reg.two_pass
-            reg.mac_start = reg.finishing & reg.two_pass
-            if follower is not None:
-                # Decided a cycle ahead, in the follower's turn, into registers: they lead to
-                # the key expander's restart (its window's clock enable). The key group's
-                # last-round flag does not change in the follower's turns of a pass, nor does
-                # `two_pass` (a follower's block, taken in the leader's whitening, is never
-                # CCM, nor is its leader).
-                last_turn = ~reg.turn & reg.busy & keys.last
-                reg.block_done = Signal(name="leader_done_turn")
-                reg.mac_start = Signal(name="leader_mac_turn")
-                m.d.sync += [reg.block_done.eq(last_turn & ~reg.two_pass),
-                             reg.mac_start.eq(last_turn & reg.two_pass)]
-            reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
-            reg.accept = self.i.valid & self.i.ready
-            if select is not None:
-                reg.accept = reg.accept & (self.i.payload.stream == n)
-            if follower is not None:
-                reg.accept = self.i.valid & follower.leader_ready
-                follower.accept = self.i.valid & follower.ready
+            self._lane_events(m, reg, n, select, follower)
         self._build_handshakes(m, lanes, select, follower)
         for reg in lanes:
             self._build_key_control(m, reg.keys, reg, reg.accept, reg.round_step,
@@ -483,6 +433,64 @@ class Multimode(wiring.Component):
         if pair is not None:
             self._build_ccm_pair(m, lanes, pair, round_out)
         return m
+
+    def _lane_events(self, m, reg, n, select, follower):
+        """The events of stream ``n``'s block, as attributes of ``reg``: its whitening, a round
+        step, the last round (``finishing``), the end of the block (``block_done``), the restart
+        for a CCM payload block's CBC-MAC pass (``mac_start``), a block taken (``accept``)."""
+        keys = reg.keys
+        # A CCM payload block's CTR pass is followed by its CBC-MAC pass, unless its
+        # keystream was computed ahead (two streams, "CCM pairs").
+        ccm_payload = (reg.mode == Mode.CCM) & (reg.ccm_phase == CCMPhase.PAYLOAD)
+        if follower is not None:
+            # The block registers may hold the next block already (_build_pair_handshakes).
+            ccm_payload = follower.pass_ccm & (reg.ccm_phase == CCMPhase.PAYLOAD)
+        reg.two_pass = ccm_payload & ~reg.mac_pass & ~reg.ks_used
+        if follower is None:
+            drain = self.o.ready if select is None else self.o.ready & (select == n)
+            # Whitening waits while the stream's slot is lent to the other stream's CCM pair.
+            reg.whitening = self._on_turn(reg, reg.whiten & keys.valid & ~reg.lent)
+            reg.round_step = (self._on_turn(reg, reg.busy & keys.valid)
+                              & (~keys.last | ~reg.out_valid | drain))
+            reg.accept = self.i.valid & self.i.ready
+            if select is not None:
+                reg.accept = reg.accept & (self.i.payload.stream == n)
+        else:
+            self._pair_events(m, reg, follower)
+        reg.finishing = reg.round_step & keys.last
+        if follower is None:
+            reg.block_done = reg.finishing & ~reg.two_pass
+            reg.mac_start = reg.finishing & reg.two_pass
+        reg.result_written = reg.finishing & ~(ccm_payload & reg.mac_pass)
+
+    def _pair_events(self, m, reg, follower):
+        """Pipelined round: the leader's events (:meth:`_lane_events`) decided a cycle ahead,
+        in the follower's turn, into registers.
+
+        The pair's two blocks share the state register, written every cycle, so a pass never
+        waits once whitened: the key group is valid in every turn of the leader (the expander
+        settles in one cycle), and the pass starts only with room for both results in the
+        result queue (:meth:`_build_pair_handshakes`) and with the key walk restarted for it
+        (:meth:`_registered_restart`). A block waiting in the follower's turn has been taken a
+        cycle ago at least, so its cipher input is registered by the leader's turn; ``busy``
+        changes only in the leader's turns. The end of a block and the CBC-MAC restart lead to
+        the key expander's restart (its window's clock enable); the key group's last-round flag
+        does not change in the follower's turns of a pass, nor does ``two_pass`` (a follower's
+        block, taken in the leader's whitening, is never CCM, nor is its leader)."""
+        keys = reg.keys
+        follower.whiten_turn = Signal(name="leader_whiten_turn")
+        step_turn = Signal(name="leader_step_turn")
+        m.d.sync += [follower.whiten_turn.eq(~reg.turn & reg.whiten & follower.walk_ready),
+                     step_turn.eq(~reg.turn & reg.busy)]
+        reg.whitening = follower.whiten_turn & follower.room
+        reg.round_step = step_turn
+        last_turn = ~reg.turn & reg.busy & keys.last
+        reg.block_done = Signal(name="leader_done_turn")
+        reg.mac_start = Signal(name="leader_mac_turn")
+        m.d.sync += [reg.block_done.eq(last_turn & ~reg.two_pass),
+                     reg.mac_start.eq(last_turn & reg.two_pass)]
+        reg.accept = self.i.valid & follower.leader_ready
+        follower.accept = self.i.valid & follower.ready
 
     def _on_turn(self, reg, condition):
         """``condition``, in the stream's turn only (two streams: stage 2 holds its block)."""
@@ -920,73 +928,25 @@ class Multimode(wiring.Component):
         write the result (and the CBC encryption chain) in the last round. Pipelined round:
         the block registers also take a follower, which whitens in the next cycle, with the
         round key the leader had (:meth:`_build_follower`)."""
-        rk = keys.round_key
+        rk, whitening = keys.round_key, reg.whitening
         counter_next = ccm_counter_next = counter + 1
-        whitening = reg.whitening
+        chain_ones = None
         if follower is not None:
-            # An incrementer each for CTR (the IV or the chain) and CCM (the running counter:
-            # a payload block never starts a message), so that neither has the other's input
-            # selection, nor CCM's counter-block formatting from B0, before its carry chain.
-            # The CTR one is four 32-bit carry chains side by side: segment k adds a registered
-            # flag, "the bits below segment k are all ones", of the IV (written with it) or of
-            # the chain (recomputed from the register a cycle after it changed, which is soon
-            # enough but for a CTR follower: its leader's whitening writes the flags with the
-            # chain, decoded from the leader's counter; no other whitening is followed at once
-            # by one that counts).
-            reg.iv_ones = Signal(COUNTER_SEGMENTS - 1, name="iv_low_ones")
-            chain_ones = Signal(COUNTER_SEGMENTS - 1, name="chain_low_ones")
-            m.d.sync += chain_ones.eq(_low_ones_flags(reg.chain))
-            carries = Cat(1, Mux(reg.first, reg.iv_ones, chain_ones))
-            counter_next = Cat(*[(chain_in[32 * k:32 * k + 32] + carries[k])[:32]
-                                 for k in range(COUNTER_SEGMENTS)])
-            ccm_counter_next = reg.ccm_ctr + 1
+            counter_next, ccm_counter_next, chain_ones = self._pair_counters(m, reg, chain_in)
             # The leader whitens its registered cipher input, the follower (ECB, CTR or CBC
             # decryption) its data or counter, each with the round key of stage 2 (the
             # leader's whitening is in its turn, the follower's in the next cycle).
             m.d.sync += follower.cipher.eq(cipher_in)
             cipher_in = Mux(follower.whiten, Mux(reg.mode == Mode.CTR, chain_in, reg.data_in),
                             follower.cipher)
-            rk = follower.stage2_key
-            whitening = reg.whitening | follower.whiten
+            rk, whitening = follower.stage2_key, reg.whitening | follower.whiten
         entering = cipher_in ^ rk
         if self.affine_retimed:
             # Decryption's state is kept in the inverse-affine domain (003 section III.B).
             entering = Mux(reg.decrypt, _bytewise(entering, gf.inv_affine), entering)
         with m.If(whitening):
-            post = reg.post
-            if follower is not None:
-                with m.If(follower.whiten):
-                    m.d.sync += [follower.whiten.eq(0), follower.busy.eq(1)]
-                with m.Else():
-                    m.d.sync += [reg.whiten.eq(0), reg.busy.eq(1),
-                                 follower.decrypt.eq(reg.decrypt),
-                                 follower.pass_ccm.eq(reg.mode == Mode.CCM),
-                                 follower.pass_cbc_encrypt.eq((reg.mode == Mode.CBC)
-                                                              & ~reg.decrypt)]
-                post = Signal(128, name="whitening_post")
-                with m.If(follower.whiten):
-                    m.d.sync += follower.post.eq(post)
-                with m.Else():
-                    m.d.sync += reg.post.eq(post)
-                m.d.comb += post.eq(0)
-                post_domain = m.d.comb
-            else:
-                m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
-                post_domain = m.d.sync
-            with m.Switch(reg.mode):
-                with m.Case(Mode.CBC):
-                    post_domain += post.eq(Mux(reg.decrypt, chain_in, 0))
-                    with m.If(reg.decrypt):
-                        m.d.sync += reg.chain.eq(reg.data_in)
-                with m.Case(Mode.CTR):
-                    post_domain += post.eq(reg.data_in)
-                    m.d.sync += reg.chain.eq(counter_next)
-                    if follower is not None:
-                        m.d.sync += chain_ones.eq(_low_ones_flags(chain_in, after_increment=True))
-                with m.Case(Mode.CCM):
-                    self._build_ccm_whitening(m, reg, counter, ccm_counter_next)
-                with m.Default():
-                    post_domain += post.eq(0)
+            self._build_whitening(m, reg, follower, entering, chain_in, counter, counter_next,
+                                  ccm_counter_next, chain_ones)
         if follower is None:
             with m.If(round_step & ~keys.last):
                 m.d.sync += reg.state.eq(round_out)
@@ -1028,6 +988,66 @@ class Multimode(wiring.Component):
             with m.If(accept):
                 m.d.sync += reg.whiten.eq(1)
             m.d.sync += follower.whiten.eq(follower.accept)
+
+    def _pair_counters(self, m, reg, chain_in):
+        """Pipelined round: the incrementers of the whitening, ``(CTR's next counter, CCM's
+        next counter, the chain's carry flags)``.
+
+        An incrementer each for CTR (the IV or the chain) and CCM (the running counter: a
+        payload block never starts a message), so that neither has the other's input selection,
+        nor CCM's counter-block formatting from B0, before its carry chain. The CTR one is four
+        32-bit carry chains side by side: segment k adds a registered flag, "the bits below
+        segment k are all ones", of the IV (written with it) or of the chain (recomputed from
+        the register a cycle after it changed, which is soon enough but for a CTR follower: its
+        leader's whitening writes the flags with the chain, decoded from the leader's counter,
+        in :meth:`_build_whitening`; no other whitening is followed at once by one that
+        counts)."""
+        reg.iv_ones = Signal(COUNTER_SEGMENTS - 1, name="iv_low_ones")
+        chain_ones = Signal(COUNTER_SEGMENTS - 1, name="chain_low_ones")
+        m.d.sync += chain_ones.eq(_low_ones_flags(reg.chain))
+        carries = Cat(1, Mux(reg.first, reg.iv_ones, chain_ones))
+        counter_next = Cat(*[(chain_in[32 * k:32 * k + 32] + carries[k])[:32]
+                             for k in range(COUNTER_SEGMENTS)])
+        return counter_next, reg.ccm_ctr + 1, chain_ones
+
+    def _build_whitening(self, m, reg, follower, entering, chain_in, counter, counter_next,
+                         ccm_counter_next, chain_ones):
+        """The whitening cycle's register updates (inside its condition): the state (one
+        stream), the XOR-in of the result (``post``), the chain and CCM's registers."""
+        post = reg.post
+        if follower is not None:
+            with m.If(follower.whiten):
+                m.d.sync += [follower.whiten.eq(0), follower.busy.eq(1)]
+            with m.Else():
+                m.d.sync += [reg.whiten.eq(0), reg.busy.eq(1),
+                             follower.decrypt.eq(reg.decrypt),
+                             follower.pass_ccm.eq(reg.mode == Mode.CCM),
+                             follower.pass_cbc_encrypt.eq((reg.mode == Mode.CBC)
+                                                          & ~reg.decrypt)]
+            post = Signal(128, name="whitening_post")
+            with m.If(follower.whiten):
+                m.d.sync += follower.post.eq(post)
+            with m.Else():
+                m.d.sync += reg.post.eq(post)
+            m.d.comb += post.eq(0)
+            post_domain = m.d.comb
+        else:
+            m.d.sync += [reg.state.eq(entering), reg.whiten.eq(0), reg.busy.eq(1)]
+            post_domain = m.d.sync
+        with m.Switch(reg.mode):
+            with m.Case(Mode.CBC):
+                post_domain += post.eq(Mux(reg.decrypt, chain_in, 0))
+                with m.If(reg.decrypt):
+                    m.d.sync += reg.chain.eq(reg.data_in)
+            with m.Case(Mode.CTR):
+                post_domain += post.eq(reg.data_in)
+                m.d.sync += reg.chain.eq(counter_next)
+                if follower is not None:
+                    m.d.sync += chain_ones.eq(_low_ones_flags(chain_in, after_increment=True))
+            with m.Case(Mode.CCM):
+                self._build_ccm_whitening(m, reg, counter, ccm_counter_next)
+            with m.Default():
+                post_domain += post.eq(0)
 
     def _build_follower(self, m, reg, follower, round_out):
         """Pipelined round: the follower steps a cycle after each step of the leader (``reg``),
