@@ -582,7 +582,6 @@ class Multimode(wiring.Component):
             cipher=Signal(128, name="leader_cipher_in"),
             whiten_turn=None,                   # the leader may whiten now (elaborate)
             room=Signal(name="results_room", init=1),   # _build_pair_handshakes
-            stage2_key=None,                    # the round key of stage 2 (_round_inputs)
             final_out=None,                     # the last round's output (_build_round)
             # A whitened state, (Inv)ShiftRows applied, and "stage 1 reads it now".
             white=Signal(128, name="whitened_state"), from_white=Signal(name="stage1_whitened"),
@@ -626,7 +625,6 @@ class Multimode(wiring.Component):
             # whitens or steps the copy equals the expander's group.
             (reg,) = lanes
             m.d.sync += [follower.key.eq(reg.keys.round_key), follower.last.eq(reg.keys.last)]
-            follower.stage2_key = follower.key
             return reg.state, follower.decrypt, follower.decrypt, follower.key, follower.last
         state, sbox_decrypt = Signal(128, name="stage1_state"), Signal(name="stage1_decrypt")
         decrypt, rk, last = (Signal(name="stage2_decrypt"), Signal(128, name="stage2_key"),
@@ -661,7 +659,7 @@ class Multimode(wiring.Component):
             # (_build_block_registers), so that stage 2 writes the state without a multiplexer.
             shifted_in = Signal(128, name="stage1_shifted")
             m.d.comb += shifted_in.eq(Mux(follower.from_white, follower.white,
-                                          _shifted_rows(state, sbox_decrypt)))
+                                          _shifted_rows(value_bytes(state), sbox_decrypt)))
             state = shifted_in
         for n, byte in enumerate(value_bytes(state)):
             sb = SharedSBox(self.sbox, inverter_register=slot is not None,
@@ -673,8 +671,7 @@ class Multimode(wiring.Component):
         if follower is not None:
             m.d.comb += shifted.eq(bytes_value(sub))
         else:
-            m.d.comb += shifted.eq(Mux(decrypt, bytes_value(inv_shift_rows(sub)),
-                                       bytes_value(shift_rows(sub))))
+            m.d.comb += shifted.eq(_shifted_rows(sub, decrypt))
         added = Signal(128)
         m.d.comb += added.eq(shifted ^ rk)
         round_out = Signal(128)
@@ -939,7 +936,7 @@ class Multimode(wiring.Component):
             m.d.sync += follower.cipher.eq(cipher_in)
             cipher_in = Mux(follower.whiten, Mux(reg.mode == Mode.CTR, chain_in, reg.data_in),
                             follower.cipher)
-            rk, whitening = follower.stage2_key, reg.whitening | follower.whiten
+            rk, whitening = follower.key, reg.whitening | follower.whiten
         entering = cipher_in ^ rk
         if self.affine_retimed:
             # Decryption's state is kept in the inverse-affine domain (003 section III.B).
@@ -955,7 +952,7 @@ class Multimode(wiring.Component):
             # so stage 1 may take `entering` even when the whitening waits for room.
             # Stage 1 reads `follower.white` in the cycle after a whitening (_build_round).
             m.d.sync += [reg.state.eq(round_out),
-                         follower.white.eq(_shifted_rows(entering, reg.decrypt)),
+                         follower.white.eq(_shifted_rows(value_bytes(entering), reg.decrypt)),
                          follower.from_white.eq(follower.whiten_turn | follower.whiten)]
             round_out = follower.final_out      # the last round's output (_build_round)
         ccm_pass, cbc_encrypt = reg.mode == Mode.CCM, (reg.mode == Mode.CBC) & ~reg.decrypt
@@ -1169,10 +1166,11 @@ class Multimode(wiring.Component):
                     m.d.sync += other.state.eq(round_out)
 
 
-def _shifted_rows(value, decrypt):
-    """``value`` (128 bits) through InvShiftRows (``decrypt``) or ShiftRows."""
-    b = value_bytes(value)
-    return Mux(decrypt, bytes_value(inv_shift_rows(b)), bytes_value(shift_rows(b)))
+def _shifted_rows(state_bytes, decrypt):
+    """The state given as 16 bytes (byte 0 first) through InvShiftRows (``decrypt``) or
+    ShiftRows, as a 128-bit value."""
+    return Mux(decrypt, bytes_value(inv_shift_rows(state_bytes)),
+               bytes_value(shift_rows(state_bytes)))
 
 
 def _columns(value, function):
