@@ -48,7 +48,10 @@ when the ring's input slot is free in the next cycle, so nothing waits in the en
 The FIFO's read side is asynchronous (LUT RAM on ECP5), and the last round writes it directly,
 so the latency is ``1 + rounds * S`` cycles: seed 002 Table 1's 41 and 71 cycles for 4 and 7
 stages per round (with block RAM the count follows the ``bram`` S-box's own latency, 2 cycles
-in :mod:`archs.prims.sbox` where seed 002 section 4 has 1).
+in :mod:`archs.prims.sbox` where seed 002 section 4 has 1). A DP16KD has two read ports, so
+``bram_read_ports`` 2 reads each block-RAM table for two S-boxes of a round or key step
+(:class:`archs.prims.bram_sbox.BramSBoxPair`): half the block RAMs for the same rounds, which
+lets several pipelines with block-RAM rounds share one chip (``parallel_lanes``).
 
 *Keys.* With ``key_schedule="on_the_fly"`` every slot carries its own key window beside its data
 and each unit performs one key-expansion step (seed 004 section III.C, seed 002's key agility):
@@ -71,12 +74,13 @@ from dataclasses import replace
 
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
+from .prims.bram_sbox import BramSBoxPair
 from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
 from .prims.roundkeys import RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
-from .prims.shiftrows import shift_rows
+from .prims.shiftrows import shift_rows, shift_rows_source
 
 __all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds", "one_stage_shorter"]
 
@@ -142,6 +146,14 @@ class Unrolled(wiring.Component):
         The first ``bram_rounds`` rounds use block-RAM S-boxes (family ``"bram"``), and so does
         the key schedule where its latency fits (seed 002 section 4). Only without a loop
         (``round_units == rounds``): units of unequal depth would break the slot rotation.
+    bram_read_ports : int
+        With ``bram_rounds``: 1, each block-RAM S-box in a DP16KD of its own (port A); 2, two
+        S-boxes of the same round or key step in one DP16KD (ports A and B). The precomputed
+        key schedule keeps its own S-boxes.
+    bram_fabric_register : bool
+        With ``bram_rounds``: a register in the fabric after each block-RAM S-box's output
+        register, so a BRAM round (and the key schedule's block-RAM step) is one stage deeper
+        and the route from a block RAM to MixColumns gets a cycle of its own.
     key_schedule : str
         ``"on_the_fly"`` (key agile: every block carries its own key) or ``"precomputed"``
         (round keys in registers, loaded once per key).
@@ -239,7 +251,7 @@ class Unrolled(wiring.Component):
         SBOX_PARAM,
         replace(SBOX_STAGES_PARAM,
                 doc="pipeline registers inside each S-box (a round is 1 + latency stages)"),
-        Param("bram_rounds", (0, 5), 0,
+        Param("bram_rounds", tuple(range(15)), 0,
               "first N rounds and the key schedule with block-RAM S-boxes (002 section 4)"),
         Param("key_schedule", KEY_SCHEDULES, "on_the_fly",
               "round keys carried with every block (key agile) or expanded once per key",
@@ -278,6 +290,15 @@ class Unrolled(wiring.Component):
               "the ring's feedback register a cycle early, so the ring input multiplexes no "
               "key bits (the multiplexer joins the key-expansion step's LUT4s)",
               omitted_at_default=True, error="Key into feedback must be false or true"),
+        Param("bram_read_ports", (1, 2), 1,
+              "with BRAM rounds: S-box lookups per DP16KD, 1 (port A) or 2 (ports A and B "
+              "read one table: two S-boxes of a round or of the key step share a block)",
+              omitted_at_default=True, error="BRAM read ports must be 1 or 2"),
+        Param("bram_fabric_register", (False, True), False,
+              "with BRAM rounds: each block-RAM S-box's data registered once more in the "
+              "fabric (one stage more per BRAM round), so the route from the block RAM is not "
+              "in MixColumns' cycle",
+              omitted_at_default=True, error="BRAM fabric register must be false or true"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
               "enable registered before the output FIFO (one cycle more latency, one more "
@@ -310,6 +331,10 @@ class Unrolled(wiring.Component):
         if bram_rounds and round_units != rounds:
             raise ValueError(f"BRAM rounds need a fully pipelined core (round units {rounds}), "
                              f"not round units {round_units!r}")
+        if p.bram_read_ports == 2 and not bram_rounds:
+            raise ValueError("Two BRAM read ports need BRAM rounds (bram_rounds 1 or more)")
+        if p.bram_fabric_register and not bram_rounds:
+            raise ValueError("A BRAM fabric register needs BRAM rounds (bram_rounds 1 or more)")
         if bram_rounds and "bram" not in SBOX_KINDS:
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
@@ -345,7 +370,7 @@ class Unrolled(wiring.Component):
         round_units, sbox, sbox_stages = p.round_units, p.sbox, p.sbox_stages
         bram_rounds, key_lead = p.bram_rounds, p.key_lead
         data_latency = sbox_latency(sbox, stages=sbox_stages)
-        bram_latency = sbox_latency("bram") if bram_rounds else None
+        bram_latency = (sbox_latency("bram") + p.bram_fabric_register) if bram_rounds else None
 
         self.round_units = round_units
         self.laps = rounds // round_units
@@ -354,6 +379,7 @@ class Unrolled(wiring.Component):
         self.sbox = sbox
         self.sbox_stages = sbox_stages
         self.bram_rounds = bram_rounds
+        self.bram_read_ports = p.bram_read_ports
         self.key_schedule = p.key_schedule
         self.key_bits = p.key_bits
         self.rounds = rounds
@@ -408,6 +434,8 @@ class Unrolled(wiring.Component):
         fam, stages, latency = family
         # A latency below the stage count's is the 7-stage S-box without its output register
         # (one_stage_shorter).
+        if fam == "bram":
+            return self._bram_sboxes(m, name, latency, byte_values)
         output_register = latency == sbox_latency(fam, stages=stages)
         outs = []
         for n, b in enumerate(byte_values):
@@ -416,6 +444,34 @@ class Unrolled(wiring.Component):
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
+        return outs
+
+    def _bram_sboxes(self, m, name, latency, byte_values):
+        """Block-RAM S-boxes, one or two to a DP16KD (``bram_read_ports``), their outputs
+        registered once more in the fabric where ``latency`` exceeds the block's own.
+
+        Two to a block, a round pairs the bytes that ShiftRows sends to the same column (rows
+        0 and 1, rows 2 and 3), so each MixColumns column reads two blocks, not four."""
+        outs = [None] * len(byte_values)
+        if self.bram_read_ports == 1:
+            for n, b in enumerate(byte_values):
+                sb = make_sbox("bram", device_family=self.device_family)
+                m.submodules[f"{name}{n}"] = sb
+                m.d.comb += sb.i.eq(b)
+                outs[n] = sb.o
+        else:
+            order = ([shift_rows_source(n) for n in range(16)] if len(byte_values) == 16
+                     else list(range(len(byte_values))))
+            for k in range(0, len(order), 2):
+                m.submodules[f"{name}{k // 2}"] = pair = BramSBoxPair(
+                    device_family=self.device_family)
+                for port, n in enumerate(order[k:k + 2]):
+                    m.d.comb += pair.i[port].eq(byte_values[n])
+                    outs[n] = pair.o[port]
+        for _ in range(latency - sbox_latency("bram")):
+            regs = [Signal(8, name=f"{name}{n}_fabric", reset_less=True) for n in range(len(outs))]
+            m.d.sync += [reg.eq(o) for reg, o in zip(regs, outs)]
+            outs = regs
         return outs
 
     def _sbox_copies(self, m, name, family, byte_values):

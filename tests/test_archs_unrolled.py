@@ -3,6 +3,7 @@
 through the common verifier, key agility with back-pressure, and a reduced-round test core."""
 
 import random
+import re
 
 import pytest
 from amaranth.back import rtlil
@@ -211,6 +212,41 @@ def test_bram_rounds():
     assert dut.stages_per_round == (bram,) * 5 + (4,) * 5
     assert result.latency_cycles == 1 + 5 * bram + 5 * 4
     assert result.cycles_per_block == 1.0
+
+
+def _dp16kd_instances(dut):
+    """The DP16KD cells of the ECP5 build's RTLIL: one entry per cell, the set of its ports
+    whose address input carries a signal."""
+    text = rtlil.convert(dut, name="top")
+    cells = re.findall(r"^\s*cell \\DP16KD (\S+)\n(.*?)^\s*end$", text, re.M | re.S)
+    return [{port for port in "AB"
+             if re.search(rf"connect \\AD{port}3 (?!1'0\b)", body)} for _, body in cells]
+
+
+@pytest.mark.parametrize("fabric_register", [False, True])
+def test_bram_read_ports(fabric_register):
+    # Two S-box lookups per DP16KD (ports A and B): the same core as one port per block, in
+    # half the block RAMs, every block serving two lookups; with the fabric register every
+    # BRAM round one stage deeper.
+    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 3, "bram_rounds": 5,
+              "lean_control": True}
+    dut, result = verify(bram_read_ports=2, bram_fabric_register=fabric_register, **params)
+    one_port = Unrolled(**params)
+    assert dut.stages_per_round == tuple(s + (fabric_register and r < 5)
+                                         for r, s in enumerate(one_port.stages_per_round))
+    assert (result.latency_cycles, result.cycles_per_block) == \
+        (one_port.latency + 5 * fabric_register, 1.0)
+    single = _dp16kd_instances(Unrolled(device_family="ecp5", **params))
+    paired = _dp16kd_instances(Unrolled(device_family="ecp5", bram_read_ports=2, **params))
+    # 5 rounds of 16 S-boxes and 10 key steps of 4.
+    assert len(single) == 5 * 16 + 10 * 4 and all(ports == {"A"} for ports in single)
+    assert len(paired) == len(single) // 2 and all(ports == {"A", "B"} for ports in paired)
+    with pytest.raises(ValueError, match=r"^Two BRAM read ports need BRAM rounds"):
+        Unrolled(round_units=10, bram_read_ports=2)
+    with pytest.raises(ValueError, match=r"^A BRAM fabric register needs BRAM rounds"):
+        Unrolled(round_units=10, bram_fabric_register=True)
+    with pytest.raises(ValueError, match=r"^BRAM read ports must be 1 or 2, not 4$"):
+        archs.family("unrolled").build(round_units=10, bram_rounds=2, bram_read_ports=4)
 
 
 @pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])

@@ -161,6 +161,30 @@ def test_parameters_the_model_does_not_implement_are_refused(bram_netlist, tmp_p
         netlist_rtlil("netlist.json", "top", "ecp5", tmp_path)
 
 
+@pytest.mark.flow
+def test_dp16kd_read_on_both_ports_plays_like_the_rtl(tmp_path_factory, model_cache):
+    """Two S-box lookups per DP16KD (``unrolled`` with ``bram_read_ports`` 2, archs/prims/
+    bram_sbox.py): port B's address, output register and data as port A's. A two-round test
+    core (not AES, so its netlist is compared with its RTL; the ten-round core is verified in
+    tests/test_archs_unrolled.py): 32 data and 8 key S-boxes in 20 DP16KD, each read on both
+    ports, every lookup feeding the results."""
+    _compiler_or_skip()
+    params = {"round_units": 2, "rounds": 2, "bram_rounds": 2, "bram_read_ports": 2,
+              "sbox": "composite", "sbox_stages": 3}
+    dut = _core("unrolled", params, "generic")
+    script = block_script(dut, VerifyOptions(random_vectors=4), key_sizes=(128,),
+                          directions=("encrypt",))
+    expected = play_compiled(compile_model(design_rtlil(dut), cache_dir=model_cache,
+                                           options=FAST), script)
+    work = _ecp5_netlist("unrolled", params, tmp_path_factory.mktemp("synth-paired"))
+    cells = _dp16kd_cells(work)
+    assert len(cells) == 20
+    assert all(cell["parameters"]["REGMODE_B"] == "OUTREG" for cell in cells.values())
+    model = netlist_model("netlist.json", "top", "ecp5", work, cache_dir=model_cache,
+                          options=FAST)
+    assert play_netlist(model, script) == expected
+
+
 @SLOW
 @pytest.mark.flow
 def test_tbox_core_netlist_plays_like_the_rtl(tmp_path_factory, model_cache):
