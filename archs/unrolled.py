@@ -150,10 +150,10 @@ class Unrolled(wiring.Component):
         With ``bram_rounds``: 1, each block-RAM S-box in a DP16KD of its own (port A); 2, two
         S-boxes of the same round or key step in one DP16KD (ports A and B). The precomputed
         key schedule keeps its own S-boxes.
-    bram_fabric_register : bool
-        With ``bram_rounds``: a register in the fabric after each block-RAM S-box's output
-        register, so a BRAM round (and the key schedule's block-RAM step) is one stage deeper
-        and the route from a block RAM to MixColumns gets a cycle of its own.
+    bram_fabric_registers : int
+        With ``bram_rounds``: 0, 1 or 2 registers in the fabric after each block-RAM S-box's
+        output register, so a BRAM round (and the key schedule's block-RAM step) is that many
+        stages deeper and the route from a block RAM to MixColumns gets cycles of its own.
     key_schedule : str
         ``"on_the_fly"`` (key agile: every block carries its own key) or ``"precomputed"``
         (round keys in registers, loaded once per key).
@@ -294,11 +294,11 @@ class Unrolled(wiring.Component):
               "with BRAM rounds: S-box lookups per DP16KD, 1 (port A) or 2 (ports A and B "
               "read one table: two S-boxes of a round or of the key step share a block)",
               omitted_at_default=True, error="BRAM read ports must be 1 or 2"),
-        Param("bram_fabric_register", (False, True), False,
-              "with BRAM rounds: each block-RAM S-box's data registered once more in the "
-              "fabric (one stage more per BRAM round), so the route from the block RAM is not "
-              "in MixColumns' cycle",
-              omitted_at_default=True, error="BRAM fabric register must be false or true"),
+        Param("bram_fabric_registers", (0, 1, 2), 0,
+              "with BRAM rounds: registers in the fabric after each block-RAM S-box's output "
+              "register (one stage more per BRAM round each), so the route from the block RAM "
+              "is not in MixColumns' cycle",
+              omitted_at_default=True, error="BRAM fabric registers must be 0, 1 or 2"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
               "enable registered before the output FIFO (one cycle more latency, one more "
@@ -333,8 +333,8 @@ class Unrolled(wiring.Component):
                              f"not round units {round_units!r}")
         if p.bram_read_ports == 2 and not bram_rounds:
             raise ValueError("Two BRAM read ports need BRAM rounds (bram_rounds 1 or more)")
-        if p.bram_fabric_register and not bram_rounds:
-            raise ValueError("A BRAM fabric register needs BRAM rounds (bram_rounds 1 or more)")
+        if p.bram_fabric_registers and not bram_rounds:
+            raise ValueError("BRAM fabric registers need BRAM rounds (bram_rounds 1 or more)")
         if bram_rounds and "bram" not in SBOX_KINDS:
             raise ValueError("BRAM rounds need the S-box family 'bram', which "
                              "archs.prims.sbox does not have")
@@ -370,7 +370,7 @@ class Unrolled(wiring.Component):
         round_units, sbox, sbox_stages = p.round_units, p.sbox, p.sbox_stages
         bram_rounds, key_lead = p.bram_rounds, p.key_lead
         data_latency = sbox_latency(sbox, stages=sbox_stages)
-        bram_latency = (sbox_latency("bram") + p.bram_fabric_register) if bram_rounds else None
+        bram_latency = (sbox_latency("bram") + p.bram_fabric_registers) if bram_rounds else None
 
         self.round_units = round_units
         self.laps = rounds // round_units
@@ -448,7 +448,7 @@ class Unrolled(wiring.Component):
 
     def _bram_sboxes(self, m, name, latency, byte_values):
         """Block-RAM S-boxes, one or two to a DP16KD (``bram_read_ports``), their outputs
-        registered once more in the fabric where ``latency`` exceeds the block's own.
+        registered in the fabric as many times as ``latency`` exceeds the block's own.
 
         Two to a block, a round pairs the bytes that ShiftRows sends to the same column (rows
         0 and 1, rows 2 and 3), so each MixColumns column reads two blocks, not four."""
@@ -468,8 +468,10 @@ class Unrolled(wiring.Component):
                 for port, n in enumerate(order[k:k + 2]):
                     m.d.comb += pair.i[port].eq(byte_values[n])
                     outs[n] = pair.o[port]
-        for _ in range(latency - sbox_latency("bram")):
-            regs = [Signal(8, name=f"{name}{n}_fabric", reset_less=True) for n in range(len(outs))]
+        for k in range(latency - sbox_latency("bram")):
+            suffix = f"_fabric{k + 1}" if k else "_fabric"
+            regs = [Signal(8, name=f"{name}{n}{suffix}", reset_less=True)
+                    for n in range(len(outs))]
             m.d.sync += [reg.eq(o) for reg, o in zip(regs, outs)]
             outs = regs
         return outs

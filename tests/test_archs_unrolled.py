@@ -223,19 +223,19 @@ def _dp16kd_instances(dut):
              if re.search(rf"connect \\AD{port}3 (?!1'0\b)", body)} for _, body in cells]
 
 
-@pytest.mark.parametrize("fabric_register", [False, True])
-def test_bram_read_ports(fabric_register):
+@pytest.mark.parametrize("fabric_registers", [0, 2])
+def test_bram_read_ports(fabric_registers):
     # Two S-box lookups per DP16KD (ports A and B): the same core as one port per block, in
-    # half the block RAMs, every block serving two lookups; with the fabric register every
-    # BRAM round one stage deeper.
+    # half the block RAMs, every block serving two lookups; with fabric registers every
+    # BRAM round that many stages deeper.
     params = {"round_units": 10, "sbox": "composite", "sbox_stages": 3, "bram_rounds": 5,
               "lean_control": True}
-    dut, result = verify(bram_read_ports=2, bram_fabric_register=fabric_register, **params)
+    dut, result = verify(bram_read_ports=2, bram_fabric_registers=fabric_registers, **params)
     one_port = Unrolled(**params)
-    assert dut.stages_per_round == tuple(s + (fabric_register and r < 5)
+    assert dut.stages_per_round == tuple(s + fabric_registers * (r < 5)
                                          for r, s in enumerate(one_port.stages_per_round))
     assert (result.latency_cycles, result.cycles_per_block) == \
-        (one_port.latency + 5 * fabric_register, 1.0)
+        (one_port.latency + 5 * fabric_registers, 1.0)
     single = _dp16kd_instances(Unrolled(device_family="ecp5", **params))
     paired = _dp16kd_instances(Unrolled(device_family="ecp5", bram_read_ports=2, **params))
     # 5 rounds of 16 S-boxes and 10 key steps of 4.
@@ -243,8 +243,8 @@ def test_bram_read_ports(fabric_register):
     assert len(paired) == len(single) // 2 and all(ports == {"A", "B"} for ports in paired)
     with pytest.raises(ValueError, match=r"^Two BRAM read ports need BRAM rounds"):
         Unrolled(round_units=10, bram_read_ports=2)
-    with pytest.raises(ValueError, match=r"^A BRAM fabric register needs BRAM rounds"):
-        Unrolled(round_units=10, bram_fabric_register=True)
+    with pytest.raises(ValueError, match=r"^BRAM fabric registers need BRAM rounds"):
+        Unrolled(round_units=10, bram_fabric_registers=1)
     with pytest.raises(ValueError, match=r"^BRAM read ports must be 1 or 2, not 4$"):
         archs.family("unrolled").build(round_units=10, bram_rounds=2, bram_read_ports=4)
 
