@@ -113,6 +113,9 @@ def one_stage_shorter(family):
     its cuts: the tuple keeps ``stages`` 7 with ``latency`` 6.
     """
     kind, stages, latency = family
+    if kind == "bram":
+        # The block-RAM S-box without its last fabric register (bram_fabric_registers).
+        return (kind, stages, latency - 1)
     if stages <= 6:
         return (kind, stages - 1, latency - 1)
     return (kind, stages, latency - 1)
@@ -173,6 +176,12 @@ class Unrolled(wiring.Component):
         in the entry register, and "last round" and "the slot leaves" are registered flags
         decoded a stage ahead (the entry's clock enable and then the compare of the round
         limited the looping core, experiments/records/4_iterative_logic.yaml).
+    registered_hand_out : bool
+        With lean control: the credit counter counts a handed-out block a cycle late, from a
+        register, and the buffer is one entry deeper. With parallel lanes
+        (:class:`archs.lanes.ParallelLanes`) a lane's output handshake is the AND of every
+        lane's valid flag, a net across the chip that otherwise ends in the counter's carry
+        chain (experiments/one_chip.yaml).
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
@@ -205,7 +214,9 @@ class Unrolled(wiring.Component):
         S-boxes with 6 or 7 stages, whose last register is the S-box output): MixColumns rows 0-1
         read one copy, rows 2-3 the other, so each register bit drives half the loads. The
         net from an S-box output bit to the xtime terms of its column is the critical path of
-        the fully pipelined core (issue 15; experiments/pipelined_fast.yaml).
+        the fully pipelined core (issue 15; experiments/pipelined_fast.yaml). With BRAM rounds
+        (and ``bram_fabric_registers`` 1 or 2) a BRAM round's copies are its last fabric
+        register, made twice.
     key_register_reset : bool
         Not a design-space parameter: False gives the on-the-fly key register no reset. Copies
         of one core side by side (:class:`archs.lanes.ParallelLanes`) get the same key, and
@@ -264,6 +275,11 @@ class Unrolled(wiring.Component):
               "loop a block enters only when the ring's slot is free next cycle); one cycle "
               "more latency, for a fast clock",
               omitted_at_default=True, error="Lean control must be false or true"),
+        Param("registered_hand_out", (False, True), False,
+              "lean control only: the credit counter counts a handed-out block a cycle late, "
+              "from a register, so the output handshake (with parallel lanes, every lane's "
+              "valid, from across the chip) meets no carry chain; one more buffer entry",
+              omitted_at_default=True, error="Registered hand-out must be false or true"),
         Param("key_lead", (False, True), False,
               "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
               "S-boxes one stage shorter and the expansion step registered a stage ahead, "
@@ -272,7 +288,8 @@ class Unrolled(wiring.Component):
         Param("sbox_output_copies", (1, 2), 1,
               "composite/tower S-boxes with 6 or 7 stages: 2 copies of each S-box's output "
               "register, MixColumns rows 0-1 reading one and rows 2-3 the other (half the "
-              "fanout on the critical net of the fully pipelined core)",
+              "fanout on the critical net of the fully pipelined core); in BRAM rounds "
+              "(with a BRAM fabric register) that register is copied",
               omitted_at_default=True, error="S-box output copies must be 1 or 2"),
         Param("banked_buffer", (False, True), False,
               "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
@@ -342,6 +359,9 @@ class Unrolled(wiring.Component):
         if p.banked_buffer and not p.lean_control:
             raise ValueError("A banked buffer needs lean control (it is lean control's output "
                              "buffer)")
+        if p.registered_hand_out and not p.lean_control:
+            raise ValueError("A registered hand-out needs lean control (it counts lean "
+                             "control's credits)")
         if p.registered_exit and p.lean_control:
             raise ValueError("Lean control has its exit register already: registered exit "
                              "is for cores without it")
@@ -357,10 +377,10 @@ class Unrolled(wiring.Component):
                              f"(round units {rounds}) of composite or tower S-boxes with at "
                              f"least one stage and no BRAM rounds")
         if p.sbox_output_copies == 2 and (not logic_sbox or p.sbox_stages not in (6, 7)
-                                          or bram_rounds):
+                                          or (bram_rounds and not p.bram_fabric_registers)):
             raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
-                             "or 7 stages (the last one is the output register) and no BRAM "
-                             "rounds")
+                             "or 7 stages (the last one is the output register) and, with BRAM "
+                             "rounds, a BRAM fabric register (the register copied)")
         return rounds
 
     def __init__(self, *, rounds=None, device_family="generic", key_register_reset=True,
@@ -418,7 +438,9 @@ class Unrolled(wiring.Component):
         # The exit register (lean control, registered exit) adds one cycle and one more block
         self.latency = 1 + self.laps * sum(self.stages_per_round) + self.exit_register
         # in the buffer (and lean control one more for its registered credit flag).
-        self.fifo_depth = self.blocks_in_flight + 2 + self.exit_register + self.lean_control
+        self.registered_hand_out = p.registered_hand_out
+        self.fifo_depth = (self.blocks_in_flight + 2 + self.exit_register + self.lean_control
+                           + self.registered_hand_out)
         super().__init__(AESSignature(key_sizes=(p.key_bits,),
                                       blocks_in_flight=self.blocks_in_flight))
 
@@ -641,7 +663,16 @@ class Unrolled(wiring.Component):
             # no compare and adder chain sits between the credit count and the ready signal.
             free = Signal(range(depth + 1), init=depth)
             credit_ok = Signal(init=1)
-            m.d.sync += [free.eq(free - accept + handed_out), credit_ok.eq(free >= 2)]
+            returned = handed_out
+            if self.registered_hand_out:
+                # Counted a cycle late, free is at most one block low: never an overshoot, and
+                # the extra buffer entry keeps a full stream at one block per cycle. The
+                # handshake of parallel lanes (the AND of every lane's valid) then ends at
+                # this register, not at the counter's carry chain: that path limited three
+                # lanes on one seed (experiments/one_chip.yaml).
+                returned = Signal(name="handed_out_late")
+                m.d.sync += returned.eq(handed_out)
+            m.d.sync += [free.eq(free - accept + returned), credit_ok.eq(free >= 2)]
         else:
             m.d.comb += credit_ok.eq(credit < depth)
             m.d.sync += credit.eq(credit + accept - handed_out)

@@ -115,7 +115,7 @@ def test_key_step_plan_subword_positions():
      r"^Two S-box output copies need composite or tower S-boxes with 6 or 7 stages"),
     ({"sbox_output_copies": 2, "sbox": "lut"}, r"^Two S-box output copies need"),
     ({"sbox_output_copies": 2, "sbox": "tower", "sbox_stages": 6, "bram_rounds": 5},
-     r"^Two S-box output copies need"),
+     r"^Two S-box output copies need .* a BRAM fabric register"),
 ])
 def test_wrong_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -249,6 +249,25 @@ def test_bram_read_ports(fabric_registers):
         archs.family("unrolled").build(round_units=10, bram_rounds=2, bram_read_ports=4)
 
 
+def test_bram_fabric_register_copies():
+    # Two S-box output copies with BRAM rounds: the copies are the block-RAM S-box's fabric
+    # register, made twice (the BRAM rounds no deeper than with one), and the composite rounds'
+    # output register, as without BRAM rounds. The core still gives the reference's blocks at
+    # one per cycle, and both copies of every S-box of a MixColumns round exist.
+    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 6, "bram_rounds": 4,
+              "bram_read_ports": 2, "bram_fabric_registers": 1, "lean_control": True}
+    dut, result = verify(sbox_output_copies=2, **params)
+    single = Unrolled(**params)
+    assert dut.stages_per_round == single.stages_per_round
+    assert (result.latency_cycles, result.cycles_per_block) == (single.latency, 1.0)
+    text = rtlil.convert(Unrolled(device_family="ecp5", sbox_output_copies=2, **params),
+                         name="top", emit_src=False)
+    for u in range(9):  # units 0-8 have MixColumns; 0-3 are BRAM rounds
+        for n in range(16):
+            assert all(f"wire width 8 \\u{u}_sbox{n}_out{k}\n" in text for k in (0, 1)), (u, n)
+    assert "u0_sbox0_fabric" not in text  # the copies replace the one fabric register
+
+
 @pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])
 def test_lean_control(key_schedule):
     # Lean control: the exit register adds a cycle of latency; the registered credit flag costs
@@ -257,6 +276,30 @@ def test_lean_control(key_schedule):
     assert (result.latency_cycles, dut.latency) == (12, 12)
     assert result.cycles_per_block == 1.0
     assert dut.fifo_depth == dut.blocks_in_flight + 4
+
+
+def test_registered_hand_out():
+    # Lean control's credit counter fed by a registered hand-out (issue 22, three parallel
+    # lanes): a full stream still takes one block per cycle (the buffer entry added for the
+    # late count is needed: without it the stream is slower), and an output that is mostly not
+    # ready fills the buffer to its credit limit with nothing lost or reordered.
+    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 1, "lean_control": True}
+    dut, result = verify(registered_hand_out=True, **params)
+    plain = Unrolled(**params)
+    assert (result.latency_cycles, result.cycles_per_block) == (plain.latency, 1.0)
+    assert dut.fifo_depth == plain.fifo_depth + 1
+    items, expected = agile_items(3 * dut.fifo_depth, seed=3)
+    outputs, _, _ = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=9, max_cycles=20000)
+    assert outputs == expected
+    with pytest.raises(ValueError, match=r"^A registered hand-out needs lean control"):
+        Unrolled(round_units=10, registered_hand_out=True)
+    # Behind a wide port, where it is meant to be: two lanes, two blocks per cycle.
+    lanes = verify_component(
+        lambda: archs.family("unrolled").build(parallel_lanes=2, registered_hand_out=True,
+                                               **params),
+        "cipher", VerifyOptions(random_vectors=4, measure_blocks=4 * dut.blocks_in_flight))
+    assert lanes.ok, lanes.reason
+    assert lanes.cycles_per_block == 0.5
 
 
 def test_registered_exit():
