@@ -79,6 +79,11 @@ __all__ = ["ExperimentError", "DesignPoint", "Experiment", "load_experiment", "p
            "make_point"]
 
 
+#: The longest top module name (:attr:`DesignPoint.top_name`): it names files (``<top>.v``,
+#: ``<top>.json``), and a file name has at most 255 bytes; names that fit kept theirs.
+TOP_NAME_LIMIT = 250
+
+
 class ExperimentError(ValueError):
     """An experiment file is invalid; the message names file, line and the allowed values."""
 
@@ -122,10 +127,17 @@ class DesignPoint:
 
     @property
     def top_name(self) -> str:
-        """Verilog top module name: the architecture and parameter values, as an identifier."""
+        """Verilog top module name: the architecture and parameter values, as an identifier.
+
+        It also names the point's files (``<top>.v``), so a name longer than
+        :data:`TOP_NAME_LIMIT` keeps its start and ends in a hash of the whole: file systems
+        refuse names over 255 bytes (Yosys's write_verilog failed on a 14-parameter point)."""
         parts = [self.arch] + [f"{k}_{v}" for k, v in self.params]
-        name = "_".join(parts).lower()
-        return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+        name = "".join(c if c.isalnum() or c == "_" else "_" for c in "_".join(parts).lower())
+        if len(name) <= TOP_NAME_LIMIT:
+            return name
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        return f"{name[:TOP_NAME_LIMIT - len(digest) - 1]}_{digest}"
 
     def config_key(self) -> str:
         """What this point measures, as a key (:func:`aesdse.store.database.config_key`): architecture,

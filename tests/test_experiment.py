@@ -100,6 +100,27 @@ def test_make_point():
         make_point("iterative", {"width": 8})
 
 
+def test_long_top_names_fit_a_file_name(tmp_path):
+    # Issue 22's one-chip point with 14 parameters gave a 256-character top name, and Yosys
+    # could not write <top>.v ("Filename too long"). Long names end in a hash of the whole:
+    # distinct, stable, identifiers, and short enough for the point's files; short names stay.
+    from aesdse.experiment import TOP_NAME_LIMIT
+    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 6, "bram_rounds": 4,
+              "bram_read_ports": 2, "bram_fabric_registers": 1, "key_schedule": "on_the_fly",
+              "lean_control": True, "parallel_lanes": 3, "lane_keys": "per_lane",
+              "sbox_output_copies": 2}
+    names = {make_point("unrolled", {**params, "registered_hand_out": flag}).top_name
+             for flag in (False, True)}
+    assert len(names) == 2
+    for name in names:
+        assert len(name) <= TOP_NAME_LIMIT and name.isidentifier()
+        assert name.startswith("unrolled_bram_fabric_registers_1_bram_read_ports_2")
+        (tmp_path / f"{name}.json").write_text("{}")
+    assert max(names, key=len) == make_point(
+        "unrolled", {**params, "registered_hand_out": True}).top_name
+    assert make_point("iterative", {"sbox": "lut"}).top_name == "iterative_sbox_lut_sbox_stages_0"
+
+
 def test_dff_flow_option_expands_and_keeps_old_keys_when_off():
     off = parse_experiment(GOOD, "grid.yaml").points[0]
     assert "dff" not in off.flow.as_dict()  # points without it keep their keys
