@@ -100,7 +100,7 @@ def test_make_point():
         make_point("iterative", {"width": 8})
 
 
-def test_long_top_names_fit_a_file_name(tmp_path):
+def test_long_top_names_fit_a_file_name(tmp_path, monkeypatch):
     # Issue 22's one-chip point with 14 parameters gave a 256-character top name, and Yosys
     # could not write <top>.v ("Filename too long"). Long names end in a hash of the whole:
     # distinct, stable, identifiers, and short enough for the point's files; short names stay.
@@ -119,6 +119,14 @@ def test_long_top_names_fit_a_file_name(tmp_path):
     assert max(names, key=len) == make_point(
         "unrolled", {**params, "registered_hand_out": True}).top_name
     assert make_point("iterative", {"sbox": "lut"}).top_name == "iterative_sbox_lut_sbox_stages_0"
+    # The design stage's cache key holds the name: a stage cached under the unshortened name
+    # (whose Verilog could not be written) is not taken for the shortened one.
+    from aesdse import experiment
+    from aesdse.engine.point import design_key
+    point = make_point("unrolled", {**params, "registered_hand_out": True})
+    shortened = design_key(point)
+    monkeypatch.setattr(experiment, "TOP_NAME_LIMIT", 1000)
+    assert len(point.top_name) > 250 and design_key(point) != shortened
 
 
 def test_dff_flow_option_expands_and_keeps_old_keys_when_off():

@@ -96,10 +96,14 @@ CORE_FILE = "core.il"
 
 
 def design_key(point: DesignPoint) -> str:
-    """The design stage (RTLIL, manifest, verification): what is built and how it is checked."""
+    """The design stage (RTLIL, manifest, verification): what is built and how it is checked.
+    The top module name is in it too: the RTLIL and the file names hold it, and a name that
+    had to be shortened (:data:`aesdse.experiment.TOP_NAME_LIMIT`) must not find the
+    unshortened one's stage."""
     return stage_key("design", {
         "arch": point.arch, "params": point.params_dict, "family": point.device_family,
-        "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch)})
+        "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch),
+        "top": point.top_name})
 
 
 #: LUT4 a logic S-box takes at least, for the capacity check before synthesis: half the smallest
