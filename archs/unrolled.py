@@ -437,7 +437,8 @@ class Unrolled(wiring.Component):
         self.cycles_per_block = self.laps
         # The exit register (lean control, registered exit) adds one cycle and one more block
         self.latency = 1 + self.laps * sum(self.stages_per_round) + self.exit_register
-        # in the buffer (and lean control one more for its registered credit flag).
+        # in the buffer (and lean control one more for its registered credit flag, a registered
+        # hand-out one more for its late count).
         self.registered_hand_out = p.registered_hand_out
         self.fifo_depth = (self.blocks_in_flight + 2 + self.exit_register + self.lean_control
                            + self.registered_hand_out)

@@ -283,11 +283,15 @@ def test_registered_hand_out():
     # lanes): a full stream still takes one block per cycle (the buffer entry added for the
     # late count is needed: without it the stream is slower), and an output that is mostly not
     # ready fills the buffer to its credit limit with nothing lost or reordered.
-    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 1, "lean_control": True}
+    params = {"round_units": 10, "sbox": "lut", "lean_control": True}
     dut, result = verify(registered_hand_out=True, **params)
     plain = Unrolled(**params)
     assert (result.latency_cycles, result.cycles_per_block) == (plain.latency, 1.0)
     assert dut.fifo_depth == plain.fifo_depth + 1
+    # The late count is a register (the handshake ends there), absent by default.
+    assert re.search(r"cell \$dff \S+\n(.*\n)*?\s*connect \\Q \\handed_out_late\n",
+                     rtlil.convert(Unrolled(registered_hand_out=True, **params), name="top"))
+    assert "handed_out_late" not in rtlil.convert(plain, name="top")
     items, expected = agile_items(3 * dut.fifo_depth, seed=3)
     outputs, _, _ = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=9, max_cycles=20000)
     assert outputs == expected
