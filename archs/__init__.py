@@ -19,7 +19,8 @@ from .buffered import Buffered
 from .compact import Compact
 from .gcm import GCM_WRAPPER_PARAM, GHASH_PARAMS, GCMCore, check_ghash
 from .iterative import Iterative
-from .lanes import LANE_KEYS, LANE_KEYS_PARAM, Lanes, ParallelLanes, check_lane_keys
+from .lanes import (LANE_HAND_OUT_PARAM, LANE_KEYS, LANE_KEYS_PARAM, Lanes, ParallelLanes,
+                    check_lane_hand_out, check_lane_keys)
 from .multimode import Multimode
 from .params import Param
 from .prims.keyschedule import ROUNDS
@@ -142,17 +143,20 @@ def _laned(build, check):
     """``(build, check)`` of a family with the ``lanes`` and ``parallel_lanes`` parameters
     (:mod:`archs.lanes`): N copies of the core behind an in-order distributor (one block port)
     or side by side (a wide port of N blocks), the core itself for one."""
-    def check_laned(lanes=1, parallel_lanes=1, lane_keys="shared", **params):
+    def check_laned(lanes=1, parallel_lanes=1, lane_keys="shared", lane_hand_out="all_valid",
+                    **params):
         port_width = params.get("port_width", 128)
         Lanes.check(lanes, port_width=port_width)
         ParallelLanes.check(parallel_lanes, lanes=lanes, port_width=port_width)
+        check_lane_hand_out(lane_hand_out, parallel_lanes=parallel_lanes)
         check_lane_keys(lane_keys, lanes=lanes, parallel_lanes=parallel_lanes,
                         key_schedule=params.get("key_schedule", "on_the_fly"))
         check(**params)
 
     def build_laned(device_family="generic", lanes=1, parallel_lanes=1, lane_keys="shared",
-                    **params):
-        check_laned(lanes, parallel_lanes, lane_keys, **params)  # raise before elaboration
+                    lane_hand_out="all_valid", **params):
+        # raise before elaboration
+        check_laned(lanes, parallel_lanes, lane_keys, lane_hand_out, **params)
         if lanes == 1 and parallel_lanes == 1:
             return build(device_family=device_family, **params)
         # Per lane: every lane after the first gets a key register without a reset, so that
@@ -162,7 +166,7 @@ def _laned(build, check):
                  for n in range(max(lanes, parallel_lanes))]
         if parallel_lanes > 1:
             ParallelLanes.check_core(cores[0])
-            return ParallelLanes(cores)
+            return ParallelLanes(cores, hand_out=lane_hand_out)
         Lanes.check_core(cores[0])
         return Lanes(cores)
     return build_laned, check_laned
@@ -179,7 +183,7 @@ def _family(core, *, params, wrap=None, build_only=(), **fields):
     return Family(module=core.__module__, build=build, check=check, params=params, **fields)
 
 
-_LANED = (Lanes.PARAM, ParallelLanes.PARAM)
+_LANED = (Lanes.PARAM, ParallelLanes.PARAM, LANE_HAND_OUT_PARAM)
 
 
 def _gcm_family(name, cipher, cipher_params, *, fixed=lambda params: {}, **fields):

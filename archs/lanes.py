@@ -35,7 +35,7 @@ from .interface import CoreSignature
 from .params import Param
 
 __all__ = ["Lanes", "LANES", "ParallelLanes", "PARALLEL_LANES", "LANE_KEYS", "LANE_KEYS_PARAM",
-           "check_lane_keys"]
+           "check_lane_keys", "LANE_HAND_OUT", "LANE_HAND_OUT_PARAM", "check_lane_hand_out"]
 
 #: Lane counts a family may offer as its ``lanes`` parameter.
 LANES = (1, 2, 4, 8)
@@ -58,6 +58,32 @@ LANE_KEYS_PARAM = Param("lane_keys", LANE_KEYS, "shared",
                         "for all lanes (shared) or one per lane (per_lane)",
                         omitted_at_default=True,
                         error=f"Lane keys must be one of {', '.join(LANE_KEYS)}")
+
+
+#: When a lane of a wide port hands out its result (:class:`ParallelLanes`): "all_valid", when
+#: every lane has one (the wide port's valid, the AND of the lanes' valid flags, gates every
+#: lane); "own_valid", on the lane's own valid flag and the port's ready alone. The lanes run in
+#: lock step (see :class:`ParallelLanes`), so both hand out the same results in the same cycles;
+#: own_valid keeps the AND, a net across the chip with three lanes, out of each lane's
+#: hand-out logic (its output buffer's read pointer and credit counter), where it limited three
+#: lanes (experiments/one_chip.yaml).
+LANE_HAND_OUT = ("all_valid", "own_valid")
+
+#: The ``lane_hand_out`` parameter of a family with parallel lanes.
+LANE_HAND_OUT_PARAM = Param("lane_hand_out", LANE_HAND_OUT, "all_valid",
+                            "with parallel lanes: a lane hands out its result when every lane "
+                            "has one (all_valid) or on its own valid flag (own_valid: the lanes "
+                            "run in lock step, so no other lane's flag reaches its hand-out)",
+                            omitted_at_default=True,
+                            error=f"Lane hand-out must be one of {', '.join(LANE_HAND_OUT)}")
+
+
+def check_lane_hand_out(lane_hand_out, *, parallel_lanes):
+    """Raise ``ValueError`` unless ``lane_hand_out`` suits ``parallel_lanes`` (own_valid needs
+    two or more)."""
+    LANE_HAND_OUT_PARAM.check(lane_hand_out)
+    if lane_hand_out != "all_valid" and parallel_lanes == 1:
+        raise ValueError(f"Lane hand-out {lane_hand_out} needs two or more parallel lanes")
 
 
 def check_lane_keys(lane_keys, *, lanes, parallel_lanes, key_schedule):
@@ -213,6 +239,9 @@ class ParallelLanes(wiring.Component):
         Two or more fresh cores of one family and parameters with 128-bit ports and no block
         or result fields besides ``data``; check them with :meth:`check` and
         :meth:`check_core` first.
+    hand_out : str
+        :data:`LANE_HAND_OUT`: a lane hands out its result when every lane has one
+        (``"all_valid"``) or on its own valid flag (``"own_valid"``).
 
     Members
     -------
@@ -268,8 +297,10 @@ class ParallelLanes(wiring.Component):
                 raise ValueError(f"{type(core).__name__} has {name} fields {fields!r}: a wide "
                                  f"port carries the block data alone")
 
-    def __init__(self, lanes):
+    def __init__(self, lanes, *, hand_out="all_valid"):
+        LANE_HAND_OUT_PARAM.check(hand_out)
         self.lanes = list(lanes)
+        self.hand_out = hand_out
         first = self.lanes[0]
         count = len(self.lanes)
         self.blocks_per_transfer = count
@@ -308,11 +339,12 @@ class ParallelLanes(wiring.Component):
                                   lambda n: self._block(self.i.payload.data, n))
         m.d.comb += self.i.ready.eq(blocks_taken & ~self.key.valid)
 
-        # Results: all lanes' at once.
+        # Results: all lanes' at once (own_valid: in lock step, each lane's valid is the AND).
         every_result = Cat(lane.o.valid for lane in self.lanes).all()
         m.d.comb += [self.o.valid.eq(every_result),
                      self.o.payload.data.eq(Cat(*reversed([lane.o.payload.data
                                                            for lane in self.lanes])))]
         for lane in self.lanes:
-            m.d.comb += lane.o.ready.eq(self.o.ready & every_result)
+            m.d.comb += lane.o.ready.eq(self.o.ready if self.hand_out == "own_valid"
+                                        else self.o.ready & every_result)
         return m
