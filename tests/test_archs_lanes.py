@@ -212,3 +212,55 @@ def test_parallel_lanes_refuse_what_a_wide_port_cannot_carry():
 def test_parallel_lanes_at_default_are_not_recorded():
     assert make_point("unrolled", {"parallel_lanes": 1}).params == make_point("unrolled").params
     assert dict(make_point("unrolled", {"parallel_lanes": 3}).params)["parallel_lanes"] == 3
+
+
+def test_lanes_handing_out_on_their_own_valid_flag_stay_in_lock_step():
+    # own_valid: a lane hands out on its own valid flag, not the AND of every lane's. Lanes of
+    # one core run in lock step, so the results are the same, in the same cycles, with random
+    # stalls on both sides and key changes.
+    family = archs.family("iterative")
+    results = {hand_out: verify_component(
+        lambda: family.build(sbox="lut", parallel_lanes=3, lane_hand_out=hand_out), "cipher",
+        VerifyOptions(random_vectors=9, measure_blocks=12))
+        for hand_out in ("all_valid", "own_valid")}
+    for result in results.values():
+        assert result.ok, result.reason
+    assert results["own_valid"].cycles_per_block == results["all_valid"].cycles_per_block
+    assert results["own_valid"].latency_cycles == results["all_valid"].latency_cycles
+
+
+def test_lanes_out_of_step_lose_results_with_own_valid_and_verify_says_so():
+    # Lanes of different cores are not in lock step: the wide port still works when every lane
+    # waits for all (all_valid), but a lane handing out on its own flag throws a result away,
+    # and verification fails the point (the check that guards own_valid on every point).
+    # Lane 1 takes a cycle more per round than lane 0. A lost result is a hang, so the run's
+    # cycle budget is short.
+    from archs.iterative import Iterative
+
+    def mixed(hand_out):
+        return lambda: ParallelLanes([Iterative(sbox="lut"),
+                                      Iterative(sbox="composite", sbox_stages=1)],
+                                     hand_out=hand_out)
+    options = VerifyOptions(random_vectors=0, measure_blocks=2, max_cycles=4000,
+                            max_cycles_per_block=100)
+    together = verify_component(mixed("all_valid"), "cipher", options)
+    assert together.ok, together.reason
+    apart = verify_component(mixed("own_valid"), "cipher", options)
+    assert not apart.ok
+    assert apart.reason.startswith("mismatch on ")
+
+
+def test_lane_hand_out_parameter():
+    unrolled = archs.family("unrolled")
+    assert unrolled.check_params({**unrolled.defaults(), "lane_hand_out": "own_valid"}) \
+        == "Lane hand-out own_valid needs two or more parallel lanes"
+    assert unrolled.check_params({**unrolled.defaults(), "lane_hand_out": "own_valid",
+                                  "parallel_lanes": 3}) is None
+    with pytest.raises(ValueError, match=r"^Lane hand-out must be one of all_valid, own_valid, "
+                                         r"not 'x'$"):
+        unrolled.build(parallel_lanes=2, lane_hand_out="x")
+    # The default is not recorded, so the rows of earlier wide ports keep their keys.
+    assert make_point("unrolled", {"parallel_lanes": 2, "lane_hand_out": "all_valid"}).params \
+        == make_point("unrolled", {"parallel_lanes": 2}).params
+    assert dict(make_point("iterative", {"parallel_lanes": 2, "lane_hand_out": "own_valid"})
+                .params)["lane_hand_out"] == "own_valid"

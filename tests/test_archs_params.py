@@ -8,7 +8,7 @@ from archs.buffered import Buffered
 from archs.compact import Compact
 from archs.interface import AESSignature, CoreSignature
 from archs.iterative import Iterative
-from archs.lanes import LANE_KEYS_PARAM, Lanes, ParallelLanes
+from archs.lanes import LANE_HAND_OUT_PARAM, LANE_KEYS_PARAM, Lanes, ParallelLanes
 from archs.multimode import Multimode
 from archs.params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from archs.sbox_standalone import StandaloneSBox
@@ -23,6 +23,7 @@ CORES = {"iterative": Iterative, "compact": Compact, "sbox": StandaloneSBox,
 def test_the_registry_lists_the_declarations_of_the_core_and_its_wrappers(name):
     declared = {p.name: p for p in CORES[name].PARAMS}
     declared.update({p.name: p for p in (Lanes.PARAM, ParallelLanes.PARAM, LANE_KEYS_PARAM,
+                                         LANE_HAND_OUT_PARAM,
                                          Buffered.PARAM)})
     fam = archs.family(name)
     assert all(declared[p.name] is p for p in fam.params)
