@@ -21,6 +21,8 @@ Schema (every key optional unless marked)::
       dff: false                      # synth_ecp5 -dff (ABC maps flip-flops too); scalar or list
       placer: heap                    # nextpnr --placer: heap, sa or static; scalar or list
       router: router1                 # nextpnr --router: router1 or router2; scalar or list
+      floorplan: none                 # block RAMs fixed to sites: none or lane_rows (LFE5U-85F;
+                                      # aesdse.flow.floorplan); scalar or list
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
       pnr_timeout_s: 3600
       fmax_search:                    # search the target frequency instead of freq_mhz/seeds
@@ -70,6 +72,7 @@ from pathlib import Path
 import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
+from .flow.floorplan import FLOORPLANS, floorplan_devices
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
                           VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
@@ -283,11 +286,12 @@ def _parse_targets(doc):
 
 
 _FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "placer", "router",
-              "synth_timeout_s", "pnr_timeout_s", "fmax_search")
+              "floorplan", "synth_timeout_s", "pnr_timeout_s", "fmax_search")
 #: The on/off flow options, each a grid column: the synthesis options.
 _FLOW_BOOLEANS = SYNTH_OPTIONS
 #: Choices of the nextpnr flow options (nextpnr 0.11; aesdse.flow.nextpnr.PLACERS, ROUTERS).
-_FLOW_CHOICES = {"placer": ("heap", "sa", "static"), "router": ("router1", "router2")}
+_FLOW_CHOICES = {"placer": ("heap", "sa", "static"), "router": ("router1", "router2"),
+                 "floorplan": FLOORPLANS}
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
 #: fmax_search settings: (lowest, lowest excluded, highest).
 _SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
@@ -330,7 +334,7 @@ def _parse_search(flow):
 
 def _flow_columns(doc):
     """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, placer, router,
-    seeds) and the fixed
+    floorplan, seeds) and the fixed
     options (timeouts, search)."""
     flow = doc.get("flow")
     if flow is None:
@@ -378,6 +382,18 @@ def _flow_columns(doc):
                                     low_open=True))
     fixed["fmax_search"] = _parse_search(flow)
     return (freqs, *booleans, list(seeds)), fixed
+
+
+def _check_floorplan(doc, flows, targets):
+    """A floorplan needs a block-RAM site table of every target's device."""
+    if all(flow.floorplan == "none" for flow in flows):
+        return
+    missing = sorted({t.device for t in targets} - set(floorplan_devices()))
+    if missing:
+        raise YamlError(line_of(doc["flow"], "floorplan"),
+                        f"floorplan: no block-RAM site table for {', '.join(missing)}; "
+                        f"floorplans other than none need one of these devices: "
+                        f"{', '.join(floorplan_devices())}")
 
 
 def _parse_verify(doc):
@@ -464,8 +480,9 @@ def _parse(doc, path) -> Experiment:
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
     flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, placer=pl,
-                         router=ro, **fixed)
-             for f, w, a, d, r, pl, ro, s in itertools.product(*flow_columns)]
+                         router=ro, floorplan=fp, **fixed)
+             for f, w, a, d, r, pl, ro, fp, s in itertools.product(*flow_columns)]
+    _check_floorplan(doc, flows, targets)
     points, seen = [], set()
     for fam, columns, line in grids:
         for combo in itertools.product(*columns):

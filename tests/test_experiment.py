@@ -47,7 +47,7 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),
      "grid.yaml:8: unknown key 'seed' in flow; allowed keys: freq_mhz, seeds, nowidelut, "
-     "abc9, dff, abc_area, placer, router, synth_timeout_s, pnr_timeout_s"),
+     "abc9, dff, abc_area, placer, router, floorplan, synth_timeout_s, pnr_timeout_s"),
     (GOOD + "targets:\n  - {device: LFE5U-99F}\n",
      "grid.yaml:10: device: 'LFE5U-99F' is not one of: LFE5U-12F, "),
     (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [100, fast]"),
@@ -155,8 +155,9 @@ def test_abc_area_flow_option_expands_and_keeps_old_keys_when_off():
 
 def test_placer_router_flow_options_expand_validate_and_keep_old_keys():
     from aesdse.flow.nextpnr import PLACERS, ROUTERS, flow_args
+    from aesdse.flow.floorplan import FLOORPLANS
     from aesdse.experiment import _FLOW_CHOICES
-    assert _FLOW_CHOICES == {"placer": PLACERS, "router": ROUTERS}
+    assert _FLOW_CHOICES == {"placer": PLACERS, "router": ROUTERS, "floorplan": FLOORPLANS}
     off = parse_experiment(GOOD, "grid.yaml").points[0]
     flow = off.flow.as_dict()
     assert "placer" not in flow and "router" not in flow  # points without them keep their keys

@@ -67,7 +67,7 @@ def fake_tools(tmp_path, monkeypatch):
     monkeypatch.setenv("NEXTPNR_ECP5", str(FAKE / "fake_nextpnr"))
     monkeypatch.setenv("FAKE_TOOL_LOG", str(log))
     for name in ("FAKE_YOSYS_CRASH", "FAKE_YOSYS_HANG", "FAKE_NEXTPNR_CRASH",
-                 "FAKE_NEXTPNR_HANG", "FAKE_TOOL_SLEEP"):
+                 "FAKE_NEXTPNR_HANG", "FAKE_TOOL_SLEEP", "FAKE_YOSYS_BLOCK_RAMS"):
         monkeypatch.delenv(name, raising=False)
 
     def runs(tool=None):
@@ -237,6 +237,38 @@ def test_timeout_and_crashes_fail_only_their_points(tmp_path, fake_tools, monkey
     with Store(db) as store:
         assert [r.status for r in store.rows() if r.freq_mhz == 60 and not r.flow["nowidelut"]] \
             == ["ok"]
+
+
+def test_a_floorplan_fixes_block_rams_in_the_netlist_nextpnr_reads(tmp_path, fake_tools,
+                                                                    monkeypatch):
+    # flow.floorplan lane_rows (aesdse.flow.floorplan): the synthesized netlist is the same,
+    # nextpnr reads it with each DP16KD fixed to a site, and the sites are kept beside the
+    # report. A netlist the floorplan cannot place fails its point with the reason; the sweep
+    # goes on.
+    text = TINY.format(name="fp", freqs=[50], seeds=1, nowidelut="false")
+    text = text.replace("  nowidelut: false\n", "  nowidelut: false\n  floorplan: [none, lane_rows]\n")
+    monkeypatch.setenv("FAKE_YOSYS_BLOCK_RAMS", "lane0.u0_sbox0.bram,lane1.u0_ksbox1.bram")
+    with Store(tmp_path / "db.sqlite") as store:
+        summary = sweep(parse_experiment(text), store, tmp_path / "results", jobs=1, echo=None)
+        rows = {r.flow.get("floorplan", "none"): r for r in store.rows()}
+    assert summary.ok and [r.status for r in rows.values()] == ["ok", "ok"]
+    assert len(fake_tools("yosys")) == 1
+    digests = {line.split()[-1] for line in fake_tools("nextpnr")}
+    assert len(digests) == 2  # two netlists: with and without the sites
+    sites = json.loads((Path(rows["lane_rows"].artifacts) / "floorplan.json").read_text())
+    assert sites["floorplan"] == "lane_rows" and sites["device"] == "LFE5U-85F"
+    assert sorted(sites["sites"]) == ["lane0.u0_sbox0.bram", "lane1.u0_ksbox1.bram"]
+    assert not (Path(rows["none"].artifacts) / "floorplan.json").exists()
+
+    monkeypatch.setenv("FAKE_YOSYS_BLOCK_RAMS", "sbox.rom.bram")
+    text = text.replace("name: fp", "name: fp2").replace("[none, lane_rows]", "lane_rows")
+    text = text.replace("sbox: lut", "sbox: composite")  # another design: synthesized again
+    with Store(tmp_path / "db.sqlite") as store:
+        sweep(parse_experiment(text), store, tmp_path / "results", jobs=1, echo=None)
+        [row] = [r for r in store.rows() if r.experiment == "fp2"]
+    assert row.status == "failed-flow"
+    assert row.reason.startswith("floorplan: lane_rows: block RAM 'sbox.rom.bram' is not a "
+                                 "round unit's S-box")
 
 
 def test_kill_and_resume(tmp_path, fake_tools):

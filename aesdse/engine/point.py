@@ -61,6 +61,7 @@ from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from ..flow.critical_path import (BREAKDOWN_INSTANCES, CriticalPath, NetlistCells,
                                   critical_paths, instance_breakdown, netlist_cells)
+from ..flow.floorplan import FloorplanError, apply_floorplan
 from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
 from ..flow.tools import find_tool, kill_tool_processes, tool_versions
 from ..flow.yosys import SynthOptions, synthesize
@@ -172,7 +173,9 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
         "args": nextpnr_args(target) + _pnr_flow_args(point),
         "pins": [driver.clock_pin(target.device, target.package),
                  driver.port_pins(target.device, target.package)],
-        "nextpnr": find_tool(driver.pnr_tool).version})
+        "nextpnr": find_tool(driver.pnr_tool).version,
+        # A floorplan changes the netlist nextpnr reads; without one the key is as before.
+        **({"floorplan": point.flow.floorplan} if point.flow.floorplan != "none" else {})})
 
 
 # --- the stage runner -------------------------------------------------------------------------
@@ -781,9 +784,13 @@ def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_
     """One nextpnr run in ``directory`` (from the cache or run): ``{"ok", "seconds",
     "utilization", "fmax", "reason", "cached"}``; a failed run is not cached. Without
     ``require_clock`` a report without Fmax passes (the harness alone: only its area counts)."""
+    floorplan = point.flow.floorplan
+
     def produce():
         # Each run reads the netlist from its own directory (YoWASP sees only the cwd).
         run.fetch(synth_entry, "netlist.json", directory / "netlist.json")
+        if floorplan != "none":
+            _apply_floorplan(point, directory)
         try:
             pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
                                   point.flow.pnr_timeout_s, require_clock=require_clock,
@@ -799,14 +806,35 @@ def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_
     directory.mkdir(parents=True, exist_ok=True)
     try:
         meta, _, hit = run.stage("pnr", pnr_key(point, synth["netlist"], freq_mhz, seed),
-                                 ("report.json", "nextpnr.log"), produce, label=label,
-                                 directory=directory)
+                                 ("report.json", "nextpnr.log")
+                                 + ((FLOORPLAN_FILE,) if floorplan != "none" else ()),
+                                 produce, label=label, directory=directory)
     except StageFailed as failed:
         return {"ok": False, "seconds": failed.fields.get("pnr_seconds"), "utilization": {},
                 "fmax": {}, "reason": failed.reason, "cached": False}
     utilization, fmax = parse_report(json.loads((directory / "report.json").read_text()))
     return {"ok": True, "seconds": meta["seconds"], "utilization": utilization, "fmax": fmax,
             "reason": None, "cached": hit}
+
+
+#: The sites a floorplan fixed, kept beside the point's nextpnr report: cell name -> site.
+FLOORPLAN_FILE = "floorplan.json"
+
+
+def _apply_floorplan(point: DesignPoint, directory: Path) -> None:
+    """Fix the block RAMs of ``directory/netlist.json`` to the sites of the point's floorplan
+    (:mod:`aesdse.flow.floorplan`) and write them to :data:`FLOORPLAN_FILE`; a netlist the
+    floorplan cannot place fails the point with the reason."""
+    path = directory / "netlist.json"
+    netlist = json.loads(path.read_text())
+    try:
+        sites = apply_floorplan(netlist, point.flow.floorplan, point.target.device)
+    except FloorplanError as error:
+        raise StageFailed("failed-flow", f"floorplan: {error}") from None
+    path.write_text(json.dumps(netlist))
+    (directory / FLOORPLAN_FILE).write_text(json.dumps(
+        {"floorplan": point.flow.floorplan, "device": point.target.device, "sites": sites},
+        indent=1))
 
 
 def _place_and_route(point, run, synth, synth_entry, known) -> dict:

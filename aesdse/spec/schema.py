@@ -110,6 +110,9 @@ class FlowOptions:
     placer, router : str
         nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
         ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
+    floorplan : str
+        Block RAMs fixed to sites before place and route (:mod:`aesdse.flow.floorplan`,
+        ``FLOORPLANS``): ``"none"`` (nextpnr places them) or ``"lane_rows"``.
     synth_timeout_s, pnr_timeout_s : float
         Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
     fmax_search : SearchSettings or None
@@ -124,6 +127,7 @@ class FlowOptions:
     abc_area: bool = False
     placer: str = "heap"
     router: str = "router1"
+    floorplan: str = "none"
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
     fmax_search: SearchSettings | None = None
@@ -137,7 +141,7 @@ class FlowOptions:
         for late in ("dff", "abc_area"):  # likewise for options added later
             if not d[late]:
                 del d[late]
-        for key in ("placer", "router"):  # and for the nextpnr choices, at nextpnr's defaults
+        for key in ("placer", "router", "floorplan"):  # and for the nextpnr choices, at defaults
             if d[key] == getattr(FlowOptions, key):
                 del d[key]
         return d

@@ -1,0 +1,134 @@
+"""Floorplans: block RAMs fixed to sites before place and route (the ``floorplan`` flow option).
+
+nextpnr places block RAMs with the rest of the design, and with most of a device's block RAMs
+in use it puts them where there is room, not beside the logic they feed: three fully pipelined
+lanes with block-RAM rounds on an ECP5-85F (156 of 208 DP16KD) placed the register a DP16KD
+feeds 40-60 rows and columns away from it, a net of 4.3-5.8 ns that limited every placer seed
+(experiments/one_chip.yaml). A floorplan fixes each DP16KD to a site (nextpnr's ``BEL``
+attribute on the cell in the netlist); the placer then puts the logic near its block RAMs.
+
+``lane_rows`` is the floorplan of :class:`archs.lanes.ParallelLanes` around the unrolled core
+(:mod:`archs.unrolled`), read from the cell names Yosys keeps (``lane<n>.u<unit>_sbox<k>.bram``,
+``..._ksbox<k>.bram`` for a key-expansion step):
+
+* each lane gets a band of block-RAM columns, the same in every row (lane 0 on the left);
+* the block-RAM round of unit ``r`` takes row ``r`` of its band, with the key-expansion step
+  beside it: block ``r`` of the pipeline sits in row ``r``, so the next round's logic lies between
+  its row and the next;
+* the key-expansion steps of the logic rounds (with ``bram_key_steps: all``) fill the rows' free
+  sites, in unit order, a step's blocks in one row;
+* inside its row a group's blocks are side by side, centred in the band.
+
+A core without lanes is one lane with the whole width. The site table is that of the LFE5U-85F,
+the one device measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208
+DP16KD and writing the placed netlist (``--write``; each cell's ``NEXTPNR_BEL``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+__all__ = ["FLOORPLANS", "FloorplanError", "floorplan_devices", "block_ram_sites",
+           "lane_rows", "apply_floorplan"]
+
+#: Values of the ``floorplan`` flow option; the first is the default (nextpnr places everything).
+FLOORPLANS = ("none", "lane_rows")
+
+#: Block-RAM sites of the devices with a table: the rows (Y) and columns (X) of the DP16KD
+#: tiles; the site at column index ``i`` is ``X<x>/Y<y>/EBR<i % 4>`` (four per group of tiles).
+_EBR_TABLES = {
+    "LFE5U-85F": ((22, 46, 70, 82),
+                  (4, 6, 8, 10, 13, 15, 17, 19, 22, 24, 26, 28, 31, 33, 35, 37, 40, 42, 44, 46,
+                   49, 51, 53, 55, 58, 60, 62, 64, 69, 71, 73, 75, 78, 80, 82, 84, 87, 89, 91,
+                   93, 96, 98, 100, 102, 105, 107, 109, 111, 114, 116, 118, 120)),
+}
+
+_BLOCK_RAM = "DP16KD"
+_NAME = re.compile(r"^(?:lane(?P<lane>\d+)\.)?u(?P<unit>\d+)_(?P<key>k?)sbox(?P<box>\d+)\.")
+
+
+class FloorplanError(ValueError):
+    """A netlist the floorplan cannot place: the point fails with this reason."""
+
+
+def floorplan_devices() -> tuple:
+    """The devices with a block-RAM site table (the only ones a floorplan can be used on)."""
+    return tuple(_EBR_TABLES)
+
+
+def block_ram_sites(device: str) -> list[list[str]]:
+    """The DP16KD sites of ``device`` as rows (top first) of sites (left to right)."""
+    try:
+        rows, columns = _EBR_TABLES[device]
+    except KeyError:
+        raise FloorplanError(f"no block-RAM site table for {device}; floorplans exist for "
+                             f"{', '.join(floorplan_devices())}") from None
+    return [[f"X{x}/Y{y}/EBR{i % 4}" for i, x in enumerate(columns)] for y in rows]
+
+
+def lane_rows(names, device: str) -> dict[str, str]:
+    """The ``lane_rows`` floorplan of the block-RAM cells ``names``: cell name -> site."""
+    rows = block_ram_sites(device)
+    groups = defaultdict(list)  # (lane, unit, key step?) -> [(box, name)]
+    for name in names:
+        match = _NAME.match(name)
+        if match is None:
+            raise FloorplanError(f"lane_rows: block RAM {name!r} is not a round unit's S-box "
+                                 f"(lane<n>.u<unit>_sbox<k> or _ksbox<k>, archs.unrolled)")
+        lane = int(match["lane"] or 0)
+        groups[lane, int(match["unit"]), bool(match["key"])].append((int(match["box"]), name))
+    lanes = sorted({lane for lane, _, _ in groups})
+    width = len(rows[0])
+    bands = [(width * i // len(lanes), width * (i + 1) // len(lanes)) for i in range(len(lanes))]
+    sites = {}
+    for lane, (start, stop) in zip(lanes, bands):
+        rounds = sorted(u for ln, u, key in groups if ln == lane and not key)
+        if len(rounds) > len(rows):
+            raise FloorplanError(f"lane_rows: lane {lane} has {len(rounds)} block-RAM rounds; "
+                                 f"{device} has {len(rows)} block-RAM rows")
+        # A round and its key step in the round's row; other key steps where there is room.
+        content = [[] for _ in rows]
+        for r, unit in enumerate(rounds):
+            content[r] += [(lane, unit, False), (lane, unit, True)]
+        for unit in sorted(u for ln, u, key in groups if ln == lane and key and u not in rounds):
+            size = len(groups[lane, unit, True])
+            free = [(stop - start) - sum(len(groups.get(g, ())) for g in row) for row in content]
+            best = max(range(len(rows)), key=lambda r: (free[r], -r))
+            if free[best] < size:
+                break  # counted below
+            content[best].append((lane, unit, True))
+        placed = sum(len(groups.get(g, ())) for row in content for g in row)
+        wanted = sum(len(v) for (ln, _, _), v in groups.items() if ln == lane)
+        if placed < wanted:
+            raise FloorplanError(f"lane_rows: lane {lane} has {wanted} block RAMs; its band "
+                                 f"of {stop - start} columns in {len(rows)} rows holds "
+                                 f"{placed} of them by round")
+        for row, row_groups in zip(rows, content):
+            cells = [name for g in row_groups for _, name in sorted(groups.get(g, ()))]
+            offset = start + ((stop - start) - len(cells)) // 2
+            sites.update(zip(cells, row[offset:offset + len(cells)]))
+    return sites
+
+
+def apply_floorplan(netlist: dict, floorplan: str, device: str) -> dict[str, str]:
+    """Fix the block RAMs of a Yosys JSON ``netlist`` (changed in place) to the sites of
+    ``floorplan`` on ``device``; returns cell name -> site (empty for ``"none"``)."""
+    if floorplan not in FLOORPLANS:
+        raise FloorplanError(f"floorplan must be one of {', '.join(FLOORPLANS)}, "
+                             f"not {floorplan!r}")
+    if floorplan == "none":
+        return {}
+    modules = netlist.get("modules", {})
+    tops = [m for m, v in modules.items() if str(v.get("attributes", {}).get("top", "0"))
+            .strip("0") != ""]
+    if len(tops) != 1:
+        raise FloorplanError(f"{floorplan}: the netlist has {len(tops)} top modules, not one")
+    cells = modules[tops[0]]["cells"]
+    names = [n for n, c in cells.items() if c.get("type") == _BLOCK_RAM]
+    if not names:
+        raise FloorplanError(f"{floorplan}: the netlist has no {_BLOCK_RAM} to place")
+    sites = lane_rows(names, device)
+    for name, site in sites.items():
+        cells[name].setdefault("attributes", {})["BEL"] = site
+    return sites
