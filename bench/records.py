@@ -411,7 +411,11 @@ def records(rows: list[Row], device: str = "LFE5U-85F") -> list[ClassBest]:
 
 def _describe(row: Row) -> str:
     params = ", ".join(f"{k}={v}" for k, v in sorted((row.params or {}).items()))
-    flow = ", ".join(k for k, v in sorted((row.flow or {}).items()) if v is True)
+    # The synthesis switches that are on, and the place-and-route choices away from nextpnr's
+    # defaults (a floorplan): what a user needs besides the parameters to measure it again.
+    flow = ", ".join([k for k, v in sorted((row.flow or {}).items()) if v is True]
+                     + [f"{k}={(row.flow or {})[k]}" for k in ("placer", "router", "floorplan")
+                        if k in (row.flow or {})])
     return f"`{row.arch}` {params}" + (f" ({flow})" if flow else "")
 
 

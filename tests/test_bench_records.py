@@ -267,3 +267,13 @@ def test_issue_24_balanced_gcm_class(bench):
     bare = replace(balanced, key="b-bare", details={"gcm": balanced.details["gcm"]})
     rec = {r.cls.name: r for r in bench.records(_rows() + [bare])}[name]
     assert rec.verdict == "no: no critical-path breakdown stored"
+
+
+def test_a_records_row_names_the_flow_choices_it_needs(bench):
+    # A record measured with a floorplan (or another placer or router) says so beside the
+    # synthesis switches, so that a reader can measure it again.
+    pipe = {"round_units": 10, "sbox": "composite", "parallel_lanes": 3}
+    row = _ok("f1", "unrolled", pipe, luts=36000, ffs=48000, fmax=217.0, cpb=1 / 3, seed=1)
+    assert bench._describe(row).endswith("sbox=composite")
+    row = replace(row, flow=dict(row.flow, nowidelut=True, floorplan="lane_rows"))
+    assert bench._describe(row).endswith("sbox=composite (nowidelut, floorplan=lane_rows)")
