@@ -21,6 +21,7 @@ from .report.plot import AREAS as PLOT_AREAS, KINDS as PLOT_KINDS, METRICS as PL
 from .report.table import FMAX_STATS, FORMATS, GROUP_BY, render
 from .store.database import Store, StoreError
 from .spec import yamlcheck
+from .spec.schema import flow_choices
 
 __all__ = ["main"]
 
@@ -628,8 +629,9 @@ def _dry_run(exp, db_path, as_json):
     for p, point in zip(points, exp.points):
         state = "stored" if p["stored"] else "run (older row stored)" if p["older_stored"] \
             else "run"
-        flow = "fmax_search" if point.flow.fmax_search else \
-            f"@{point.flow.freq_mhz:g}MHz seed={point.flow.seed}"
+        flow = ("fmax_search" if point.flow.fmax_search else
+                f"@{point.flow.freq_mhz:g}MHz seed={point.flow.seed}") \
+            + flow_choices(point.flow.as_dict())
         click.echo(f"{state:<22} {point.label} {point.target.label} {flow}")
     click.echo(f"{exp.name}: {len(points)} design points, {done} stored in {db_path}, "
                f"{len(points) - done} to run (dry run: nothing was run)")

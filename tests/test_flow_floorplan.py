@@ -173,3 +173,23 @@ def test_every_site_of_the_table_takes_a_dp16kd_in_nextpnr(tmp_path):
     placed = json.loads((tmp_path / "placed.json").read_text())["modules"]["top"]["cells"]
     assert {n: c["attributes"]["NEXTPNR_BEL"] for n, c in placed.items()
             if c["type"] == "DP16KD"} == wanted
+
+
+def test_labels_tell_points_apart_by_their_flow_choices(tmp_path):
+    # Two points of one design, frequency and seed that differ by a flow choice have labels
+    # that say which is which (sweep progress, dry run, stored rows).
+    from click.testing import CliRunner
+    from aesdse.cli import main
+    from aesdse.spec.schema import flow_choices
+    assert flow_choices(FlowOptions().as_dict()) == ""
+    assert flow_choices({"nowidelut": True, "floorplan": "lane_rows", "router": "router2",
+                         "freq_mhz": 100.0}) == " (nowidelut, router=router2, floorplan=lane_rows)"
+    path = tmp_path / "x.yaml"
+    path.write_text("name: x\narchitectures:\n  - arch: unrolled\n"
+                    "flow: {freq_mhz: 100, floorplan: [none, lane_rows]}\n")
+    result = CliRunner().invoke(main, ["sweep", str(path), "--dry-run", "--db",
+                                       str(tmp_path / "db.sqlite")])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("run")]
+    assert [line.endswith("@100MHz seed=1") for line in lines] == [True, False]
+    assert lines[1].endswith("@100MHz seed=1 (floorplan=lane_rows)")

@@ -12,6 +12,7 @@ import threading
 import time
 
 from ..flow.families import FAMILIES, part_of
+from ..spec.schema import flow_choices
 
 __all__ = ["Progress"]
 
@@ -209,6 +210,7 @@ class Progress:
 def label_of(row) -> str:
     """Readable name of a stored point: architecture, parameters, its target (a sweep over
     several devices prints one line per device) and the flow values that tell apart points of
-    one design (frequency, seed)."""
+    one design (frequency, seed, the synthesis switches and nextpnr choices)."""
     return (row.arch + "".join(f" {k}={v}" for k, v in sorted(row.params.items()))
-            + f" on {row.target} @{row.freq_mhz:g}MHz seed={row.seed}")
+            + f" on {row.target} @{row.freq_mhz:g}MHz seed={row.seed}"
+            + flow_choices(row.flow or {}))

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .cache import owner_tag
 from .netlist_check import VERIFICATION_KEY, netlist_verify_default
+from ..spec.schema import flow_choices
 from ..experiment import DesignPoint, Experiment
 from ..flow.tools import ToolNotFound, tool_versions
 from .point import REJECTED_FILE, search_runs, unpack_artifacts
@@ -199,8 +200,9 @@ def plan_sweep(experiment: Experiment, store: Store, versions: dict, *, force: b
             cached.append(row)
         else:
             pending.append((point, key))
-    labels = {key: f"{p.label} fmax_search" if p.flow.fmax_search else
-              f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}" for p, key in pending}
+    labels = {key: (f"{p.label} fmax_search" if p.flow.fmax_search else
+                    f"{p.label} @{p.flow.freq_mhz:g}MHz seed={p.flow.seed}")
+              + flow_choices(p.flow.as_dict()) for p, key in pending}
     return SweepPlan(keys=[k for _, k in keyed], cached=cached, pending=pending,
                      redo={key for _, key in pending if key in stored or force}, labels=labels)
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
            "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
            "COMPILED_CHECKS", "AMARANTH_CHECKS", "CONFIG_IGNORED_FLOW",
-           "config_key"]
+           "config_key", "flow_choices"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -271,6 +271,16 @@ VERIFY_NOT_PROVENANCE = ("backend", "netlist_blocks")
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).
 CONFIG_IGNORED_FLOW = ("synth_timeout_s", "pnr_timeout_s")
+
+
+def flow_choices(flow: dict) -> str:
+    """The flow choices of a point's plain ``flow`` data (:meth:`FlowOptions.as_dict`) that
+    tell it apart from a point of the same design, frequency and seed, for a label: the
+    synthesis switches that are on and the nextpnr choices away from the defaults, as
+    ``" (nowidelut, floorplan=lane_rows)"``; ``""`` when there are none."""
+    shown = [k for k, v in sorted(flow.items()) if v is True]
+    shown += [f"{k}={flow[k]}" for k in ("placer", "router", "floorplan") if k in flow]
+    return f" ({', '.join(shown)})" if shown else ""
 
 
 def config_key(arch: str, params: dict, target: str, flow: dict) -> str:
