@@ -36,6 +36,7 @@ from aesdse.report.plot import pareto_figure, save
 from aesdse.report.published import find_paper
 from aesdse.fingerprint import current_checkout
 from aesdse.report.select import select_rows
+from aesdse.spec.schema import flow_choices
 from aesdse.report.table import aggregate
 from aesdse.store.database import Row, Store, StoreError
 from aesdse.store.exchange import open_reference, reference_files
@@ -413,10 +414,7 @@ def _describe(row: Row) -> str:
     params = ", ".join(f"{k}={v}" for k, v in sorted((row.params or {}).items()))
     # The synthesis switches that are on, and the place-and-route choices away from nextpnr's
     # defaults (a floorplan): what a user needs besides the parameters to measure it again.
-    flow = ", ".join([k for k, v in sorted((row.flow or {}).items()) if v is True]
-                     + [f"{k}={(row.flow or {})[k]}" for k in ("placer", "router", "floorplan")
-                        if k in (row.flow or {})])
-    return f"`{row.arch}` {params}" + (f" ({flow})" if flow else "")
+    return f"`{row.arch}` {params}" + flow_choices(row.flow or {})
 
 
 def records_markdown(recs: list[ClassBest], device: str = "LFE5U-85F") -> str:
