@@ -72,7 +72,7 @@ from pathlib import Path
 import archs
 
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
-from .flow.floorplan import FLOORPLANS, floorplan_devices
+from .flow.floorplan import FLOORPLANS, floorplan_devices, floorplan_problem
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
                           VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
@@ -488,6 +488,10 @@ def _parse(doc, path) -> Experiment:
         for combo in itertools.product(*columns):
             params = fam.point_params(combo)
             _check_point(fam, params, line)
+            for floorplan in sorted({flow.floorplan for flow in flows}):
+                problem = floorplan_problem(floorplan, fam.name, dict(params))
+                if problem:
+                    raise YamlError(line, f"{fam.name}: {problem}")
             for target in targets:
                 for flow in flows:
                     point = DesignPoint(fam.name, params, target, flow, verify)

@@ -124,19 +124,27 @@ def test_the_floorplan_flow_option(tmp_path):
     assert make_point("unrolled").key != make_point(
         "unrolled", flow=FlowOptions(floorplan="lane_rows")).key
 
-    def experiment(flow, device=DEVICE):
+    def experiment(flow, device=DEVICE, arch="unrolled\n    params: {bram_rounds: 4}"):
         path = tmp_path / "x.yaml"
-        path.write_text(f"name: x\narchitectures:\n  - arch: unrolled\n"
+        path.write_text(f"name: x\narchitectures:\n  - arch: {arch}\n"
                         f"targets:\n  - {{device: {device}, package: CABGA381, speed: 8}}\n"
                         f"flow:\n  freq_mhz: 100\n  floorplan: {flow}\n")
         return load_experiment(path)
     assert [p.flow.floorplan for p in experiment("[none, lane_rows]").points] == list(FLOORPLANS)
-    with pytest.raises(ExperimentError, match=r"x.yaml:8: floorplan: 'rows' is not one of: "
+    with pytest.raises(ExperimentError, match=r"x.yaml:9: floorplan: 'rows' is not one of: "
                                               r"none, lane_rows"):
         experiment("rows")
-    with pytest.raises(ExperimentError, match=r"x.yaml:8: floorplan: no block-RAM site table "
+    with pytest.raises(ExperimentError, match=r"x.yaml:9: floorplan: no block-RAM site table "
                                               r"for LFE5U-25F"):
         experiment("lane_rows", device="LFE5U-25F")
+    # A point the floorplan would refuse at place and route is an error at its arch line.
+    for arch, rounds in (("unrolled\n    params: {bram_rounds: 5}", 5), ("unrolled", 0),
+                         ("iterative", 0)):
+        with pytest.raises(ExperimentError, match=r"x.yaml:3: \w+: floorplan lane_rows places "
+                                                  r"the block-RAM rounds of arch unrolled, 1 to "
+                                                  rf"4 .*with bram_rounds {rounds}$"):
+            experiment("lane_rows", arch=arch)
+    assert experiment("none", arch="iterative").points
     assert experiment("none", device="LFE5U-25F").points
 
 
@@ -185,7 +193,7 @@ def test_labels_tell_points_apart_by_their_flow_choices(tmp_path):
     assert flow_choices({"nowidelut": True, "floorplan": "lane_rows", "router": "router2",
                          "freq_mhz": 100.0}) == " (nowidelut, router=router2, floorplan=lane_rows)"
     path = tmp_path / "x.yaml"
-    path.write_text("name: x\narchitectures:\n  - arch: unrolled\n"
+    path.write_text("name: x\narchitectures:\n  - arch: unrolled\n    params: {bram_rounds: 4}\n"
                     "flow: {freq_mhz: 100, floorplan: [none, lane_rows]}\n")
     result = CliRunner().invoke(main, ["sweep", str(path), "--dry-run", "--db",
                                        str(tmp_path / "db.sqlite")])

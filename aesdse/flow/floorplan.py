@@ -19,7 +19,8 @@ attribute on the cell in the netlist); the placer then puts the logic near its b
   sites, in unit order, a step's blocks in one row;
 * inside its row a group's blocks are side by side, centred in the band.
 
-A core without lanes is one lane with the whole width. The site table is that of the LFE5U-85F,
+A core without lanes is one lane with the whole width. An experiment naming a floorplan for a
+point it cannot place is an error when it is read (:func:`floorplan_problem`). The site table is that of the LFE5U-85F,
 the one device measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208
 DP16KD and writing the placed netlist (``--write``; each cell's ``NEXTPNR_BEL``).
 """
@@ -30,7 +31,7 @@ import re
 from collections import defaultdict
 
 __all__ = ["FLOORPLANS", "FloorplanError", "floorplan_devices", "block_ram_sites",
-           "lane_rows", "apply_floorplan"]
+           "lane_rows", "apply_floorplan", "floorplan_problem"]
 
 #: Values of the ``floorplan`` flow option; the first is the default (nextpnr places everything).
 FLOORPLANS = ("none", "lane_rows")
@@ -65,6 +66,21 @@ def block_ram_sites(device: str) -> list[list[str]]:
         raise FloorplanError(f"no block-RAM site table for {device}; floorplans exist for "
                              f"{', '.join(floorplan_devices())}") from None
     return [[f"X{x}/Y{y}/EBR{i % 4}" for i, x in enumerate(columns)] for y in rows]
+
+
+def floorplan_problem(floorplan: str, arch: str, params: dict) -> str | None:
+    """Why ``floorplan`` cannot place a point of ``arch`` with ``params`` (on a device with a
+    site table), or ``None``: checked when an experiment is read, so that a point the floorplan
+    would refuse at place and route is an error at its line instead. ``lane_rows`` places the
+    block-RAM rounds of the ``unrolled`` family, one device row each."""
+    if floorplan == "none":
+        return None
+    rows = min(len(rows) for rows, _ in _EBR_TABLES.values())
+    bram_rounds = params.get("bram_rounds", 0)
+    if arch != "unrolled" or not 1 <= bram_rounds <= rows:
+        return (f"floorplan {floorplan} places the block-RAM rounds of arch unrolled, 1 to "
+                f"{rows} (a block-RAM row each); not arch {arch} with bram_rounds {bram_rounds}")
+    return None
 
 
 def lane_rows(names, device: str) -> dict[str, str]:
