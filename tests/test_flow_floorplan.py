@@ -201,3 +201,22 @@ def test_labels_tell_points_apart_by_their_flow_choices(tmp_path):
     lines = [line for line in result.output.splitlines() if line.startswith("run")]
     assert [line.endswith("@100MHz seed=1") for line in lines] == [True, False]
     assert lines[1].endswith("@100MHz seed=1 (floorplan=lane_rows)")
+
+
+def test_lane_rows_reads_the_names_yosys_gives_the_unrolled_cores_block_rams(tmp_path):
+    # The names lane_rows reads come from archs.lanes (lane<n>) and archs.unrolled
+    # (u<unit>_sbox<k>, u<unit>_ksbox<k>) through Yosys's flatten: a rename there must fail
+    # here, not at place and route. One-round TEST CONFIGURATION (not AES), two lanes.
+    from aesdse.flow.tools import find_tool, run_tool
+    core = archs.family("unrolled").build(round_units=1, rounds=1, sbox="composite",
+                                          bram_rounds=1, bram_read_ports=2, parallel_lanes=2,
+                                          device_family="ecp5")
+    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
+    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; write_json flat.json"
+    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
+    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
+    netlist = json.loads((tmp_path / "flat.json").read_text())
+    sites = apply_floorplan(netlist, "lane_rows", DEVICE)
+    # Per lane: the round's 16 S-boxes on 8 DP16KD; one key step (the last round's) in 2.
+    assert sorted(sites) == sorted(f"lane{lane}.u0_{kind}sbox{k}.bram" for lane in range(2)
+                                   for kind, count in (("", 8), ("k", 2)) for k in range(count))
