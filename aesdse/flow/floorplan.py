@@ -15,13 +15,13 @@ attribute on the cell in the netlist); the placer then puts the logic near its b
 * the block-RAM round of unit ``r`` takes row ``r`` of its band, with the key-expansion step
   beside it: block ``r`` of the pipeline sits in row ``r``, so the next round's logic lies between
   its row and the next;
-* the key-expansion steps of the logic rounds (with ``bram_key_steps: all``) fill the rows' free
-  sites, in unit order, a step's blocks in one row;
+* the key-expansion steps of the logic rounds (whose key S-boxes are in block RAM too, seed 002
+  section 4) fill the rows' free sites, in unit order, a step's blocks in one row;
 * inside its row a group's blocks are side by side, centred in the band.
 
 A core without lanes is one lane with the whole width. An experiment naming a floorplan for a
-point it cannot place is an error when it is read (:func:`floorplan_problem`). The site table is that of the LFE5U-85F,
-the one device measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208
+point it cannot place is an error when it is read (:func:`floorplan_problem`). The site table
+is that of the LFE5U-85F, the one device measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208
 DP16KD and writing the placed netlist (``--write``; each cell's ``NEXTPNR_BEL``).
 """
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
            "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
            "COMPILED_CHECKS", "AMARANTH_CHECKS", "CONFIG_IGNORED_FLOW",
-           "config_key", "flow_choices"]
+           "config_key", "flow_choices", "PNR_CHOICES"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -85,6 +85,11 @@ class SearchSettings:
     seeds: int = 1
 
 
+#: The place-and-route choices of :class:`FlowOptions`: each left out of its plain data at its
+#: default (nextpnr's own placer and router, no floorplan).
+PNR_CHOICES = ("placer", "router", "floorplan")
+
+
 @dataclass(frozen=True)
 class FlowOptions:
     """Synthesis and place-and-route options of one design point.
@@ -141,7 +146,7 @@ class FlowOptions:
         for late in ("dff", "abc_area"):  # likewise for options added later
             if not d[late]:
                 del d[late]
-        for key in ("placer", "router", "floorplan"):  # and for the nextpnr choices, at defaults
+        for key in PNR_CHOICES:  # and for the place-and-route choices, at their defaults
             if d[key] == getattr(FlowOptions, key):
                 del d[key]
         return d
@@ -279,7 +284,7 @@ def flow_choices(flow: dict) -> str:
     synthesis switches that are on and the nextpnr choices away from the defaults, as
     ``" (nowidelut, floorplan=lane_rows)"``; ``""`` when there are none."""
     shown = [k for k, v in sorted(flow.items()) if v is True]
-    shown += [f"{k}={flow[k]}" for k in ("placer", "router", "floorplan") if k in flow]
+    shown += [f"{k}={flow[k]}" for k in PNR_CHOICES if k in flow]
     return f" ({', '.join(shown)})" if shown else ""
 
 
