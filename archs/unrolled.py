@@ -191,6 +191,16 @@ class Unrolled(wiring.Component):
         next valid bit and the write counter's next value: the decoded write enable of fanout
         32 was the worst path of the fully pipelined record on one seed
         (experiments/pipelined_fast.yaml).
+    round_key_chain : bool
+        With ``key_schedule="precomputed"``: the round key registers are written through
+        :class:`archs.prims.roundkeys.RoundKeyStore`'s ``"chain"`` storage, a register chain past
+        the units, instead of straight from the expander (whose position decoder drove all 1,408
+        clock enables and limited the fully pipelined core to 166-176 MHz). With it, the
+        expander's control is registered (its ``registered_control``) and a key waits for a
+        registered "no block in flight" flag, so neither the key-size decode nor the in-flight
+        counter's zero test drives the expander's clock enables (the next limits, 139-194
+        MHz). A new key takes 11 cycles more (one per chain stage) before the next block goes
+        in, and waits a cycle more for the flag after the last block left.
     registered_exit : bool
         Without lean control (which has it): the exit register alone, the last round's result
         and write enable registered before the output FIFO (one cycle more latency, one more
@@ -316,6 +326,12 @@ class Unrolled(wiring.Component):
               "register (one stage more per BRAM round each), so the route from the block RAM "
               "is not in MixColumns' cycle",
               omitted_at_default=True, error="BRAM fabric registers must be 0, 1 or 2"),
+        Param("round_key_chain", (False, True), False,
+              "precomputed keys only: each round key register loaded from its own stage of a "
+              "register chain that carries the expanded keys past the units (a flip-flop as "
+              "write enable, a neighbour's output as data) instead of from the expander "
+              "directly through a decoder",
+              omitted_at_default=True, error="Round key chain must be false or true"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
               "enable registered before the output FIFO (one cycle more latency, one more "
@@ -362,6 +378,8 @@ class Unrolled(wiring.Component):
         if p.registered_hand_out and not p.lean_control:
             raise ValueError("A registered hand-out needs lean control (it counts lean "
                              "control's credits)")
+        if p.round_key_chain and p.key_schedule != "precomputed":
+            raise ValueError("A round key chain needs precomputed round keys (it delivers them)")
         if p.registered_exit and p.lean_control:
             raise ValueError("Lean control has its exit register already: registered exit "
                              "is for cores without it")
@@ -401,6 +419,7 @@ class Unrolled(wiring.Component):
         self.bram_rounds = bram_rounds
         self.bram_read_ports = p.bram_read_ports
         self.key_schedule = p.key_schedule
+        self.round_key_chain = p.round_key_chain
         self.key_bits = p.key_bits
         self.rounds = rounds
         self.device_family = device_family
@@ -796,7 +815,15 @@ class Unrolled(wiring.Component):
             round_key_0 = key[self.key_bits - 128:]
         else:
             round_keys, expanding = self._expander(m)
-            m.d.comb += key_ready.eq(~expanding & (ctl.in_flight == 0))
+            if self.round_key_chain:
+                # No block in flight, a cycle late: the in-flight counter's zero test is not in
+                # the path to the expander's clock enables. A block accepted in that cycle
+                # clears the flag, so it never claims an empty pipeline that is not one.
+                drained = Signal()
+                m.d.sync += drained.eq((ctl.in_flight == 0) & ~ctl.accept)
+                m.d.comb += key_ready.eq(~expanding & drained)
+            else:
+                m.d.comb += key_ready.eq(~expanding & (ctl.in_flight == 0))
             round_key_0 = round_keys[0]
         ctl.round_keys, ctl.expanding, ctl.key, ctl.key_ready = (round_keys, expanding, key,
                                                                  key_ready)
@@ -975,7 +1002,9 @@ class Unrolled(wiring.Component):
         """
         family, stages, _ = self._units[0]["key_family"]
         m.submodules.round_keys = store = RoundKeyStore(
-            128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
+            128, key_sizes=(self.key_bits,), rounds=self.rounds,
+            storage="chain" if self.round_key_chain else "registers",
+            registered_control=self.round_key_chain,
             sbox=family, sbox_stages=stages, device_family=self.device_family)
         m.d.comb += [store.key.eq(self.key.payload.key),
                      store.load.eq(self.key.valid & self.key.ready)]

@@ -102,6 +102,9 @@ def test_key_step_plan_subword_positions():
     ({"key_into_feedback": True, "lean_control": True, "round_units": 1,
       "key_schedule": "precomputed"}, r"^Key into feedback needs"),
     ({"lean_control": 1}, r"^Lean control must be false or true, not 1$"),
+    ({"round_key_chain": True}, r"^A round key chain needs precomputed round keys"),
+    ({"round_key_chain": 1, "key_schedule": "precomputed"},
+     r"^Round key chain must be false or true, not 1$"),
     ({"banked_buffer": True}, r"^A banked buffer needs lean control "),
     ({"key_lead": True, "sbox": "composite", "sbox_stages": 0}, r"^Key lead needs round keys "
                                                                 r"on the fly in a fully"),
@@ -276,6 +279,27 @@ def test_lean_control(key_schedule):
     assert (result.latency_cycles, dut.latency) == (12, 12)
     assert result.cycles_per_block == 1.0
     assert dut.fifo_depth == dut.blocks_in_flight + 4
+
+
+def test_round_key_chain():
+    # Precomputed round keys delivered through a register chain (issue 22): the same core, one
+    # block per cycle, every block under the key loaded before it even with keys changing
+    # between blocks under back-pressure. A new key takes one cycle per chain stage (11) more
+    # before the next block goes in, and waits a cycle more for the registered "nothing in
+    # flight" flag after the last block left.
+    params = {"round_units": 10, "sbox": "lut", "key_schedule": "precomputed",
+              "lean_control": True}
+    dut, result = verify(round_key_chain=True, **params)
+    assert (result.latency_cycles, result.cycles_per_block) == (Unrolled(**params).latency, 1.0)
+    items, expected = agile_items(8, seed=5)
+    outputs, _, _ = rtl_run(dut, items, stall=0.3, seed=6)
+    assert outputs == expected
+    gaps = {}
+    for chain in (False, True):
+        edges = [edge for _, edge in rtl_run(Unrolled(round_key_chain=chain, **params),
+                                             items[:4], stall=0.0)[1]]
+        gaps[chain] = [b - a for a, b in zip(edges, edges[1:])]   # key, block, key, block
+    assert [c - p for c, p in zip(gaps[True], gaps[False])] == [11, 1, 11]
 
 
 def test_registered_hand_out():

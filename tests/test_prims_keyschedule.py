@@ -545,38 +545,64 @@ def test_round_key_store_inverse_keys(write_register):
         assert (first, first_inverse) == (round_keys(key)[0], round_keys(key)[10])
 
 
-@pytest.mark.parametrize("key, rounds", [(KEY_A1, None), (KEY_A3, None), (KEY_A2, 5)])
-def test_round_key_store_registers(key, rounds):
-    """Register storage: every round key at once; a reduced-round store stops at ``rounds``
-    (``busy`` falls) and keeps round keys 0..rounds."""
-    key_bits = 8 * len(key)
-    dut = RoundKeyStore(128, key_sizes=(key_bits,), rounds=rounds, storage="registers",
-                        sbox="lut")
-    kept = ROUNDS[key_bits] if rounds is None else rounds
-    got = {}
+def run_register_store(dut, keys):
+    """Load each key in turn (the next one as soon as ``busy`` falls); return, per key, the
+    register values once ``busy`` fell and the cycles from the ``load`` strobe until then."""
+    seen = []
 
     async def testbench(ctx):
         assert not ctx.get(dut.busy) and not ctx.get(dut.ready)
-        ctx.set(dut.key, int.from_bytes(key, "big"))
-        ctx.set(dut.load, 1)
-        await ctx.tick()
-        ctx.set(dut.load, 0)
-        assert ctx.get(dut.busy)
-        await ctx.tick().until(~dut.busy)
-        assert ctx.get(dut.ready)
-        got["keys"] = [ctx.get(dut.round_keys[r]) for r in range(kept + 1)]
+        for key in keys:
+            ctx.set(dut.key, int.from_bytes(key, "big"))
+            ctx.set(dut.load, 1)
+            await ctx.tick()
+            ctx.set(dut.load, 0)
+            assert ctx.get(dut.busy) and not ctx.get(dut.ready)
+            cycles = 1
+            while ctx.get(dut.busy):
+                await ctx.tick()
+                cycles += 1
+            assert ctx.get(dut.ready)
+            seen.append(([ctx.get(k) for k in dut.round_keys], cycles))
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
     sim.add_testbench(testbench)
     sim.run()
+    return seen
+
+
+@pytest.mark.parametrize("storage", ["registers", "chain"])
+@pytest.mark.parametrize("key, rounds", [(KEY_A1, None), (KEY_A3, None), (KEY_A2, 5)])
+def test_round_key_store_registers(key, rounds, storage):
+    """Register storage: every round key at once; a reduced-round store stops at ``rounds``
+    (``busy`` falls) and keeps round keys 0..rounds. A second key replaces the first."""
+    key_bits = 8 * len(key)
+    kept = ROUNDS[key_bits] if rounds is None else rounds
+    other = bytes(b ^ 0x5A for b in key)
+    dut = RoundKeyStore(128, key_sizes=(key_bits,), rounds=rounds, storage=storage,
+                        sbox="lut")
+    seen = run_register_store(dut, [key, other])
     assert len(dut.round_keys) == kept + 1
-    assert got["keys"] == round_keys(key)[:kept + 1]
+    assert [values for values, _ in seen] == [round_keys(k)[:kept + 1] for k in (key, other)]
+
+
+@pytest.mark.parametrize("key_bits", [128, 256])
+def test_round_key_store_chain_lands_a_group_per_stage_later(key_bits):
+    """The chain delivers the last group one cycle per stage after the plain registers would
+    hold it, and ``busy`` covers exactly that: it falls in the cycle the last register loads
+    (the values were checked the moment it fell, above)."""
+    key = KEY_A1 if key_bits == 128 else KEY_A3
+    cycles = {}
+    for storage in ("registers", "chain"):
+        dut = RoundKeyStore(128, key_sizes=(key_bits,), storage=storage, sbox="lut")
+        [(_, cycles[storage])] = run_register_store(dut, [key])
+    assert cycles["chain"] - cycles["registers"] == ROUNDS[key_bits] + 1
 
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"read": "async"}, r"^Read must be 'sync' or 'comb', not 'async'$"),
-    ({"storage": "flops"}, r"^Storage must be 'memory' or 'registers', not 'flops'$"),
+    ({"storage": "flops"}, r"^Storage must be one of 'memory', 'registers', 'chain', not 'flops'$"),
     ({"rounds": 11}, r"^Rounds must be an integer from 1 to 10 with one key size, not 11$"),
     ({"rounds": 4, "key_sizes": (128, 256)},
      r"^Rounds must be an integer from 1 to 14 with one key size, not 4$"),

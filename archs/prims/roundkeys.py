@@ -21,7 +21,7 @@ from .mixcolumns import inv_mix_column_linear_value
 __all__ = ["STORAGES", "RoundKeyStore"]
 
 #: Where :class:`RoundKeyStore` keeps the round keys.
-STORAGES = ("memory", "registers")
+STORAGES = ("memory", "registers", "chain")
 
 
 def _inv_mix_columns(value):
@@ -40,7 +40,17 @@ class RoundKeyStore(wiring.Component):
     ``load``. ``storage="memory"`` keeps the groups in an :class:`amaranth.lib.memory.Memory` of
     ``(rounds + 1) x 128 / width`` words of ``width`` bits, which a synthesizer can put in block
     RAM (``read="sync"``) or LUT RAM (``read="comb"``); ``storage="registers"`` in one register
-    per group, every one an output.
+    per group, every one an output. ``storage="chain"`` keeps the same registers but writes
+    them through a pipelined chain: the expander's group enters stage 0 with a one-hot tag of
+    its register, every stage passes both on to the next each cycle, and register ``n`` loads
+    from stage ``n`` when the tag says so. Each register's write enable is then a flip-flop of
+    its own stage and its data a neighbour's output, where ``"registers"`` decodes the
+    expander's position into the clock enables of all of them and drives one group to every
+    register of the chip (the critical path of a fully pipelined core with precomputed keys:
+    expander position -> decoder -> 128 clock enables, 166-176 MHz on ECP5). The last group
+    lands ``groups`` cycles later than with ``"registers"`` (one per stage, ``groups`` as
+    :meth:`archs.prims.keyexpander.KeyExpander.groups` counts them for the rounds stored);
+    ``busy`` and ``ready`` wait for it.
 
     Parameters
     ----------
@@ -83,7 +93,8 @@ class RoundKeyStore(wiring.Component):
         cycle after ``load`` until the last group is written, ``1 + groups + k x sbox_latency``
         cycles after the ``load`` strobe (``groups`` as
         :meth:`archs.prims.keyexpander.KeyExpander.groups`, ``k`` the steps that use the
-        S-box). Reads of rounds already written are correct before that.
+        S-box), ``groups`` more with ``storage="chain"``. Reads of rounds already written are
+        correct before that.
     round : In(range(rounds + 1))
         Memory: round index to read.
     part : In(range(128 // width))
@@ -108,7 +119,8 @@ class RoundKeyStore(wiring.Component):
                  sbox_stages=0, sbox_latency=None, device_family="generic",
                  registered_control=False):
         if storage not in STORAGES:
-            raise ValueError(f"Storage must be 'memory' or 'registers', not {storage!r}")
+            raise ValueError(f"Storage must be one of {', '.join(map(repr, STORAGES))}, not "
+                             f"{storage!r}")
         if read not in ("sync", "comb"):
             raise ValueError(f"Read must be 'sync' or 'comb', not {read!r}")
         key_sizes = tuple(key_sizes)
@@ -143,7 +155,7 @@ class RoundKeyStore(wiring.Component):
         ports = {"key": In(max(self.key_sizes)), "load": In(1), "busy": Out(1), "ready": Out(1)}
         if len(self.key_sizes) > 1:
             ports["key_bits"] = In(9)
-        if self.storage == "registers":
+        if self.storage in ("registers", "chain"):
             ports["round_keys"] = Out(data.ArrayLayout(self.width,
                                                        (self.rounds + 1) * self.parts))
         else:
@@ -182,11 +194,9 @@ class RoundKeyStore(wiring.Component):
             m.d.comb += exp.next.eq(self.busy)
             write = exp.valid & self.busy
             done = write & (exp.round == self.rounds) & (exp.part == self.parts - 1)
-        with m.If(self.load):
-            m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
-        with m.Elif(done):
-            m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
-        if self.storage == "registers":
+        if self.storage == "chain":
+            done = self._build_chain(m, exp, write)
+        elif self.storage == "registers":
             with m.If(write):
                 with m.Switch(self._address(exp.round, exp.part)):
                     for n in range(len(self.round_keys)):
@@ -194,7 +204,33 @@ class RoundKeyStore(wiring.Component):
                             m.d.sync += self.round_keys[n].eq(exp.round_key)
         else:
             self._build_memories(m, exp, write)
+        with m.If(self.load):
+            m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
+        with m.Elif(done):
+            m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
         return m
+
+    def _build_chain(self, m, exp, write):
+        """The registers of ``storage="chain"`` and their delivery chain. Returns the strobe of
+        the last group landing in its register."""
+        count = len(self.round_keys)
+        tag = Signal(count, name="chain_tag_in")
+        with m.If(write):
+            with m.Switch(self._address(exp.round, exp.part)):
+                for n in range(count):
+                    with m.Case(n):
+                        m.d.comb += tag[n].eq(1)
+        value = exp.round_key
+        for n in range(count):
+            # Stage n keeps only the tag bits of registers n and later: the others have passed.
+            stage_value = Signal(self.width, name=f"chain{n}_value")
+            stage_tag = Signal(count - n, name=f"chain{n}_tag")
+            m.d.sync += [stage_value.eq(value), stage_tag.eq(tag)]
+            with m.If(stage_tag[0]):
+                m.d.sync += self.round_keys[n].eq(stage_value)
+            value, tag = stage_value, stage_tag[1:]
+        # The last register's tag (the last stage's bit 0) rises in the cycle it loads.
+        return stage_tag[0]
 
     def _build_memories(self, m, exp, write):
         """The memory of the round keys (and of the inverse ones), written as the expander
