@@ -78,7 +78,7 @@ from .prims.bram_sbox import BramSBoxPair
 from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import mix_column_value
-from .prims.roundkeys import RoundKeyStore
+from .prims.roundkeys import RoundKeyChain, RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows, shift_rows_source
 
@@ -192,15 +192,14 @@ class Unrolled(wiring.Component):
         32 was the worst path of the fully pipelined record on one seed
         (experiments/pipelined_fast.yaml).
     round_key_chain : bool
-        With ``key_schedule="precomputed"``: the round key registers are written through
-        :class:`archs.prims.roundkeys.RoundKeyStore`'s ``"chain"`` storage, a register chain past
-        the units, instead of straight from the expander (whose position decoder drove all 1,408
-        clock enables and limited the fully pipelined core to 166-176 MHz). With it, the
-        expander's control is registered (its ``registered_control``) and a key waits for a
-        registered "no block in flight" flag, so neither the key-size decode nor the in-flight
-        counter's zero test drives the expander's clock enables (the next limits, 139-194
-        MHz). A new key takes 11 cycles more (one per chain stage) before the next block goes
-        in, and waits a cycle more for the flag after the last block left.
+        With ``key_schedule="precomputed"``: the round keys come from a
+        :class:`archs.prims.roundkeys.RoundKeyChain` (a walk of fixed period, a register chain
+        past the units, a flip-flop as every register's clock enable) instead of a
+        :class:`archs.prims.roundkeys.RoundKeyStore`, whose expander position decoder drove all
+        1,408 clock enables (166-176 MHz, fully pipelined). A key waits for a registered "no
+        block in flight" flag, so the in-flight counter's zero test does not drive the walk
+        either. A new key takes longer before the next block goes in (one cycle per chain
+        stage, and the walk's fixed period) and waits a cycle more after the last block left.
     registered_exit : bool
         Without lean control (which has it): the exit register alone, the last round's result
         and write enable registered before the output FIFO (one cycle more latency, one more
@@ -327,10 +326,10 @@ class Unrolled(wiring.Component):
               "is not in MixColumns' cycle",
               omitted_at_default=True, error="BRAM fabric registers must be 0, 1 or 2"),
         Param("round_key_chain", (False, True), False,
-              "precomputed keys only: each round key register loaded from its own stage of a "
-              "register chain that carries the expanded keys past the units (a flip-flop as "
-              "write enable, a neighbour's output as data) instead of from the expander "
-              "directly through a decoder",
+              "precomputed keys only: expanded by a walk of fixed period and carried past the "
+              "units by a register chain, each round key register loading from its own stage "
+              "(a flip-flop as clock enable, a neighbour's output as data) instead of from the "
+              "expander through a decoder",
               omitted_at_default=True, error="Round key chain must be false or true"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
@@ -1001,11 +1000,14 @@ class Unrolled(wiring.Component):
         sharing a port. Returns (round key registers, busy signal).
         """
         family, stages, _ = self._units[0]["key_family"]
-        m.submodules.round_keys = store = RoundKeyStore(
-            128, key_sizes=(self.key_bits,), rounds=self.rounds,
-            storage="chain" if self.round_key_chain else "registers",
-            registered_control=self.round_key_chain,
-            sbox=family, sbox_stages=stages, device_family=self.device_family)
+        if self.round_key_chain:
+            m.submodules.round_keys = store = RoundKeyChain(
+                key_bits=self.key_bits, rounds=self.rounds, sbox=family, sbox_stages=stages,
+                device_family=self.device_family)
+        else:
+            m.submodules.round_keys = store = RoundKeyStore(
+                128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
+                sbox=family, sbox_stages=stages, device_family=self.device_family)
         m.d.comb += [store.key.eq(self.key.payload.key),
                      store.load.eq(self.key.valid & self.key.ready)]
         return [store.round_keys[r] for r in range(self.rounds + 1)], store.busy

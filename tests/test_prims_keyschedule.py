@@ -14,7 +14,7 @@ from archs.prims import gf
 from archs.prims.keyexpander import ByteKeySchedule, KeyExpander, inv_xtime_value
 from archs.prims.keyschedule import ROUNDS, expand_key, extend_key, round_keys, unexpand_key
 from archs.prims.mixcolumns import inv_mix_column
-from archs.prims.roundkeys import RoundKeyStore
+from archs.prims.roundkeys import RoundKeyChain, RoundKeyStore
 from archs.prims.sbox import SBOX_KINDS, make_sbox
 
 # FIPS-197 Appendix A (key expansion examples) and Appendix C (example vectors) cipher keys.
@@ -545,9 +545,38 @@ def test_round_key_store_inverse_keys(write_register):
         assert (first, first_inverse) == (round_keys(key)[0], round_keys(key)[10])
 
 
-def run_register_store(dut, keys):
-    """Load each key in turn (the next one as soon as ``busy`` falls); return, per key, the
-    register values once ``busy`` fell and the cycles from the ``load`` strobe until then."""
+@pytest.mark.parametrize("key, rounds", [(KEY_A1, None), (KEY_A3, None), (KEY_A2, 5)])
+def test_round_key_store_registers(key, rounds):
+    """Register storage: every round key at once; a reduced-round store stops at ``rounds``
+    (``busy`` falls) and keeps round keys 0..rounds."""
+    key_bits = 8 * len(key)
+    dut = RoundKeyStore(128, key_sizes=(key_bits,), rounds=rounds, storage="registers",
+                        sbox="lut")
+    kept = ROUNDS[key_bits] if rounds is None else rounds
+    got = {}
+
+    async def testbench(ctx):
+        assert not ctx.get(dut.busy) and not ctx.get(dut.ready)
+        ctx.set(dut.key, int.from_bytes(key, "big"))
+        ctx.set(dut.load, 1)
+        await ctx.tick()
+        ctx.set(dut.load, 0)
+        assert ctx.get(dut.busy)
+        await ctx.tick().until(~dut.busy)
+        assert ctx.get(dut.ready)
+        got["keys"] = [ctx.get(dut.round_keys[r]) for r in range(kept + 1)]
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert len(dut.round_keys) == kept + 1
+    assert got["keys"] == round_keys(key)[:kept + 1]
+
+
+def run_round_key_chain(dut, keys, *, gap=0):
+    """Load each key in turn (``gap`` cycles after ``busy`` fell); return, per key, the
+    registers the moment ``busy`` fell and the cycles ``busy`` was high."""
     seen = []
 
     async def testbench(ctx):
@@ -557,13 +586,15 @@ def run_register_store(dut, keys):
             ctx.set(dut.load, 1)
             await ctx.tick()
             ctx.set(dut.load, 0)
-            assert ctx.get(dut.busy) and not ctx.get(dut.ready)
-            cycles = 1
+            cycles = 0
             while ctx.get(dut.busy):
+                assert not ctx.get(dut.ready)
                 await ctx.tick()
                 cycles += 1
             assert ctx.get(dut.ready)
             seen.append(([ctx.get(k) for k in dut.round_keys], cycles))
+            if gap:
+                await ctx.tick().repeat(gap)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
@@ -572,37 +603,62 @@ def run_register_store(dut, keys):
     return seen
 
 
-@pytest.mark.parametrize("storage", ["registers", "chain"])
-@pytest.mark.parametrize("key, rounds", [(KEY_A1, None), (KEY_A3, None), (KEY_A2, 5)])
-def test_round_key_store_registers(key, rounds, storage):
-    """Register storage: every round key at once; a reduced-round store stops at ``rounds``
-    (``busy`` falls) and keeps round keys 0..rounds. A second key replaces the first."""
-    key_bits = 8 * len(key)
+@pytest.mark.parametrize("key_bits, rounds, sbox, sbox_stages", [
+    (128, None, "lut", 0), (128, None, "composite", 6), (192, None, "composite", 3),
+    (256, None, "lut", 0), (192, 5, "lut", 0), (128, 1, "composite", 2),
+])
+def test_round_key_chain(key_bits, rounds, sbox, sbox_stages):
+    """Every round key in its register when ``busy`` falls, after exactly ``busy_cycles``; a
+    second key, loaded at once or later, replaces the first (random keys against the model)."""
+    rng = random.Random(key_bits + (rounds or 0))
+    keys = [rng.randbytes(key_bits // 8) for _ in range(3)]
+    dut = RoundKeyChain(key_bits=key_bits, rounds=rounds, sbox=sbox, sbox_stages=sbox_stages)
     kept = ROUNDS[key_bits] if rounds is None else rounds
-    other = bytes(b ^ 0x5A for b in key)
-    dut = RoundKeyStore(128, key_sizes=(key_bits,), rounds=rounds, storage=storage,
-                        sbox="lut")
-    seen = run_register_store(dut, [key, other])
     assert len(dut.round_keys) == kept + 1
-    assert [values for values, _ in seen] == [round_keys(k)[:kept + 1] for k in (key, other)]
+    for gap in (0, 3):
+        seen = run_round_key_chain(dut, keys, gap=gap)
+        assert [values for values, _ in seen] == [round_keys(k)[:kept + 1] for k in keys]
+        assert {cycles for _, cycles in seen} == {dut.busy_cycles}
 
 
-@pytest.mark.parametrize("key_bits", [128, 256])
-def test_round_key_store_chain_lands_a_group_per_stage_later(key_bits):
-    """The chain delivers the last group one cycle per stage after the plain registers would
-    hold it, and ``busy`` covers exactly that: it falls in the cycle the last register loads
-    (the values were checked the moment it fell, above)."""
-    key = KEY_A1 if key_bits == 128 else KEY_A3
-    cycles = {}
-    for storage in ("registers", "chain"):
-        dut = RoundKeyStore(128, key_sizes=(key_bits,), storage=storage, sbox="lut")
-        [(_, cycles[storage])] = run_register_store(dut, [key])
-    assert cycles["chain"] - cycles["registers"] == ROUNDS[key_bits] + 1
+def test_round_key_chain_load_during_a_walk_starts_over():
+    """A ``load`` while busy abandons the walk: the registers end with the new key's schedule
+    (every one of them rewritten, none left from the abandoned walk)."""
+    dut = RoundKeyChain(key_bits=128, sbox="composite", sbox_stages=3)
+    first, second = KEY_A1, KEY_C1
+    got = {}
+
+    async def testbench(ctx):
+        for key, wait in ((first, 9), (second, None)):
+            ctx.set(dut.key, int.from_bytes(key, "big"))
+            ctx.set(dut.load, 1)
+            await ctx.tick()
+            ctx.set(dut.load, 0)
+            if wait is not None:
+                await ctx.tick().repeat(wait)   # two round keys of the first walk out
+        await ctx.tick().until(~dut.busy)
+        got["keys"] = [ctx.get(k) for k in dut.round_keys]
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert got["keys"] == round_keys(second)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"key_bits": 64}, r"^Key size must be 128, 192 or 256 bits, not 64$"),
+    ({"rounds": 11}, r"^Rounds must be an integer from 1 to 10, not 11$"),
+    ({"key_bits": 256, "rounds": 0}, r"^Rounds must be an integer from 1 to 14, not 0$"),
+])
+def test_round_key_chain_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        RoundKeyChain(**kwargs)
 
 
 @pytest.mark.parametrize("kwargs,message", [
     ({"read": "async"}, r"^Read must be 'sync' or 'comb', not 'async'$"),
-    ({"storage": "flops"}, r"^Storage must be one of 'memory', 'registers', 'chain', not 'flops'$"),
+    ({"storage": "flops"}, r"^Storage must be 'memory' or 'registers', not 'flops'$"),
     ({"rounds": 11}, r"^Rounds must be an integer from 1 to 10 with one key size, not 11$"),
     ({"rounds": 4, "key_sizes": (128, 256)},
      r"^Rounds must be an integer from 1 to 14 with one key size, not 4$"),

@@ -7,21 +7,24 @@ directions or all at once reads them from storage that a forward
 storage for every architecture that has it: a memory read by round index
 (:class:`archs.tbox.TBox`, with the decryption keys of the equivalent inverse cipher beside the
 encryption keys) or one register per round key, all read at once (the precomputed keys of
-:class:`archs.unrolled.Unrolled`).
+:class:`archs.unrolled.Unrolled`). :class:`RoundKeyChain` keeps the same registers, filled by a
+walk of fixed period through a register chain, for a fully pipelined core whose round key
+registers are spread over the whole chip.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
-from .keyexpander import KeyExpander
+from .keyexpander import KeyExpander, key_step, key_step_sub_input, window_words
 from .keyschedule import ROUNDS
 from .mixcolumns import inv_mix_column_linear_value
+from .sbox import make_sbox, sbox_latency
 
-__all__ = ["STORAGES", "RoundKeyStore"]
+__all__ = ["STORAGES", "RoundKeyStore", "RoundKeyChain"]
 
 #: Where :class:`RoundKeyStore` keeps the round keys.
-STORAGES = ("memory", "registers", "chain")
+STORAGES = ("memory", "registers")
 
 
 def _inv_mix_columns(value):
@@ -40,17 +43,7 @@ class RoundKeyStore(wiring.Component):
     ``load``. ``storage="memory"`` keeps the groups in an :class:`amaranth.lib.memory.Memory` of
     ``(rounds + 1) x 128 / width`` words of ``width`` bits, which a synthesizer can put in block
     RAM (``read="sync"``) or LUT RAM (``read="comb"``); ``storage="registers"`` in one register
-    per group, every one an output. ``storage="chain"`` keeps the same registers but writes
-    them through a pipelined chain: the expander's group enters stage 0 with a one-hot tag of
-    its register, every stage passes both on to the next each cycle, and register ``n`` loads
-    from stage ``n`` when the tag says so. Each register's write enable is then a flip-flop of
-    its own stage and its data a neighbour's output, where ``"registers"`` decodes the
-    expander's position into the clock enables of all of them and drives one group to every
-    register of the chip (the critical path of a fully pipelined core with precomputed keys:
-    expander position -> decoder -> 128 clock enables, 166-176 MHz on ECP5). The last group
-    lands ``groups`` cycles later than with ``"registers"`` (one per stage, ``groups`` as
-    :meth:`archs.prims.keyexpander.KeyExpander.groups` counts them for the rounds stored);
-    ``busy`` and ``ready`` wait for it.
+    per group, every one an output.
 
     Parameters
     ----------
@@ -93,8 +86,7 @@ class RoundKeyStore(wiring.Component):
         cycle after ``load`` until the last group is written, ``1 + groups + k x sbox_latency``
         cycles after the ``load`` strobe (``groups`` as
         :meth:`archs.prims.keyexpander.KeyExpander.groups`, ``k`` the steps that use the
-        S-box), ``groups`` more with ``storage="chain"``. Reads of rounds already written are
-        correct before that.
+        S-box). Reads of rounds already written are correct before that.
     round : In(range(rounds + 1))
         Memory: round index to read.
     part : In(range(128 // width))
@@ -119,8 +111,7 @@ class RoundKeyStore(wiring.Component):
                  sbox_stages=0, sbox_latency=None, device_family="generic",
                  registered_control=False):
         if storage not in STORAGES:
-            raise ValueError(f"Storage must be one of {', '.join(map(repr, STORAGES))}, not "
-                             f"{storage!r}")
+            raise ValueError(f"Storage must be 'memory' or 'registers', not {storage!r}")
         if read not in ("sync", "comb"):
             raise ValueError(f"Read must be 'sync' or 'comb', not {read!r}")
         key_sizes = tuple(key_sizes)
@@ -155,7 +146,7 @@ class RoundKeyStore(wiring.Component):
         ports = {"key": In(max(self.key_sizes)), "load": In(1), "busy": Out(1), "ready": Out(1)}
         if len(self.key_sizes) > 1:
             ports["key_bits"] = In(9)
-        if self.storage in ("registers", "chain"):
+        if self.storage == "registers":
             ports["round_keys"] = Out(data.ArrayLayout(self.width,
                                                        (self.rounds + 1) * self.parts))
         else:
@@ -194,9 +185,11 @@ class RoundKeyStore(wiring.Component):
             m.d.comb += exp.next.eq(self.busy)
             write = exp.valid & self.busy
             done = write & (exp.round == self.rounds) & (exp.part == self.parts - 1)
-        if self.storage == "chain":
-            done = self._build_chain(m, exp, write)
-        elif self.storage == "registers":
+        with m.If(self.load):
+            m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
+        with m.Elif(done):
+            m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
+        if self.storage == "registers":
             with m.If(write):
                 with m.Switch(self._address(exp.round, exp.part)):
                     for n in range(len(self.round_keys)):
@@ -204,33 +197,7 @@ class RoundKeyStore(wiring.Component):
                             m.d.sync += self.round_keys[n].eq(exp.round_key)
         else:
             self._build_memories(m, exp, write)
-        with m.If(self.load):
-            m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
-        with m.Elif(done):
-            m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
         return m
-
-    def _build_chain(self, m, exp, write):
-        """The registers of ``storage="chain"`` and their delivery chain. Returns the strobe of
-        the last group landing in its register."""
-        count = len(self.round_keys)
-        tag = Signal(count, name="chain_tag_in")
-        with m.If(write):
-            with m.Switch(self._address(exp.round, exp.part)):
-                for n in range(count):
-                    with m.Case(n):
-                        m.d.comb += tag[n].eq(1)
-        value = exp.round_key
-        for n in range(count):
-            # Stage n keeps only the tag bits of registers n and later: the others have passed.
-            stage_value = Signal(self.width, name=f"chain{n}_value")
-            stage_tag = Signal(count - n, name=f"chain{n}_tag")
-            m.d.sync += [stage_value.eq(value), stage_tag.eq(tag)]
-            with m.If(stage_tag[0]):
-                m.d.sync += self.round_keys[n].eq(stage_value)
-            value, tag = stage_value, stage_tag[1:]
-        # The last register's tag (the last stage's bit 0) rises in the cycle it loads.
-        return stage_tag[0]
 
     def _build_memories(self, m, exp, write):
         """The memory of the round keys (and of the inverse ones), written as the expander
@@ -264,3 +231,126 @@ class RoundKeyStore(wiring.Component):
                      inv_rd.addr.eq(self.round), self.inverse_round_key.eq(inv_rd.data)]
         with m.If(write & (exp.round == self.rounds)):
             m.d.sync += self.first_inverse_key.eq(exp.round_key)
+
+
+class RoundKeyChain(wiring.Component):
+    """Round keys expanded once per key into one register per round key, delivered through a
+    register chain: the precomputed keys of a fully pipelined core.
+
+    :class:`RoundKeyStore` with ``storage="registers"`` writes every round key register straight
+    from its expander, through a decoder of the expander's position; in a fully pipelined core
+    those registers sit beside their round units all over the chip, so that decoder drives
+    1,408 clock enables and one group drives 11 far registers (166-176 MHz on ECP5-85F, the
+    critical path of every seed), and the general expander's own control (step enable of
+    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here nothing but flip-flops
+    drives a clock enable:
+
+    * The walk has a fixed period of ``1 + sbox_latency`` cycles, counted by a one-hot ring, so
+      its step enable is a flip-flop of the ring. The window holds ``Nk`` words
+      (:func:`archs.prims.keyexpander.key_step` computes the next one, the step that the
+      on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own).
+    * Each round key enters stage 0 of the chain with a one-hot tag of its register, in the
+      first cycle of its window; every stage passes value and tag on to the next each cycle,
+      and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
+      flip-flop of its own stage, its data a neighbour's output.
+
+    Parameters
+    ----------
+    key_bits : int
+        128, 192 or 256.
+    rounds : int or None
+        Keep round keys ``0 .. rounds`` (a reduced-round test core). Default: all ``Nr + 1``.
+    sbox, sbox_stages, device_family
+        The walk's S-boxes, as for :func:`archs.prims.sbox.make_sbox`.
+
+    Members
+    -------
+    key : In(key_bits)
+        The cipher key, byte 0 most significant.
+    load : In(1)
+        Start storing the schedule of ``key`` (a ``load`` during a walk starts over).
+    busy : Out(1)
+        High from the cycle after ``load`` until the last round key is in its register,
+        :attr:`busy_cycles` cycles.
+    ready : Out(1)
+        The registers hold the whole schedule of the last loaded key (low at reset).
+    round_keys : Out(ArrayLayout(128, rounds + 1))
+        Round key ``n`` in element ``n``.
+    """
+
+    def __init__(self, *, key_bits=128, rounds=None, sbox="composite", sbox_stages=0,
+                 device_family="generic"):
+        if key_bits not in ROUNDS:
+            raise ValueError(f"Key size must be 128, 192 or 256 bits, not {key_bits!r}")
+        full = ROUNDS[key_bits]
+        if rounds is not None and (not isinstance(rounds, int) or not 1 <= rounds <= full):
+            raise ValueError(f"Rounds must be an integer from 1 to {full}, not {rounds!r}")
+        self.key_bits = key_bits
+        self.rounds = full if rounds is None else rounds
+        self.sbox = sbox
+        self.sbox_stages = sbox_stages
+        self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)
+        self.device_family = device_family
+        super().__init__({"key": In(key_bits), "load": In(1), "busy": Out(1), "ready": Out(1),
+                          "round_keys": Out(data.ArrayLayout(128, self.rounds + 1))})
+
+    @property
+    def busy_cycles(self):
+        """Cycles ``busy`` stays high after a ``load`` (the last window is emitted
+        ``rounds`` periods after the first, then passes ``rounds + 1`` chain stages)."""
+        return self.rounds * (1 + self.sbox_latency) + self.rounds + 2
+
+    def elaborate(self, platform):
+        m = Module()
+        count = self.rounds + 1
+        steps = range(1, self.rounds + 1)
+        period = 1 + self.sbox_latency
+        window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
+        words = window_words(window)
+        next_step = Signal(range(self.rounds + 2))      # n + 1: the step from this window
+        emit = Signal(count, name="emit")               # one-hot n
+        ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
+        running = Signal()
+
+        sub_in = key_step_sub_input(m, "walk", self.key_bits, words, next_step, steps)
+        sub_out = None
+        if sub_in is not None:
+            sub_out = []
+            for n, byte in enumerate(sub_in):
+                sb = make_sbox(self.sbox, stages=self.sbox_stages,
+                               device_family=self.device_family)
+                m.submodules[f"sbox{n}"] = sb
+                m.d.comb += sb.i.eq(byte)
+                sub_out.append(sb.o)
+        new_words = key_step(m, "walk", self.key_bits, words, sub_out, next_step, steps)
+
+        # The window is fresh in the ring's first cycle; the S-box outputs for it are there
+        # in the last (``sbox_latency`` cycles later), when the window steps.
+        first, step = ring[0], ring[period - 1]
+        with m.If(self.load):
+            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1),
+                         running.eq(1)]
+        with m.Elif(running):
+            m.d.sync += ring.eq(ring.rotate_left(1))
+            with m.If(first & emit[count - 1]):
+                m.d.sync += running.eq(0)           # the last round key is on its way
+            with m.If(step):
+                m.d.sync += [window.eq(Cat(*reversed(new_words))), next_step.eq(next_step + 1),
+                             emit.eq(emit.shift_left(1))]
+
+        tag = Signal(count, name="chain_tag_in")
+        m.d.comb += tag.eq(Mux(running & first, emit, 0))
+        value = window[self.key_bits - 128:]            # round key n: the first four words
+        for n in range(count):
+            # Stage n keeps only the tag bits of registers n and later: the others have passed.
+            stage_value = Signal(128, name=f"chain{n}_value")
+            stage_tag = Signal(count - n, name=f"chain{n}_tag")
+            m.d.sync += [stage_value.eq(value), stage_tag.eq(tag)]
+            with m.If(stage_tag[0]):
+                m.d.sync += self.round_keys[n].eq(stage_value)
+            value, tag = stage_value, stage_tag[1:]
+        with m.If(self.load):
+            m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
+        with m.Elif(stage_tag[0]):                      # the last register loads
+            m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
+        return m
