@@ -997,17 +997,23 @@ class Unrolled(wiring.Component):
 
         A :class:`archs.prims.roundkeys.RoundKeyStore` walks the schedule one round key per step
         and keeps each round key in its own register, so every unit reads its round key without
-        sharing a port. Returns (round key registers, busy signal).
+        sharing a port; with ``round_key_chain`` a :class:`archs.prims.roundkeys.RoundKeyChain`
+        does, and the key transfer reaches it through registers (its ``load`` drives its clock
+        enables). Returns (round key registers, busy signal: no block or key may go in).
         """
         family, stages, _ = self._units[0]["key_family"]
         if self.round_key_chain:
             m.submodules.round_keys = store = RoundKeyChain(
                 key_bits=self.key_bits, rounds=self.rounds, sbox=family, sbox_stages=stages,
                 device_family=self.device_family)
+            key, load = Signal(self.key_bits, name="key_in"), Signal(name="key_load")
+            m.d.sync += [key.eq(self.key.payload.key), load.eq(self.key.valid & self.key.ready)]
+            busy = Signal()
+            m.d.comb += busy.eq(store.busy | load)   # the walk starts a cycle after the transfer
         else:
             m.submodules.round_keys = store = RoundKeyStore(
                 128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
                 sbox=family, sbox_stages=stages, device_family=self.device_family)
-        m.d.comb += [store.key.eq(self.key.payload.key),
-                     store.load.eq(self.key.valid & self.key.ready)]
-        return [store.round_keys[r] for r in range(self.rounds + 1)], store.busy
+            key, load, busy = self.key.payload.key, self.key.valid & self.key.ready, store.busy
+        m.d.comb += [store.key.eq(key), store.load.eq(load)]
+        return [store.round_keys[r] for r in range(self.rounds + 1)], busy

@@ -300,10 +300,11 @@ def test_round_key_chain():
         edges = [edge for _, edge in rtl_run(Unrolled(round_key_chain=chain, **params),
                                              items[:4], stall=0.0)[1]]
         gaps[chain] = [b - a for a, b in zip(edges, edges[1:])]   # key, block, key, block
-    # A block goes in the cycle after the round keys' busy fell, and the second key waits a
-    # cycle longer for the drained flag.
+    # The key transfer reaches the walk through a register (a cycle), a block goes in the
+    # cycle after the walk's busy fell, and the second key waits a cycle longer for the
+    # drained flag.
     walk = RoundKeyChain(key_bits=128, sbox="lut").busy_cycles
-    assert gaps[True] == [walk + 1, gaps[False][1] + 1, walk + 1]
+    assert gaps[True] == [walk + 2, gaps[False][1] + 1, walk + 2]
 
 
 def test_registered_hand_out():

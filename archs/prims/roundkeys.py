@@ -268,7 +268,8 @@ class RoundKeyChain(wiring.Component):
     key : In(key_bits)
         The cipher key, byte 0 most significant.
     load : In(1)
-        Start storing the schedule of ``key`` (a ``load`` during a walk starts over).
+        Start storing the schedule of ``key`` (a ``load`` during a walk starts over). Best
+        driven by flip-flops: ``load`` is one of the two inputs of the walk's clock enables.
     busy : Out(1)
         High from the cycle after ``load`` until the last round key is in its register,
         :attr:`busy_cycles` cycles.
@@ -307,10 +308,9 @@ class RoundKeyChain(wiring.Component):
         period = 1 + self.sbox_latency
         window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
         words = window_words(window)
-        next_step = Signal(range(self.rounds + 2))      # n + 1: the step from this window
-        emit = Signal(count, name="emit")               # one-hot n
+        next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))  # n + 1
+        emit = Signal(count, name="emit")               # one-hot n; 0 when the walk is over
         ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
-        running = Signal()
 
         sub_in = key_step_sub_input(m, "walk", self.key_bits, words, next_step, steps)
         sub_out = None
@@ -325,21 +325,21 @@ class RoundKeyChain(wiring.Component):
         new_words = key_step(m, "walk", self.key_bits, words, sub_out, next_step, steps)
 
         # The window is fresh in the ring's first cycle; the S-box outputs for it are there
-        # in the last (``sbox_latency`` cycles later), when the window steps.
+        # in the last (``sbox_latency`` cycles later), when the window steps. Nothing stops
+        # the walk: past the last round key it steps on through windows nobody stores (the
+        # one-hot ``emit`` has shifted out), so no "running" flag enters a clock enable, which
+        # is ``load`` or the ring's last bit alone.
         first, step = ring[0], ring[period - 1]
         with m.If(self.load):
-            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1),
-                         running.eq(1)]
-        with m.Elif(running):
+            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1)]
+        with m.Else():
             m.d.sync += ring.eq(ring.rotate_left(1))
-            with m.If(first & emit[count - 1]):
-                m.d.sync += running.eq(0)           # the last round key is on its way
             with m.If(step):
                 m.d.sync += [window.eq(Cat(*reversed(new_words))), next_step.eq(next_step + 1),
                              emit.eq(emit.shift_left(1))]
 
         tag = Signal(count, name="chain_tag_in")
-        m.d.comb += tag.eq(Mux(running & first, emit, 0))
+        m.d.comb += tag.eq(Mux(first, emit, 0))
         value = window[self.key_bits - 128:]            # round key n: the first four words
         for n in range(count):
             # Stage n keeps only the tag bits of registers n and later: the others have passed.
