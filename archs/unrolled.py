@@ -1007,9 +1007,14 @@ class Unrolled(wiring.Component):
                 key_bits=self.key_bits, rounds=self.rounds, sbox=family, sbox_stages=stages,
                 device_family=self.device_family)
             key, load = Signal(self.key_bits, name="key_in"), Signal(name="key_load")
-            m.d.sync += [key.eq(self.key.payload.key), load.eq(self.key.valid & self.key.ready)]
-            busy = Signal()
-            m.d.comb += busy.eq(store.busy | load)   # the walk starts a cycle after the transfer
+            transfer = self.key.valid & self.key.ready
+            m.d.sync += [key.eq(self.key.payload.key), load.eq(transfer)]
+            # The walk starts a cycle after the transfer: busy is its busy or that cycle, kept
+            # in a register of its own (the next value of both), so the input's ready does not
+            # hang on the walk's load net (fanout 142, the path of one seed into the in-flight
+            # counter at 195.5 MHz).
+            busy = Signal(name="keys_busy")
+            m.d.sync += busy.eq(transfer | load | (store.busy & ~store.done))
         else:
             m.submodules.round_keys = store = RoundKeyStore(
                 128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",

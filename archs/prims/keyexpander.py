@@ -154,11 +154,13 @@ def key_step_sub_input(m, name, key_bits, words, round_value, rounds):
     return _word_bytes(sel)
 
 
-def key_step(m, name, key_bits, words, sub_bytes, round_value, rounds):
+def key_step(m, name, key_bits, words, sub_bytes, round_value, rounds, *, rcon=None):
     """The next key window (list of ``Nk`` words) after the 128-bit expansion steps ``rounds``.
 
     ``sub_bytes`` are the S-box outputs for the bytes of :func:`key_step_sub_input` (``None``
-    when it returned ``None``); the other arguments are as there.
+    when it returned ``None``); the other arguments are as there. ``rcon``, if given, is the
+    step's round constant (8 bits, e.g. a register the caller keeps) instead of a decode of
+    ``round_value``.
     """
     nk = key_bits // 32
     plans = {}
@@ -169,15 +171,17 @@ def key_step(m, name, key_bits, words, sub_bytes, round_value, rounds):
 
     def rcon_value(entries):
         # The round constant of the step, a constant when the unit does one step only.
+        if rcon is not None:
+            return rcon
         values = {rc for _, rc in entries}
         if len(values) == 1:
             return Const(values.pop(), 8)
-        rcon = Signal(8, name=f"{name}_rcon")
+        decoded = Signal(8, name=f"{name}_rcon")
         with m.Switch(round_value):
             for r, rc in entries:
                 with m.Case(r):
-                    m.d.comb += rcon.eq(rc)
-        return rcon
+                    m.d.comb += decoded.eq(rc)
+        return decoded
 
     results = {}
     for key, entries in plans.items():

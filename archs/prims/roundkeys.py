@@ -17,7 +17,7 @@ from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 
 from .keyexpander import KeyExpander, key_step, key_step_sub_input, window_words
-from .keyschedule import ROUNDS
+from .keyschedule import ROUNDS, key_step_plan
 from .mixcolumns import inv_mix_column_linear_value
 from .sbox import make_sbox, sbox_latency
 
@@ -245,10 +245,14 @@ class RoundKeyChain(wiring.Component):
     fanout 143 after four LUT4) was the next limit (141-147 MHz). Here nothing but flip-flops
     drives a clock enable:
 
-    * The walk has a fixed period of ``1 + sbox_latency`` cycles, counted by a one-hot ring, so
+    * The walk has a fixed period of ``2 + sbox_latency`` cycles, counted by a one-hot ring, so
       its step enable is a flip-flop of the ring. The window holds ``Nk`` words
       (:func:`archs.prims.keyexpander.key_step` computes the next one, the step that the
-      on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own).
+      on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own)
+      and takes it from a register, a cycle after the S-boxes' outputs arrived, and the round
+      constant from a register too: the window's input is a two-way multiplexer (key or next
+      window), where the step's XORs and the round-constant decode would add three LUT4
+      levels (211 MHz).
     * Each round key enters stage 0 of the chain with a one-hot tag of its register, in the
       first cycle of its window; every stage passes value and tag on to the next each cycle,
       and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
@@ -275,6 +279,9 @@ class RoundKeyChain(wiring.Component):
         :attr:`busy_cycles` cycles.
     ready : Out(1)
         The registers hold the whole schedule of the last loaded key (low at reset).
+    done : Out(1)
+        The last round key loads in this cycle (``busy`` falls after it): a consumer can keep
+        its own copy of ``busy`` in a register.
     round_keys : Out(ArrayLayout(128, rounds + 1))
         Round key ``n`` in element ``n``.
     """
@@ -293,24 +300,34 @@ class RoundKeyChain(wiring.Component):
         self.sbox_latency = sbox_latency(sbox, stages=sbox_stages)
         self.device_family = device_family
         super().__init__({"key": In(key_bits), "load": In(1), "busy": Out(1), "ready": Out(1),
+                          "done": Out(1),
                           "round_keys": Out(data.ArrayLayout(128, self.rounds + 1))})
 
     @property
     def busy_cycles(self):
         """Cycles ``busy`` stays high after a ``load`` (the last window is emitted
         ``rounds`` periods after the first, then passes ``rounds + 1`` chain stages)."""
-        return self.rounds * (1 + self.sbox_latency) + self.rounds + 2
+        return self.rounds * (2 + self.sbox_latency) + self.rounds + 2
 
     def elaborate(self, platform):
         m = Module()
         count = self.rounds + 1
         steps = range(1, self.rounds + 1)
-        period = 1 + self.sbox_latency
+        period = 2 + self.sbox_latency
         window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
         words = window_words(window)
         next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))  # n + 1
         emit = Signal(count, name="emit")               # one-hot n; 0 when the walk is over
         ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
+
+        # The round constant of step next_step, and of the step after it (for the update).
+        constants = {r: (key_step_plan(self.key_bits, r) or (0, 0, 0))[2] for r in steps}
+        rcon = Signal(8, name="rcon")
+        rcon_after = Signal(8, name="rcon_after")
+        with m.Switch(next_step + 1):
+            for r, value in constants.items():
+                with m.Case(r):
+                    m.d.comb += rcon_after.eq(value)
 
         sub_in = key_step_sub_input(m, "walk", self.key_bits, words, next_step, steps)
         sub_out = None
@@ -322,21 +339,24 @@ class RoundKeyChain(wiring.Component):
                 m.submodules[f"sbox{n}"] = sb
                 m.d.comb += sb.i.eq(byte)
                 sub_out.append(sb.o)
-        new_words = key_step(m, "walk", self.key_bits, words, sub_out, next_step, steps)
+        new_window = Signal(self.key_bits, name="new_window")
+        m.d.sync += new_window.eq(Cat(*reversed(key_step(
+            m, "walk", self.key_bits, words, sub_out, next_step, steps, rcon=rcon))))
 
         # The window is fresh in the ring's first cycle; the S-box outputs for it are there
-        # in the last (``sbox_latency`` cycles later), when the window steps. Nothing stops
-        # the walk: past the last round key it steps on through windows nobody stores (the
-        # one-hot ``emit`` has shifted out), so no "running" flag enters a clock enable, which
-        # is ``load`` or the ring's last bit alone.
+        # ``sbox_latency`` cycles later, the next window a cycle after them, in the ring's last
+        # cycle, when the window steps. Nothing stops the walk: past the last round key it
+        # steps on through windows nobody stores (the one-hot ``emit`` has shifted out), so no
+        # "running" flag enters a clock enable, which is ``load`` or the ring's last bit alone.
         first, step = ring[0], ring[period - 1]
         with m.If(self.load):
-            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1)]
+            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1),
+                         rcon.eq(constants[1])]
         with m.Else():
             m.d.sync += ring.eq(ring.rotate_left(1))
             with m.If(step):
-                m.d.sync += [window.eq(Cat(*reversed(new_words))), next_step.eq(next_step + 1),
-                             emit.eq(emit.shift_left(1))]
+                m.d.sync += [window.eq(new_window), next_step.eq(next_step + 1),
+                             emit.eq(emit.shift_left(1)), rcon.eq(rcon_after)]
 
         tag = Signal(count, name="chain_tag_in")
         m.d.comb += tag.eq(Mux(first, emit, 0))
@@ -349,8 +369,9 @@ class RoundKeyChain(wiring.Component):
             with m.If(stage_tag[0]):
                 m.d.sync += self.round_keys[n].eq(stage_value)
             value, tag = stage_value, stage_tag[1:]
+        m.d.comb += self.done.eq(stage_tag[0])          # the last register loads
         with m.If(self.load):
             m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
-        with m.Elif(stage_tag[0]):                      # the last register loads
+        with m.Elif(self.done):
             m.d.sync += [self.busy.eq(0), self.ready.eq(1)]
         return m
