@@ -608,10 +608,8 @@ def run_round_key_chain(dut, keys, *, gap=0):
     (256, None, "lut", 0), (192, 5, "lut", 0), (128, 1, "composite", 2),
 ])
 def test_round_key_chain(key_bits, rounds, sbox, sbox_stages):
-    """Every round key in its register when ``busy`` falls, after exactly ``busy_cycles``; the
-    next key, loaded in the cycle ``busy`` fell or later, replaces the last (random keys
-    against the model): the token of a finished walk, still going round the loop, is never
-    stored again."""
+    """Every round key in its register when ``busy`` falls, after exactly ``busy_cycles``; a
+    second key, loaded at once or later, replaces the first (random keys against the model)."""
     rng = random.Random(key_bits + (rounds or 0))
     keys = [rng.randbytes(key_bits // 8) for _ in range(3)]
     dut = RoundKeyChain(key_bits=key_bits, rounds=rounds, sbox=sbox, sbox_stages=sbox_stages)
@@ -621,6 +619,31 @@ def test_round_key_chain(key_bits, rounds, sbox, sbox_stages):
         seen = run_round_key_chain(dut, keys, gap=gap)
         assert [values for values, _ in seen] == [round_keys(k)[:kept + 1] for k in keys]
         assert {cycles for _, cycles in seen} == {dut.busy_cycles}
+
+
+def test_round_key_chain_load_during_a_walk_starts_over():
+    """A ``load`` while busy abandons the walk: the registers end with the new key's schedule
+    (every one of them rewritten, none left from the abandoned walk)."""
+    dut = RoundKeyChain(key_bits=128, sbox="composite", sbox_stages=3)
+    first, second = KEY_A1, KEY_C1
+    got = {}
+
+    async def testbench(ctx):
+        for key, wait in ((first, 9), (second, None)):
+            ctx.set(dut.key, int.from_bytes(key, "big"))
+            ctx.set(dut.load, 1)
+            await ctx.tick()
+            ctx.set(dut.load, 0)
+            if wait is not None:
+                await ctx.tick().repeat(wait)   # two round keys of the first walk out
+        await ctx.tick().until(~dut.busy)
+        got["keys"] = [ctx.get(k) for k in dut.round_keys]
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert got["keys"] == round_keys(second)
 
 
 @pytest.mark.parametrize("kwargs, message", [

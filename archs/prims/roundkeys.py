@@ -12,8 +12,6 @@ walk of fixed period through a register chain, for a fully pipelined core whose 
 registers are spread over the whole chip.
 """
 
-from types import SimpleNamespace
-
 from amaranth.hdl import Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
@@ -243,23 +241,22 @@ class RoundKeyChain(wiring.Component):
     from its expander, through a decoder of the expander's position; in a fully pipelined core
     those registers sit beside their round units all over the chip, so that decoder drives
     1,408 clock enables and one group drives 11 far registers (166-176 MHz on ECP5-85F, the
-    critical path of every seed), and the general expander's own control (a step enable of
-    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here no clock enable is
-    decoded, and the walk has none at all:
+    critical path of every seed), and the general expander's own control (step enable of
+    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here nothing but flip-flops
+    drives a clock enable:
 
-    * The walk is a loop of ``2 + sbox_latency`` pipeline registers that every register leaves
-      each cycle: the window (stage 0, ``Nk`` words), the S-boxes' stages with the window, its
-      step number and its one-hot round beside them, and the next window
-      (:func:`archs.prims.keyexpander.key_step`, the step that the on-the-fly units of
-      :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own), which goes back to
-      stage 0. The walk is one token going round that loop (the other slots carry a one-hot
-      round of 0 and are never stored). A window held in place for the S-boxes needed a step
-      enable on all its bits, from a ring counter whose nets spread with the window's bits
-      (217-233 MHz).
-    * Each round key enters stage 0 of the chain with a one-hot tag of its register when its
-      window is in stage 0 of the loop; every stage passes value and tag on to the next each
-      cycle, and register ``n`` loads from stage ``n`` when the tag says so: its clock enable
-      is a flip-flop of its own stage, its data a neighbour's output.
+    * The walk has a fixed period of ``2 + sbox_latency`` cycles, counted by a one-hot ring, so
+      its step enable is a flip-flop of the ring. The window holds ``Nk`` words
+      (:func:`archs.prims.keyexpander.key_step` computes the next one, the step that the
+      on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own)
+      and takes it from a register, a cycle after the S-boxes' outputs arrived, and the round
+      constant from a register too: the window's input is a two-way multiplexer (key or next
+      window), where the step's XORs and the round-constant decode would add three LUT4
+      levels (211 MHz).
+    * Each round key enters stage 0 of the chain with a one-hot tag of its register, in the
+      first cycle of its window; every stage passes value and tag on to the next each cycle,
+      and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
+      flip-flop of its own stage, its data a neighbour's output.
 
     Parameters
     ----------
@@ -275,9 +272,8 @@ class RoundKeyChain(wiring.Component):
     key : In(key_bits)
         The cipher key, byte 0 most significant.
     load : In(1)
-        Start storing the schedule of ``key``; only while ``busy`` is low (a walk under way
-        would go on beside the new one). Best driven by a flip-flop: it selects the input of
-        every bit of the loop's stage 0.
+        Start storing the schedule of ``key`` (a ``load`` during a walk starts over). Best
+        driven by flip-flops: ``load`` is one of the two inputs of the walk's clock enables.
     busy : Out(1)
         High from the cycle after ``load`` until the last round key is in its register,
         :attr:`busy_cycles` cycles.
@@ -309,26 +305,31 @@ class RoundKeyChain(wiring.Component):
 
     @property
     def busy_cycles(self):
-        """Cycles ``busy`` stays high after a ``load`` (window ``n`` is in stage 0 of the loop
-        ``n`` laps after the first, and the last one then passes ``rounds + 1`` chain
-        stages)."""
+        """Cycles ``busy`` stays high after a ``load`` (the last window is emitted
+        ``rounds`` periods after the first, then passes ``rounds + 1`` chain stages)."""
         return self.rounds * (2 + self.sbox_latency) + self.rounds + 2
-
-    def _token(self, name):
-        """The walk's registers of one loop stage: window, step number, one-hot round."""
-        count = self.rounds + 1
-        return SimpleNamespace(
-            window=Signal(self.key_bits, name=f"{name}_window"),
-            step=Signal(range(2 ** (self.rounds + 1).bit_length()), name=f"{name}_step"),
-            emit=Signal(count, name=f"{name}_emit"))
 
     def elaborate(self, platform):
         m = Module()
         count = self.rounds + 1
         steps = range(1, self.rounds + 1)
-        head = self._token("walk0")         # stage 0: window n, step n + 1, one-hot n
-        sub_in = key_step_sub_input(m, "walk", self.key_bits, window_words(head.window),
-                                    head.step, steps)
+        period = 2 + self.sbox_latency
+        window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
+        words = window_words(window)
+        next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))  # n + 1
+        emit = Signal(count, name="emit")               # one-hot n; 0 when the walk is over
+        ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
+
+        # The round constant of step next_step, and of the step after it (for the update).
+        constants = {r: (key_step_plan(self.key_bits, r) or (0, 0, 0))[2] for r in steps}
+        rcon = Signal(8, name="rcon")
+        rcon_after = Signal(8, name="rcon_after")
+        with m.Switch(next_step + 1):
+            for r, value in constants.items():
+                with m.Case(r):
+                    m.d.comb += rcon_after.eq(value)
+
+        sub_in = key_step_sub_input(m, "walk", self.key_bits, words, next_step, steps)
         sub_out = None
         if sub_in is not None:
             sub_out = []
@@ -338,36 +339,28 @@ class RoundKeyChain(wiring.Component):
                 m.submodules[f"sbox{n}"] = sb
                 m.d.comb += sb.i.eq(byte)
                 sub_out.append(sb.o)
-        # The round constant of the step, decoded in stage 0 and carried with the token.
-        rcon = Signal(8, name="walk0_rcon")
-        with m.Switch(head.step):
-            for r in steps:
-                with m.Case(r):
-                    m.d.comb += rcon.eq((key_step_plan(self.key_bits, r) or (0, 0, 0))[2])
-        # Beside the S-boxes' stages: the token, so that it meets their outputs.
-        token = head
-        for k in range(1, self.sbox_latency + 1):
-            later, later_rcon = self._token(f"walk{k}"), Signal(8, name=f"walk{k}_rcon")
-            m.d.sync += [later.window.eq(token.window), later.step.eq(token.step),
-                         later.emit.eq(token.emit), later_rcon.eq(rcon)]
-            token, rcon = later, later_rcon
-        # The next window, back to stage 0 (or a new key's window 0).
-        tail = self._token("walk_next")
-        m.d.sync += [
-            tail.window.eq(Cat(*reversed(key_step(
-                m, "walk", self.key_bits, window_words(token.window), sub_out, token.step,
-                steps, rcon=rcon)))),
-            tail.step.eq(token.step + 1),
-            tail.emit.eq(token.emit.shift_left(1)),
-        ]
-        with m.If(self.load):
-            m.d.sync += [head.window.eq(self.key), head.step.eq(1), head.emit.eq(1)]
-        with m.Else():
-            m.d.sync += [head.window.eq(tail.window), head.step.eq(tail.step),
-                         head.emit.eq(tail.emit)]
+        new_window = Signal(self.key_bits, name="new_window")
+        m.d.sync += new_window.eq(Cat(*reversed(key_step(
+            m, "walk", self.key_bits, words, sub_out, next_step, steps, rcon=rcon))))
 
-        tag = head.emit
-        value = head.window[self.key_bits - 128:]    # round key n: the first four words
+        # The window is fresh in the ring's first cycle; the S-box outputs for it are there
+        # ``sbox_latency`` cycles later, the next window a cycle after them, in the ring's last
+        # cycle, when the window steps. Nothing stops the walk: past the last round key it
+        # steps on through windows nobody stores (the one-hot ``emit`` has shifted out), so no
+        # "running" flag enters a clock enable, which is ``load`` or the ring's last bit alone.
+        first, step = ring[0], ring[period - 1]
+        with m.If(self.load):
+            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1),
+                         rcon.eq(constants[1])]
+        with m.Else():
+            m.d.sync += ring.eq(ring.rotate_left(1))
+            with m.If(step):
+                m.d.sync += [window.eq(new_window), next_step.eq(next_step + 1),
+                             emit.eq(emit.shift_left(1)), rcon.eq(rcon_after)]
+
+        tag = Signal(count, name="chain_tag_in")
+        m.d.comb += tag.eq(Mux(first, emit, 0))
+        value = window[self.key_bits - 128:]            # round key n: the first four words
         for n in range(count):
             # Stage n keeps only the tag bits of registers n and later: the others have passed.
             stage_value = Signal(128, name=f"chain{n}_value")
@@ -376,7 +369,7 @@ class RoundKeyChain(wiring.Component):
             with m.If(stage_tag[0]):
                 m.d.sync += self.round_keys[n].eq(stage_value)
             value, tag = stage_value, stage_tag[1:]
-        m.d.comb += self.done.eq(stage_tag[0])        # the last register loads
+        m.d.comb += self.done.eq(stage_tag[0])          # the last register loads
         with m.If(self.load):
             m.d.sync += [self.busy.eq(1), self.ready.eq(0)]
         with m.Elif(self.done):
