@@ -652,7 +652,8 @@ class Unrolled(wiring.Component):
         domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
         if self.banked_buffer:
             m.d.comb += ctl.buffer_write_next.eq(ctl.exit_write)
-        m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.accept - ctl.buffer_write)
+        m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.in_flight_increment
+                                     - ctl.buffer_write)
         return m
 
     def _build_output(self, m, ctl):
@@ -708,6 +709,7 @@ class Unrolled(wiring.Component):
         ctl.buffer_write, ctl.buffer_data = buffer_write, buffer_data
         ctl.credit_ok, ctl.in_flight = credit_ok, in_flight
         ctl.accept, ctl.handed_out = accept, handed_out
+        ctl.in_flight_increment = accept
 
     def _lean_buffer(self, m, depth, write, write_data, handed_out):
         """The output buffer of lean control: a power-of-two ring of at least ``depth`` blocks
@@ -820,8 +822,14 @@ class Unrolled(wiring.Component):
                 # No block in flight, a cycle late: the in-flight counter's zero test is not in
                 # the path to the expander's clock enables. A block accepted in that cycle
                 # clears the flag, so it never claims an empty pipeline that is not one.
-                drained = Signal()
-                m.d.sync += drained.eq((ctl.in_flight == 0) & ~ctl.accept)
+                # The in-flight counter counts accepted blocks a cycle late (``accepted``),
+                # so no input handshake reaches its adder (the next limit: the credit flag
+                # -> accept -> 7 CCU2C, 255.1 MHz); a block is written two or more cycles
+                # after it went in, so the late count is never below zero.
+                drained, accepted = Signal(), Signal(name="accepted")
+                m.d.sync += [accepted.eq(ctl.accept),
+                             drained.eq((ctl.in_flight == 0) & ~accepted & ~ctl.accept)]
+                ctl.in_flight_increment = accepted
                 m.d.comb += key_ready.eq(~expanding & drained)
             else:
                 m.d.comb += key_ready.eq(~expanding & (ctl.in_flight == 0))

@@ -242,11 +242,13 @@ class RoundKeyChain(wiring.Component):
     those registers sit beside their round units all over the chip, so that decoder drives
     1,408 clock enables and one group drives 11 far registers (166-176 MHz on ECP5-85F, the
     critical path of every seed), and the general expander's own control (step enable of
-    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here nothing but flip-flops
-    drives a clock enable:
+    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here every clock enable is a
+    flip-flop:
 
     * The walk has a fixed period of ``2 + sbox_latency`` cycles, counted by a one-hot ring, so
-      its step enable is a flip-flop of the ring. The window holds ``Nk`` words
+      its step enable is a flip-flop of the ring; a ``load`` moves the ring to that bit and the
+      step takes the key instead of the next window, so the step enable is the walk's only
+      clock enable (with ``load`` beside it, 217-233 MHz: ring bit -> LUT4 -> clock enable). The window holds ``Nk`` words
       (:func:`archs.prims.keyexpander.key_step` computes the next one, the step that the
       on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own)
       and takes it from a register, a cycle after the S-boxes' outputs arrived, and the round
@@ -258,10 +260,9 @@ class RoundKeyChain(wiring.Component):
       and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
       flip-flop of its own stage, its data a neighbour's output.
 
-    In the fully pipelined core (experiments/pipelined_precomputed.yaml) the worst path is then
-    the walk's own step enable: a ring bit -> one LUT4 -> the window's clock enables (217-233
-    MHz, 87% routing). A walk without any clock enable (the window going round a loop of
-    pipeline registers) measured worse, 185-191 MHz.
+    In the fully pipelined core (experiments/pipelined_precomputed.yaml) the walk is then off
+    the critical path (237-255 MHz; lean control's counters limit it). A walk without any clock
+    enable (the window going round a loop of pipeline registers) measured worse, 185-191 MHz.
 
     Parameters
     ----------
@@ -277,8 +278,8 @@ class RoundKeyChain(wiring.Component):
     key : In(key_bits)
         The cipher key, byte 0 most significant.
     load : In(1)
-        Start storing the schedule of ``key`` (a ``load`` during a walk starts over). Best
-        driven by flip-flops: ``load`` is one of the two inputs of the walk's clock enables.
+        Start storing the schedule of ``key`` (a ``load`` during a walk starts over); ``key``
+        is taken with it, into a register.
     busy : Out(1)
         High from the cycle after ``load`` until the last round key is in its register,
         :attr:`busy_cycles` cycles.
@@ -310,9 +311,10 @@ class RoundKeyChain(wiring.Component):
 
     @property
     def busy_cycles(self):
-        """Cycles ``busy`` stays high after a ``load`` (the last window is emitted
-        ``rounds`` periods after the first, then passes ``rounds + 1`` chain stages)."""
-        return self.rounds * (2 + self.sbox_latency) + self.rounds + 2
+        """Cycles ``busy`` stays high after a ``load`` (the key is in the window a cycle after
+        ``load``, the last window ``rounds`` periods after that, which then passes ``rounds +
+        1`` chain stages)."""
+        return self.rounds * (2 + self.sbox_latency) + self.rounds + 3
 
     def elaborate(self, platform):
         m = Module()
@@ -321,7 +323,8 @@ class RoundKeyChain(wiring.Component):
         period = 2 + self.sbox_latency
         window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
         words = window_words(window)
-        next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))  # n + 1
+        # Step number n + 1; past the walk it runs on (and wraps) where no step matches.
+        next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))
         emit = Signal(count, name="emit")               # one-hot n; 0 when the walk is over
         ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
 
@@ -353,15 +356,23 @@ class RoundKeyChain(wiring.Component):
         # cycle, when the window steps. Nothing stops the walk: past the last round key it
         # steps on through windows nobody stores (the one-hot ``emit`` has shifted out), so no
         # "running" flag enters a clock enable, which is ``load`` or the ring's last bit alone.
+        # A load does not write the walk's registers itself: it sets ``loading`` and moves the
+        # ring to its last bit, and the next step takes the key instead of the next window,
+        # so every clock enable of the walk is that ring bit alone, a flip-flop.
         first, step = ring[0], ring[period - 1]
+        loading = Signal(name="loading")
+        key = Signal(self.key_bits, name="key_held")
         with m.If(self.load):
-            m.d.sync += [window.eq(self.key), next_step.eq(1), emit.eq(1), ring.eq(1),
-                         rcon.eq(constants[1])]
+            m.d.sync += [ring.eq(1 << (period - 1)), loading.eq(1), key.eq(self.key)]
         with m.Else():
             m.d.sync += ring.eq(ring.rotate_left(1))
             with m.If(step):
-                m.d.sync += [window.eq(new_window), next_step.eq(next_step + 1),
-                             emit.eq(emit.shift_left(1)), rcon.eq(rcon_after)]
+                m.d.sync += loading.eq(0)
+        with m.If(step):
+            m.d.sync += [window.eq(Mux(loading, key, new_window)),
+                         next_step.eq(Mux(loading, 1, next_step + 1)),
+                         emit.eq(Mux(loading, 1, emit.shift_left(1))),
+                         rcon.eq(Mux(loading, constants[1], rcon_after))]
 
         tag = Signal(count, name="chain_tag_in")
         m.d.comb += tag.eq(Mux(first, emit, 0))
