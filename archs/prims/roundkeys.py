@@ -248,21 +248,22 @@ class RoundKeyChain(wiring.Component):
     * The walk has a fixed period of ``2 + sbox_latency`` cycles, counted by a one-hot ring, so
       its step enable is a flip-flop of the ring; a ``load`` moves the ring to that bit and the
       step takes the key instead of the next window, so the step enable is the walk's only
-      clock enable (with ``load`` beside it, 217-233 MHz: ring bit -> LUT4 -> clock enable). The window holds ``Nk`` words
-      (:func:`archs.prims.keyexpander.key_step` computes the next one, the step that the
-      on-the-fly units of :class:`archs.unrolled.Unrolled` make, with four S-boxes of its own)
-      and takes it from a register, a cycle after the S-boxes' outputs arrived, and the round
-      constant from a register too: the window's input is a two-way multiplexer (key or next
-      window), where the step's XORs and the round-constant decode would add three LUT4
-      levels (211 MHz).
+      clock enable (with ``load`` beside it: 217-233 MHz, ring bit -> LUT4 -> clock enable).
+      The window holds ``Nk`` words (:func:`archs.prims.keyexpander.key_step` computes the
+      next one, the step that the on-the-fly units of :class:`archs.unrolled.Unrolled` make,
+      with four S-boxes of its own) and takes it from a register, a cycle after the S-boxes'
+      outputs arrived, and the round constant from a register too: the window's input is a
+      two-way multiplexer (key or next window), where the step's XORs and the round-constant
+      decode would add three LUT4 levels (211 MHz).
     * Each round key enters stage 0 of the chain with a one-hot tag of its register, in the
       first cycle of its window; every stage passes value and tag on to the next each cycle,
       and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
       flip-flop of its own stage, its data a neighbour's output.
 
     In the fully pipelined core (experiments/pipelined_precomputed.yaml) the walk is then off
-    the critical path (237-255 MHz; lean control's counters limit it). A walk without any clock
-    enable (the window going round a loop of pipeline registers) measured worse, 185-191 MHz.
+    the critical path (224.7-263.1 MHz; the key handshake and lean control's counters limit
+    it). A walk without any clock enable (the window going round a loop of pipeline
+    registers) measured worse, 185-191 MHz.
 
     Parameters
     ----------
