@@ -820,12 +820,12 @@ class Unrolled(wiring.Component):
             round_keys, expanding = self._expander(m)
             if self.round_key_chain:
                 # No block in flight, a cycle late: the in-flight counter's zero test is not in
-                # the path to the expander's clock enables. A block accepted in that cycle
-                # clears the flag, so it never claims an empty pipeline that is not one.
-                # The in-flight counter counts accepted blocks a cycle late (``accepted``),
-                # so no input handshake reaches its adder (the next limit: the credit flag
-                # -> accept -> 7 CCU2C, 255.1 MHz); a block is written two or more cycles
-                # after it went in, so the late count is never below zero.
+                # the path to the walk's load. Blocks accepted in that cycle and the one before
+                # clear the flag, so it never claims an empty pipeline that is not one: the
+                # in-flight counter counts accepted blocks a cycle late (``accepted``), so no
+                # input handshake reaches its adder (the next limit: the credit flag -> accept
+                # -> 7 CCU2C, 255.1 MHz), and a block is written two or more cycles after it
+                # went in, so the late count is never below zero.
                 drained, accepted = Signal(), Signal(name="accepted")
                 m.d.sync += [accepted.eq(ctl.accept),
                              drained.eq((ctl.in_flight == 0) & ~accepted & ~ctl.accept)]
