@@ -324,8 +324,8 @@ class RoundKeyChain(wiring.Component):
         period = 2 + self.sbox_latency
         window = Signal(self.key_bits, name="window")   # words w[4n .. 4n + Nk - 1]
         words = window_words(window)
-        # Step number n + 1; past the walk it runs on (and wraps) where no step matches.
-        next_step = Signal(range(2 ** (self.rounds + 1).bit_length()))
+        # Step number n + 1; past the walk it counts on (and wraps) where no step matches.
+        next_step = Signal(range(self.rounds + 2))
         emit = Signal(count, name="emit")               # one-hot n; 0 when the walk is over
         ring = Signal(period, name="ring", init=1)      # one-hot cycle of the period
 
