@@ -182,6 +182,10 @@ class Unrolled(wiring.Component):
         (:class:`archs.lanes.ParallelLanes`) a lane's output handshake is the AND of every
         lane's valid flag, a net across the chip that otherwise ends in the counter's carry
         chain (experiments/one_chip.yaml).
+    registered_accept : bool
+        With lean control: the credit counter counts an accepted block a cycle late, from a
+        register, and the buffer is one entry deeper, so the input's ready (the credit flag
+        and, with precomputed keys, the key flags) drives no carry chain.
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
@@ -196,12 +200,13 @@ class Unrolled(wiring.Component):
         :class:`archs.prims.roundkeys.RoundKeyChain` (a walk of fixed period, a register chain
         past the units, a flip-flop as every register's clock enable) instead of a
         :class:`archs.prims.roundkeys.RoundKeyStore`, whose expander position decoder drove all
-        1,408 clock enables (166-176 MHz, fully pipelined). A key waits for a registered "no
-        block in flight" flag, so the in-flight counter's zero test does not drive the walk
-        either. A new key takes longer before the next block goes in (one cycle per chain
-        stage, and the walk's fixed period) and waits a cycle more after the last block left.
-        Fully pipelined with 7-stage S-boxes: 224.7-263.1 MHz, the key handshake the worst path
-        (experiments/pipelined_precomputed.yaml).
+        1,408 clock enables (166-176 MHz, fully pipelined). A key is taken while no other key
+        waits or walks, and held; its walk waits for a registered "no block in flight" flag, so
+        the in-flight counter's zero test does not drive the walk either. A new key takes
+        longer before the next block goes in (one cycle per chain stage, and the walk's fixed
+        period), and its walk starts a cycle after that flag rose. Fully pipelined with 7-stage
+        S-boxes and ``registered_accept`` the datapath became the worst path again
+        (experiments/pipelined_precomputed.yaml, experiments/records/5_pipelined.yaml).
     registered_exit : bool
         Without lean control (which has it): the exit register alone, the last round's result
         and write enable registered before the output FIFO (one cycle more latency, one more
@@ -291,6 +296,11 @@ class Unrolled(wiring.Component):
               "from a register, so the output handshake (with parallel lanes, every lane's "
               "valid, from across the chip) meets no carry chain; one more buffer entry",
               omitted_at_default=True, error="Registered hand-out must be false or true"),
+        Param("registered_accept", (False, True), False,
+              "lean control only: the credit counter counts an accepted block a cycle late, "
+              "from a register, so the input handshake (the input's ready, behind the credit "
+              "and key flags) meets no carry chain; one more buffer entry",
+              omitted_at_default=True, error="Registered accept must be false or true"),
         Param("key_lead", (False, True), False,
               "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
               "S-boxes one stage shorter and the expansion step registered a stage ahead, "
@@ -379,6 +389,9 @@ class Unrolled(wiring.Component):
         if p.registered_hand_out and not p.lean_control:
             raise ValueError("A registered hand-out needs lean control (it counts lean "
                              "control's credits)")
+        if p.registered_accept and not p.lean_control:
+            raise ValueError("A registered accept needs lean control (it counts lean "
+                             "control's credits)")
         if p.round_key_chain and p.key_schedule != "precomputed":
             raise ValueError("A round key chain needs precomputed round keys (it delivers them)")
         if p.registered_exit and p.lean_control:
@@ -458,10 +471,11 @@ class Unrolled(wiring.Component):
         # The exit register (lean control, registered exit) adds one cycle and one more block
         self.latency = 1 + self.laps * sum(self.stages_per_round) + self.exit_register
         # in the buffer (and lean control one more for its registered credit flag, a registered
-        # hand-out one more for its late count).
+        # hand-out or accept one more each for its late count).
         self.registered_hand_out = p.registered_hand_out
+        self.registered_accept = p.registered_accept
         self.fifo_depth = (self.blocks_in_flight + 2 + self.exit_register + self.lean_control
-                           + self.registered_hand_out)
+                           + self.registered_hand_out + self.registered_accept)
         super().__init__(AESSignature(key_sizes=(p.key_bits,),
                                       blocks_in_flight=self.blocks_in_flight))
 
@@ -664,7 +678,8 @@ class Unrolled(wiring.Component):
         leaner buffer of its own (:meth:`_lean_buffer`). Adds ``buffer_write`` and ``buffer_data``
         (its write side, driven by :meth:`elaborate`),
         ``credit`` (accepted, not yet handed out), ``in_flight`` (accepted, not yet written to
-        the FIFO), ``accept`` and ``handed_out`` (this cycle's transfers) to ``ctl``.
+        the FIFO), ``accept`` and ``handed_out`` (this cycle's transfers) and ``accepted_late``
+        (``accept`` a cycle late, with ``registered_accept``, else None) to ``ctl``.
         """
         depth = ctl.depth
         credit = Signal(range(depth + 1))     # accepted, not yet handed out
@@ -673,6 +688,7 @@ class Unrolled(wiring.Component):
         handed_out = self.o.valid & self.o.ready
         buffer_write, buffer_data = Signal(), Signal(128)
         credit_ok = Signal()
+        ctl.accepted_late = None
         if self.lean_control:
             if self.banked_buffer:
                 ctl.buffer_write_next = Signal()
@@ -694,7 +710,19 @@ class Unrolled(wiring.Component):
                 # lanes on one seed (experiments/one_chip.yaml).
                 returned = Signal(name="handed_out_late")
                 m.d.sync += returned.eq(handed_out)
-            m.d.sync += [free.eq(free - accept + returned), credit_ok.eq(free >= 2)]
+            taken = accept
+            if self.registered_accept:
+                # Counted a cycle late, free may be one block high, so the flag asks for one
+                # more (three: the blocks of the last cycle, this one and the next), and the
+                # buffer has one entry more. The input's ready (the credit flag AND the key
+                # flags) then ends at this register, not at the counter's carry chain: that
+                # path (the key flag -> the input's ready -> 7 CCU2C) limited the fully
+                # pipelined core with precomputed keys on every seed, 221-225 MHz
+                # (experiments/pipelined_precomputed.yaml).
+                taken = ctl.accepted_late = Signal(name="accepted_late")
+                m.d.sync += taken.eq(accept)
+            m.d.sync += [free.eq(free - taken + returned),
+                         credit_ok.eq(free >= 2 + self.registered_accept)]
         else:
             m.d.comb += credit_ok.eq(credit < depth)
             m.d.sync += credit.eq(credit + accept - handed_out)
@@ -817,20 +845,27 @@ class Unrolled(wiring.Component):
                 m.d.sync += key.eq(self.key.payload.key)
             round_key_0 = key[self.key_bits - 128:]
         else:
-            round_keys, expanding = self._expander(m)
+            drained = None
             if self.round_key_chain:
                 # No block in flight, a cycle late: the in-flight counter's zero test is not in
-                # the path to the walk's load. Blocks accepted in that cycle and the one before
-                # clear the flag, so it never claims an empty pipeline that is not one: the
-                # in-flight counter counts accepted blocks a cycle late (``accepted``), so no
-                # input handshake reaches its adder (the next limit: the credit flag -> accept
-                # -> 7 CCU2C, 255.1 MHz), and a block is written two or more cycles after it
-                # went in, so the late count is never below zero.
-                drained, accepted = Signal(), Signal(name="accepted")
-                m.d.sync += [accepted.eq(ctl.accept),
-                             drained.eq((ctl.in_flight == 0) & ~accepted & ~ctl.accept)]
+                # the path to the walk's load. A block accepted in the cycle before clears the
+                # flag, so it never claims an empty pipeline that is not one: the in-flight
+                # counter counts accepted blocks a cycle late (``accepted``), so no input
+                # handshake reaches its adder (the next limit: the credit flag -> accept -> 7
+                # CCU2C, 255.1 MHz), and a block is written two or more cycles after it went
+                # in, so the late count is never below zero. This cycle's accept is not in it:
+                # the flag is read only while a key waits (:meth:`_expander`), when no block is
+                # accepted, nor was in the cycle before.
+                drained = Signal()
+                accepted = ctl.accepted_late
+                if accepted is None:  # (registered_accept has this register already)
+                    accepted = Signal(name="accepted")
+                    m.d.sync += accepted.eq(ctl.accept)
+                m.d.sync += drained.eq((ctl.in_flight == 0) & ~accepted)
                 ctl.in_flight_increment = accepted
-                m.d.comb += key_ready.eq(~expanding & drained)
+            round_keys, expanding = self._expander(m, drained)
+            if self.round_key_chain:
+                m.d.comb += key_ready.eq(~expanding)
             else:
                 m.d.comb += key_ready.eq(~expanding & (ctl.in_flight == 0))
             round_key_0 = round_keys[0]
@@ -1002,14 +1037,16 @@ class Unrolled(wiring.Component):
             unit_in = reg
         return unit_in
 
-    def _expander(self, m):
+    def _expander(self, m, drained=None):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.
 
         A :class:`archs.prims.roundkeys.RoundKeyStore` walks the schedule one round key per step
         and keeps each round key in its own register, so every unit reads its round key without
         sharing a port; with ``round_key_chain`` a :class:`archs.prims.roundkeys.RoundKeyChain`
         does, and the key transfer reaches it through registers (its ``load`` drives its clock
-        enables). Returns (round key registers, busy signal: no block or key may go in).
+        enables): a key is taken whenever no other key is pending or being expanded, held, and
+        its walk starts when ``drained`` (no block in flight, a register) says so. Returns
+        (round key registers, busy signal: no block or key may go in).
         """
         family, stages, _ = self._units[0]["key_family"]
         if self.round_key_chain:
@@ -1017,14 +1054,25 @@ class Unrolled(wiring.Component):
                 key_bits=self.key_bits, rounds=self.rounds, sbox=family, sbox_stages=stages,
                 device_family=self.device_family)
             key, load = Signal(self.key_bits, name="key_in"), Signal(name="key_load")
-            transfer = self.key.valid & self.key.ready
-            m.d.sync += [key.eq(self.key.payload.key), load.eq(transfer)]
-            # The walk starts a cycle after the transfer: busy is its busy or that cycle, kept
-            # in a register of its own (the next value of both), so the input's ready does not
-            # hang on the walk's load net (fanout 142, the path of one seed into the in-flight
-            # counter at 195.5 MHz).
-            busy = Signal(name="keys_busy")
-            m.d.sync += busy.eq(transfer | load | (store.busy & ~store.done))
+            # The key handshake, in registers whose next values have four inputs or fewer (one
+            # LUT4 each): busy (the key's ready is its inverse, no block goes in) rises with a
+            # transfer and falls when the walk's last round key loads; pending (taken, not yet
+            # walked) waits for the drained flag, and the walk starts a cycle later. The key's
+            # ready waiting for the drained flag itself put the flag, busy and the walk's own
+            # busy into one cone: busy -> 3 LUT4 -> busy, nets of 1.5-1.9 ns, 186-217 MHz
+            # (experiments/pipelined_precomputed.yaml).
+            # The key register's clock enable is a copy of busy (without a reset, so Yosys
+            # does not merge the two): on busy itself, a net of fanout 133 was the worst path,
+            # into the input's ready (1.8-3.2 ns, 224-240 MHz).
+            busy, pending = Signal(name="keys_busy"), Signal(name="key_pending")
+            hold = Signal(name="key_hold", reset_less=True)
+            transfer = self.key.valid & ~busy
+            with m.If(~hold):
+                m.d.sync += key.eq(self.key.payload.key)
+            m.d.sync += [busy.eq(transfer | (busy & ~store.done)),
+                         hold.eq(transfer | (busy & ~store.done)),
+                         pending.eq(transfer | (pending & ~drained)),
+                         load.eq(pending & drained)]
         else:
             m.submodules.round_keys = store = RoundKeyStore(
                 128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",

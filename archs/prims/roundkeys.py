@@ -333,9 +333,12 @@ class RoundKeyChain(wiring.Component):
         constants = {r: (key_step_plan(self.key_bits, r) or (0, 0, 0))[2] for r in steps}
         rcon = Signal(8, name="rcon")
         rcon_after = Signal(8, name="rcon_after")
-        with m.Switch(next_step + 1):
+        # (Decoded from next_step itself, the cases one lower: `next_step + 1` put a carry
+        # chain of 2-3 CCU2C before the decode, the worst path of the fully pipelined core at
+        # 253-259 MHz, experiments/pipelined_precomputed.yaml.)
+        with m.Switch(next_step):
             for r, value in constants.items():
-                with m.Case(r):
+                with m.Case(r - 1):
                     m.d.comb += rcon_after.eq(value)
 
         sub_in = key_step_sub_input(m, "walk", self.key_bits, words, next_step, steps)
