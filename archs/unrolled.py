@@ -791,10 +791,15 @@ class Unrolled(wiring.Component):
         # `produce + write` there was a carry chain of 6 CCU2C, the worst path of seed 2 in
         # experiments/pipelined_7stage.yaml).
         bank = Signal(banks, init=1, name="bank_next_write")
-        advance = Signal()
+        # "This cycle's write fills the bank's last entry", a register set a cycle ahead from
+        # `write_next` and the count before the write: the registered write enables then take
+        # one LUT4 (the next write, the flag, two ring bits); decoded from `write` and the
+        # count in their own cycle it was 3 LUT4, the worst path of a seed of the fully
+        # pipelined record (experiments/records/5_pipelined.yaml).
+        advance = Signal(name="bank_advance")
+        m.d.sync += advance.eq(write_next & Mux(write, produce[:4] == 14, produce[:4] == 15))
         bank_next = Signal(banks)
-        m.d.comb += [advance.eq(write & (produce[:4] == 15)),
-                     bank_next.eq(Mux(advance, bank.rotate_left(1), bank))]
+        m.d.comb += bank_next.eq(Mux(advance, bank.rotate_left(1), bank))
         m.d.sync += [bank.eq(bank_next), bank_write.eq(bank_next & write_next.replicate(banks))]
         with m.If(write):
             m.d.sync += produce.eq(produce + 1)
