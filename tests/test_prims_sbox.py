@@ -105,33 +105,6 @@ def test_sbox_without_output_register(family, stages):
     assert result.latency_cycles == built[0].latency == stages - 1
 
 
-@pytest.mark.parametrize("family", ["composite", "tower"])
-@pytest.mark.parametrize("stages,output_register", [(6, False), (7, False), (7, True), (2, True)])
-def test_sbox_doubled_output(family, stages, output_register):
-    # The doubled output (sbox_output_doubled of archs.unrolled): 2 S(x) beside S(x), both
-    # after the same latency, for all 256 inputs streamed one per cycle.
-    sb = make_sbox(family, stages=stages, output_register=output_register, doubled=True)
-    latency = sb.latency
-    seen = []
-
-    async def testbench(ctx):
-        for x in range(256 + latency):
-            ctx.set(sb.i, x % 256)
-            if x >= latency:
-                seen.append((ctx.get(sb.o), ctx.get(sb.o2)))
-            await ctx.tick()
-
-    sim = Simulator(sb)
-    sim.add_clock(1e-6)
-    sim.add_testbench(testbench)
-    sim.run()
-    assert seen == [(gf.SBOX[x], gf.mul(2, gf.SBOX[x])) for x in range(256)]
-    # Exhaustively in the pure-int model too.
-    for x in range(256):
-        out, double = field_sbox_bits(sb.field, gf.int_bits(x, 8), doubled=True)
-        assert gf.bits_int(double) == gf.mul(2, gf.bits_int(out)) == gf.mul(2, gf.SBOX[x])
-
-
 # --- Published circuits (archs.prims.circuits) ------------------------------------------------
 
 
@@ -341,10 +314,6 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
      r"^S-box family 'composite' with 5 stages has no output register to leave out$"),
     (lambda: make_sbox("lut", output_register=False),
      r"^S-box family 'lut' has no output register to leave out$"),
-    (lambda: make_sbox("lut", doubled=True),
-     r"^Only composite and tower SubBytes have a doubled output, not 'lut'$"),
-    (lambda: make_sbox("tower", inverse=True, doubled=True),
-     r"^Only composite and tower SubBytes have a doubled output, not inverse 'tower'$"),
     (lambda: make_sbox("lut", device_family="ice40"),
      r"^Device family must be one of 'generic', 'ecp5', not 'ice40'$"),
     (lambda: sbox_latency("composite", stages=True),

@@ -13,7 +13,7 @@ from amaranth.lib.wiring import In, Out
 from . import gf
 
 __all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
-           "mix_column_value", "mix_column_doubled_value", "inv_mix_column_value", "inv_mix_column_linear_value",
+           "mix_column_value", "inv_mix_column_value", "inv_mix_column_linear_value",
            "affine_mix_column",
            "inv_affine_inv_mix_column", "affine_mix_column_value",
            "inv_affine_inv_mix_column_value", "MixColumn"]
@@ -52,16 +52,6 @@ def _row_value(coeffs, column, r):
 def mix_column_value(column):
     """Amaranth expressions for MixColumns of four 8-bit values (row 0 first)."""
     return [_row_value(MIX_MATRIX, column, r) for r in range(4)]
-
-
-def mix_column_doubled_value(column, doubled):
-    """Amaranth expressions for MixColumns of four 8-bit values given with their doubles
-    (``doubled[c]`` = 2 ``column[c]``, e.g. from the S-box's second output register): row r is
-    2a_r ^ 2a_{r+1} ^ a_{r+1} ^ a_{r+2} ^ a_{r+3}, XORs of five bits per output bit and no
-    xtime, so with AddRoundKey six inputs, two LUT4 levels (xtime's reduction bits made it
-    eight, three LUT4 in the fully pipelined core)."""
-    return [doubled[r] ^ doubled[(r + 1) % 4] ^ column[(r + 1) % 4] ^ column[(r + 2) % 4]
-            ^ column[(r + 3) % 4] for r in range(4)]
 
 
 def inv_mix_column_value(column):

@@ -318,19 +318,14 @@ def _affine_value(bits, function):
     return gf.apply_affine(bits, *gf.affine_parts(function, 8))
 
 
-def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=False,
-                    doubled=False):
+def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=False):
     """The logic S-box datapath on a bit list: input map, subfield inversion, output map.
 
     With ``cut`` omitted and int bits this is the pure-int model of :class:`CompositeSBox` and
     :class:`TowerSBox` (and of their inverses); the components call it with signal bits and a
     register-inserting ``cut``. ``split_multipliers`` builds the GF(2^4) multipliers in
     blocks with the cut points ``"2m"`` and ``"5m"`` (:func:`archs.prims.composite.subfield_inversion`).
-    ``doubled`` (SubBytes only) returns the pair (S(x), 2 S(x)): the double is another affine
-    map of the inversion's output, an XOR network as deep as the output map, not xtime after it.
     """
-    if doubled and inverse:
-        raise ValueError("Only the forward S-box has a doubled output (MixColumns' 2 s)")
     cut = cut or (lambda point, bits: bits)
     to_field, from_field = _field_maps(field)
     # The affine maps merge into the basis changes: one XOR network at each end (seed 000
@@ -343,9 +338,6 @@ def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=Fals
         out = (lambda y: _affine_value(y, lambda v: gf.affine(from_field(v))))
     a = cut(1, a)
     y = subfield_inversion(field, a, cut, split_multipliers=split_multipliers)
-    if doubled:
-        double = _affine_value(y, lambda v: gf.mul(2, gf.affine(from_field(v))))
-        return cut(6, out(y)), cut(6, double)
     return cut(6, out(y))
 
 
@@ -358,7 +350,10 @@ def field_sbox_cuts(stages, *, output_register=True):
 
 
 class _FieldSBox(wiring.Component):
-    def __init__(self, field, *, inverse=False, stages=0, output_register=True, doubled=False):
+    i: In(8)
+    o: Out(8)
+
+    def __init__(self, field, *, inverse=False, stages=0, output_register=True):
         if stages not in PIPELINE_CUTS:
             raise ValueError(f"S-box family {self.kind!r} takes {STAGES_TEXT} pipeline stages, "
                              f"not {stages!r}")
@@ -368,28 +363,18 @@ class _FieldSBox(wiring.Component):
         self.field = field
         self.inverse = bool(inverse)
         self.stages = stages
-        if doubled and inverse:
-            raise ValueError("Only the forward S-box has a doubled output (MixColumns' 2 s)")
         self.output_register = bool(output_register)
-        self.doubled = bool(doubled)
         self.cuts = field_sbox_cuts(stages, output_register=output_register)
         self.latency = len(self.cuts)
         self.table = _table(self.inverse)
-        ports = {"i": In(8), "o": Out(8)}
-        if self.doubled:
-            ports["o2"] = Out(8)
-        super().__init__(ports)
+        super().__init__()
 
     def elaborate(self, platform):
         m = Module()
         cut = _Cuts(m, self.cuts)
         out = field_sbox_bits(self.field, [self.i[k] for k in range(8)],
                               inverse=self.inverse, cut=cut,
-                              split_multipliers=SPLIT_CUTS[0] in self.cuts,
-                              doubled=self.doubled)
-        if self.doubled:
-            out, double = out
-            m.d.comb += self.o2.eq(Cat(*double))
+                              split_multipliers=SPLIT_CUTS[0] in self.cuts)
         m.d.comb += self.o.eq(Cat(*out))
         return m
 
@@ -420,20 +405,14 @@ class CompositeSBox(_FieldSBox):
     output_register : bool
         ``False`` leaves out cut 6 (the S-box output register) of a 6- or 7-stage S-box, for an
         architecture that registers the output itself (:func:`field_sbox_cuts`).
-    doubled : bool
-        SubBytes only: a second output ``o2 : Out(8)``, 2 S(x) in GF(2^8), as deep as ``o``
-        (:func:`field_sbox_bits`), for a MixColumns that reads its doubles from a register
-        (:func:`archs.prims.mixcolumns.mix_column_doubled_value`).
     """
 
     kind = "composite"
 
-    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True,
-                 doubled=False):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
         if field is None:
             field = COMPOSITE_INV if inverse else COMPOSITE
-        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register,
-                         doubled=doubled)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
 
 
 class TowerSBox(_FieldSBox):
@@ -445,12 +424,10 @@ class TowerSBox(_FieldSBox):
 
     kind = "tower"
 
-    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True,
-                 doubled=False):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
         if field is None:
             field = TOWER_INV if inverse else TOWER
-        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register,
-                         doubled=doubled)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
 
 
 def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None,
@@ -755,15 +732,13 @@ def sbox_latency(kind: str, *, stages: int = 0) -> int:
 
 
 def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
-              device_family: str = "generic", output_register: bool = True,
-              doubled: bool = False):
+              device_family: str = "generic", output_register: bool = True):
     """Build one S-box of the named kind.
 
     ``device_family`` is the device family the netlist is for (``"generic"`` for simulation and
     portable output, ``"ecp5"`` where a kind can use a device primitive such as DP16KD).
     ``output_register=False`` leaves out the output register (cut 6) of a ``composite`` or
     ``tower`` S-box whose ``stages`` include it (:func:`field_sbox_cuts`): latency one less.
-    ``doubled=True`` adds the output ``o2`` = 2 S(x) to a ``composite`` or ``tower`` SubBytes.
 
     Raises
     ------
@@ -780,15 +755,11 @@ def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
     if not output_register and 6 not in PIPELINE_CUTS[stages]:
         raise ValueError(f"S-box family {kind!r} with {stages} stages has no output "
                          f"register to leave out")
-    if doubled and (kind not in ("composite", "tower") or inverse):
-        raise ValueError(f"Only composite and tower SubBytes have a doubled output, not "
-                         f"{'inverse ' if inverse else ''}{kind!r}")
     if kind == "lut":
         return LutSBox(inverse=inverse)
     if kind == "bram":
         return BramSBox(inverse=inverse, device_family=device_family)
     if kind in ("composite", "tower"):
         sbox_class = CompositeSBox if kind == "composite" else TowerSBox
-        return sbox_class(inverse=inverse, stages=stages, output_register=output_register,
-                          doubled=doubled)
+        return sbox_class(inverse=inverse, stages=stages, output_register=output_register)
     return CircuitSBox(kind, inverse=inverse, stages=stages)
