@@ -309,20 +309,28 @@ def test_round_key_chain():
     assert gaps[True] == [1 + walk + 2, 1, gaps[False][1] + walk + 2]
 
 
+def check_late_count(param, register, params):
+    """The common checks of a credit count taken a cycle late (``param``): a full stream still
+    takes one block per cycle at the same latency, the buffer is one entry deeper, and the late
+    count is a register named ``register`` (the handshake ends there), absent by default.
+    Returns the verified core."""
+    dut, result = verify(**{param: True}, **params)
+    plain = Unrolled(**params)
+    assert (result.latency_cycles, result.cycles_per_block) == (plain.latency, 1.0)
+    assert dut.fifo_depth == plain.fifo_depth + 1
+    assert re.search(rf"cell \$dff \S+\n(.*\n)*?\s*connect \\Q \\{register}\n",
+                     rtlil.convert(Unrolled(**{param: True}, **params), name="top"))
+    assert register not in rtlil.convert(plain, name="top")
+    return dut
+
+
 def test_registered_hand_out():
     # Lean control's credit counter fed by a registered hand-out (issue 22, three parallel
     # lanes): a full stream still takes one block per cycle (the buffer entry added for the
     # late count is needed: without it the stream is slower), and an output that is mostly not
     # ready fills the buffer to its credit limit with nothing lost or reordered.
     params = {"round_units": 10, "sbox": "lut", "lean_control": True}
-    dut, result = verify(registered_hand_out=True, **params)
-    plain = Unrolled(**params)
-    assert (result.latency_cycles, result.cycles_per_block) == (plain.latency, 1.0)
-    assert dut.fifo_depth == plain.fifo_depth + 1
-    # The late count is a register (the handshake ends there), absent by default.
-    assert re.search(r"cell \$dff \S+\n(.*\n)*?\s*connect \\Q \\handed_out_late\n",
-                     rtlil.convert(Unrolled(registered_hand_out=True, **params), name="top"))
-    assert "handed_out_late" not in rtlil.convert(plain, name="top")
+    dut = check_late_count("registered_hand_out", "handed_out_late", params)
     items, expected = agile_items(3 * dut.fifo_depth, seed=3)
     outputs, _, _ = rtl_run(dut, items, stall=0.8, input_stall=0.0, seed=9, max_cycles=20000)
     assert outputs == expected
@@ -344,13 +352,7 @@ def test_registered_accept():
     # not ready fills the buffer to exactly its credit limit: a flag one block too eager would
     # let one block more in, one too careful would stop one short.
     params = {"round_units": 10, "sbox": "lut", "lean_control": True}
-    dut, result = verify(registered_accept=True, **params)
-    plain = Unrolled(**params)
-    assert (result.latency_cycles, result.cycles_per_block) == (plain.latency, 1.0)
-    assert dut.fifo_depth == plain.fifo_depth + 1
-    assert re.search(r"cell \$dff \S+\n(.*\n)*?\s*connect \\Q \\accepted_late\n",
-                     rtlil.convert(Unrolled(registered_accept=True, **params), name="top"))
-    assert "accepted_late" not in rtlil.convert(plain, name="top")
+    check_late_count("registered_accept", "accepted_late", params)
     for more in ({}, {"registered_hand_out": True, "banked_buffer": True}):
         dut = Unrolled(registered_accept=True, **more, **params)
         items, expected = one_key_items(3 * dut.fifo_depth, seed=6)
