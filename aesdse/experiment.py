@@ -21,6 +21,8 @@ Schema (every key optional unless marked)::
       dff: false                      # synth_ecp5 -dff (ABC maps flip-flops too); scalar or list
       placer: heap                    # nextpnr --placer: heap, sa or static; scalar or list
       router: router1                 # nextpnr --router: router1 or router2; scalar or list
+      placer_timing_weight: 10        # nextpnr --placer-heap-timingweight (heap placer), 1..1000;
+                                      # scalar or list
       floorplan: none                 # block RAMs fixed to sites: none or lane_rows (LFE5U-85F;
                                       # aesdse.flow.floorplan); scalar or list
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
@@ -286,7 +288,8 @@ def _parse_targets(doc):
 
 
 _FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "placer", "router",
-              "floorplan", "synth_timeout_s", "pnr_timeout_s", "fmax_search")
+              "placer_timing_weight", "floorplan", "synth_timeout_s", "pnr_timeout_s",
+              "fmax_search")
 #: The on/off flow options, each a grid column: the synthesis options.
 _FLOW_BOOLEANS = SYNTH_OPTIONS
 #: Choices of the nextpnr flow options (nextpnr 0.11; aesdse.flow.nextpnr.PLACERS, ROUTERS).
@@ -334,7 +337,7 @@ def _parse_search(flow):
 
 def _flow_columns(doc):
     """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, placer, router,
-    floorplan, seeds) and the fixed
+    placer_timing_weight, floorplan, seeds) and the fixed
     options (timeouts, search)."""
     flow = doc.get("flow")
     if flow is None:
@@ -372,6 +375,20 @@ def _flow_columns(doc):
             raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: "
                                                 f"{allowed(choices)}")
         booleans.append(column)
+    weights = [_bounded(flow, "placer_timing_weight",
+                        _typed(flow, "placer_timing_weight", v, n, (int,), "a whole number"),
+                        n, 1, LIMITS["placer_timing_weight"])
+               for n, v in enumerate(_as_list(flow.get("placer_timing_weight",
+                                                       FlowOptions.placer_timing_weight)))]
+    if not weights:
+        raise YamlError(line_of(flow, "placer_timing_weight"),
+                        "placer_timing_weight: empty list; give a whole number from 1 to "
+                        f"{LIMITS['placer_timing_weight']}")
+    if weights != [FlowOptions.placer_timing_weight] and booleans[-3] != ["heap"]:
+        raise YamlError(line_of(flow, "placer_timing_weight"),
+                        "placer_timing_weight: an option of the heap placer; with it, placer "
+                        "must be heap")
+    booleans.insert(-1, weights)
     if not freqs:
         raise YamlError(line_of(flow, "freq_mhz"), "freq_mhz: empty list")
     fixed = {}
@@ -480,8 +497,8 @@ def _parse(doc, path) -> Experiment:
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
     flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, placer=pl,
-                         router=ro, floorplan=fp, **fixed)
-             for f, w, a, d, r, pl, ro, fp, s in itertools.product(*flow_columns)]
+                         router=ro, placer_timing_weight=tw, floorplan=fp, **fixed)
+             for f, w, a, d, r, pl, ro, tw, fp, s in itertools.product(*flow_columns)]
     _check_floorplan(doc, flows, targets)
     points, seen = [], set()
     for fam, columns, line in grids:

@@ -47,7 +47,8 @@ def test_keys_are_stable_and_distinct():
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),
      "grid.yaml:8: unknown key 'seed' in flow; allowed keys: freq_mhz, seeds, nowidelut, "
-     "abc9, dff, abc_area, placer, router, floorplan, synth_timeout_s, pnr_timeout_s"),
+     "abc9, dff, abc_area, placer, router, placer_timing_weight, floorplan, synth_timeout_s, "
+     "pnr_timeout_s"),
     (GOOD + "targets:\n  - {device: LFE5U-99F}\n",
      "grid.yaml:10: device: 'LFE5U-99F' is not one of: LFE5U-12F, "),
     (GOOD.replace("freq_mhz: [100, 150]", "freq_mhz: [100, fast]"),
@@ -173,6 +174,39 @@ def test_placer_router_flow_options_expand_validate_and_keep_old_keys():
         parse_experiment(GOOD + "  placer: annealing\n", "grid.yaml")
     with pytest.raises(ExperimentError, match=r"grid.yaml:9: router: empty list"):
         parse_experiment(GOOD + "  router: []\n", "grid.yaml")
+
+
+def test_placer_timing_weight():
+    # nextpnr's HeAP timing weight: a grid column; at nextpnr's default (10) neither in the
+    # point's flow data (old keys stay) nor in nextpnr's arguments; heap placer only.
+    from aesdse.flow.nextpnr import flow_args
+    from aesdse.spec.schema import flow_choices
+    off = parse_experiment(GOOD, "grid.yaml").points[0]
+    assert off.flow.placer_timing_weight == 10
+    assert "placer_timing_weight" not in off.flow.as_dict()
+    on = parse_experiment(GOOD.replace("  seeds: 2", "  seeds: 1\n  placer_timing_weight: "
+                                                     "[10, 30]"), "grid.yaml").points
+    assert sorted(p.flow.placer_timing_weight for p in on) == [10, 10, 30, 30]
+    assert {p.key() for p in on if p.flow.placer_timing_weight == 10} <= \
+        {p.key() for p in parse_experiment(GOOD.replace("  seeds: 2", "  seeds: 1"),
+                                           "grid.yaml").points}
+    heavy = next(p for p in on if p.flow.placer_timing_weight == 30)
+    assert heavy.flow.as_dict()["placer_timing_weight"] == 30
+    assert flow_choices(heavy.flow.as_dict()) == " (placer_timing_weight=30)"
+    assert flow_args("heap", "router1", 30) == ["--placer-heap-timingweight", "30"]
+    assert flow_args("heap", "router1", 10) == []
+    with pytest.raises(ValueError, match=r"^A placer timing weight is an option of the heap "
+                                         r"placer, not of 'sa'$"):
+        flow_args("sa", "router1", 30)
+    for text, message in [
+            ("  placer_timing_weight: 0\n", r"grid.yaml:9: placer_timing_weight: 0 "),
+            ("  placer_timing_weight: 2.5\n", r"grid.yaml:9: placer_timing_weight: 2.5 must "
+                                              r"be a whole number"),
+            ("  placer_timing_weight: []\n", r"grid.yaml:9: placer_timing_weight: empty list"),
+            ("  placer: sa\n  placer_timing_weight: 30\n",
+             r"grid.yaml:10: placer_timing_weight: an option of the heap placer")]:
+        with pytest.raises(ExperimentError, match=message):
+            parse_experiment(GOOD + text, "grid.yaml")
 
 
 # --- malformed files: each a clear ExperimentError with file and line ----------------------------

@@ -157,7 +157,7 @@ def _options_key(options: SynthOptions) -> dict:
 
 
 def _pnr_flow_args(point: DesignPoint) -> list:
-    return flow_args(point.flow.placer, point.flow.router)
+    return flow_args(point.flow.placer, point.flow.router, point.flow.placer_timing_weight)
 
 
 def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:

@@ -26,11 +26,14 @@ from ..spec.schema import Target
 from .tools import find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
-           "PLACERS", "ROUTERS", "flow_args", "nextpnr_args"]
+           "PLACERS", "ROUTERS", "PLACER_TIMING_WEIGHT", "flow_args", "nextpnr_args"]
 
 #: nextpnr 0.11 placers and routers (``--placer``, ``--router``); the first is its default.
 PLACERS = ("heap", "sa", "static")
 ROUTERS = ("router1", "router2")
+#: nextpnr 0.11's default HeAP timing weight (``--placer-heap-timingweight``): how strongly
+#: the placer pulls together the cells of critical connections.
+PLACER_TIMING_WEIGHT = 10
 
 
 @dataclass(frozen=True)
@@ -75,18 +78,25 @@ def nextpnr_args(target: Target) -> list:
     return driver_of(target.device).nextpnr_args(target)
 
 
-def flow_args(placer: str = PLACERS[0], router: str = ROUTERS[0]) -> list:
-    """nextpnr arguments of a point's placer and router choice: none at nextpnr's defaults, so
-    the runs (and cache keys) of points without the choice are what they were before it."""
+def flow_args(placer: str = PLACERS[0], router: str = ROUTERS[0],
+              timing_weight: int = PLACER_TIMING_WEIGHT) -> list:
+    """nextpnr arguments of a point's placer, router and HeAP timing weight: none at nextpnr's
+    defaults, so the runs (and cache keys) of points without the choice are what they were
+    before it."""
     if placer not in PLACERS:
         raise ValueError(f"Placer must be one of {', '.join(PLACERS)}, not {placer!r}")
     if router not in ROUTERS:
         raise ValueError(f"Router must be one of {', '.join(ROUTERS)}, not {router!r}")
+    if timing_weight != PLACER_TIMING_WEIGHT and placer != "heap":
+        raise ValueError(f"A placer timing weight is an option of the heap placer, not of "
+                         f"{placer!r}")
     args = []
     if placer != PLACERS[0]:
         args += ["--placer", placer]
     if router != ROUTERS[0]:
         args += ["--router", router]
+    if timing_weight != PLACER_TIMING_WEIGHT:
+        args += ["--placer-heap-timingweight", str(timing_weight)]
     return args
 
 

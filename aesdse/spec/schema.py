@@ -31,6 +31,7 @@ LIMITS = {
     "batch": 1000,              # fmax_search.batch
     "patience": 100,            # fmax_search.patience
     "name_chars": 100,          # the experiment's name (printable characters only)
+    "placer_timing_weight": 1000,  # nextpnr --placer-heap-timingweight
 }
 
 
@@ -87,7 +88,7 @@ class SearchSettings:
 
 #: The place-and-route choices of :class:`FlowOptions`: each left out of its plain data at its
 #: default (nextpnr's own placer and router, no floorplan).
-PNR_CHOICES = ("placer", "router", "floorplan")
+PNR_CHOICES = ("placer", "router", "placer_timing_weight", "floorplan")
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,10 @@ class FlowOptions:
     placer, router : str
         nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
         ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
+    placer_timing_weight : int
+        nextpnr ``--placer-heap-timingweight`` (heap placer only): how strongly the placer pulls
+        critical connections together; nextpnr's default, 10
+        (:data:`aesdse.flow.nextpnr.PLACER_TIMING_WEIGHT`), passes no argument.
     floorplan : str
         Block RAMs fixed to sites before place and route (:mod:`aesdse.flow.floorplan`,
         ``FLOORPLANS``): ``"none"`` (nextpnr places them) or ``"lane_rows"``.
@@ -132,6 +137,7 @@ class FlowOptions:
     abc_area: bool = False
     placer: str = "heap"
     router: str = "router1"
+    placer_timing_weight: int = 10
     floorplan: str = "none"
     synth_timeout_s: float = 1800.0
     pnr_timeout_s: float = 3600.0
