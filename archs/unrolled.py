@@ -65,6 +65,7 @@ into one register per round key (every unit reads its own, in parallel); a new k
 block is in flight.
 """
 
+import functools
 from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Module, Mux, Signal
@@ -77,10 +78,12 @@ from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
 from .prims.bram_sbox import BramSBoxPair
 from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
-from .prims.mixcolumns import mix_column_value
+from .prims import gf
+from .prims.mixcolumns import mix_column, mix_column_value
 from .prims.roundkeys import RoundKeyChain, RoundKeyStore
 from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows, shift_rows_source
+from .prims.xor_pipeline import matrix_rows, xor_pipeline, xor_plan
 
 __all__ = ["Unrolled", "SCHEDULES", "KEY_SCHEDULES", "unit_rounds", "one_stage_shorter"]
 
@@ -119,6 +122,44 @@ def one_stage_shorter(family):
     if stages <= 6:
         return (kind, stages - 1, latency - 1)
     return (kind, stages, latency - 1)
+
+
+def _basis_maps(field):
+    """(to the field's basis, back to the standard one) of a composite or tower field."""
+    if hasattr(field, "to_composite"):
+        return field.to_composite, field.from_composite
+    return field.to_tower, field.from_tower
+
+
+def _column_map(function):
+    """``function`` on four bytes as a map of a 32-bit column (row 0 in bits 0-7)."""
+    return lambda x: sum(b << 8 * row for row, b in
+                         enumerate(function([(x >> 8 * row) & 0xFF for row in range(4)])))
+
+
+@functools.lru_cache(maxsize=None)
+def _round_plan(to_field, from_field):
+    """The merged linear layer of a round with MixColumns, one column: from the four S-box
+    inversions (field basis, after ShiftRows) and the four round key bytes to the next
+    round's four inversion inputs, ``to(MixColumns(affine(from(y))) ^ k)``. The key's input
+    map is part of the network; the affine constant (a constant of the whole map) inverts
+    output bits in the last level's LUT4s. Three levels: rows of up to 22 terms."""
+    y_map, const = gf.affine_parts(_column_map(
+        lambda col: [to_field(b) for b in mix_column([gf.affine(from_field(y)) for y in col])]),
+        32)
+    key_map, _ = gf.affine_parts(_column_map(lambda col: [to_field(b) for b in col]), 32)
+    rows = [y + tuple(32 + k for k in key)
+            for y, key in zip(matrix_rows(y_map, 32), matrix_rows(key_map, 32))]
+    return xor_plan(rows, 3, consts=gf.int_bits(const, 32))
+
+
+@functools.lru_cache(maxsize=None)
+def _last_round_plan(from_field):
+    """The last round's linear layer, one byte: ``affine(from(y)) ^ k`` (no MixColumns), from
+    the inversion's 8 bits and the key byte's 8; two levels (rows of up to 6 terms)."""
+    y_map, const = gf.affine_parts(lambda y: gf.affine(from_field(y)), 8)
+    rows = [y + (8 + j,) for j, y in enumerate(matrix_rows(y_map, 8))]
+    return xor_plan(rows, 2, consts=gf.int_bits(const, 8))
 
 
 def _delay(m, value, cycles, name):
@@ -207,6 +248,25 @@ class Unrolled(wiring.Component):
         period), and its walk starts a cycle after that flag rose. Fully pipelined with 7-stage
         S-boxes and ``registered_accept`` the datapath became the worst path again
         (experiments/pipelined_precomputed.yaml, experiments/records/5_pipelined.yaml).
+    registered_key_flags : bool
+        With ``round_key_chain``: the walk's ``done`` is registered twice more and the drained
+        flag once more before the key handshake reads them (a key change costs three cycles
+        more), the input's ready reads a copy of the busy flag of its own, and the in-flight
+        counter behind the drained flag adds one step (-1, 0 or +1) in one carry chain, from a
+        copy of the buffer's write flag. Each of these was a worst path of the fully pipelined
+        core with ``merged_linear_layer`` (experiments/pipelined_merged.yaml).
+    merged_linear_layer : bool
+        Fully pipelined with precomputed keys and 6- or 7-stage composite or tower S-boxes:
+        everything linear between one round's subfield inversions and the next round's is one
+        GF(2)-linear map per column, the S-box output map (basis change and affine map),
+        ShiftRows, MixColumns, AddRoundKey and the next S-box's input map, built as an XOR
+        network of four-bit XORs with a register after each level
+        (:mod:`archs.prims.xor_pipeline`). Every datapath path between registers is then one
+        LUT4: without it the S-box maps and MixColumns with AddRoundKey were two and three
+        LUT4 levels, as ABC9 maps them (the worst paths of the fully pipelined record,
+        experiments/records/5_pipelined.yaml), and the slot registers between rounds hold the
+        state in the field's basis. Same cycles per round; the entry's state is mapped in two
+        extra stages and the last round's layer takes one stage less, so one cycle more latency.
     registered_exit : bool
         Without lean control (which has it): the exit register alone, the last round's result
         and write enable registered before the output FIFO (one cycle more latency, one more
@@ -343,6 +403,18 @@ class Unrolled(wiring.Component):
               "(a flip-flop as clock enable, a neighbour's output as data) instead of from the "
               "expander through a decoder",
               omitted_at_default=True, error="Round key chain must be false or true"),
+        Param("registered_key_flags", (False, True), False,
+              "round key chain only: the walk's done flag and the drained flag each registered "
+              "once or twice more before the key handshake (a key costs three cycles more), "
+              "the input's ready reading a copy of the busy flag of its own, and the in-flight "
+              "counter stepping in one carry chain, from a copy of the buffer's write flag",
+              omitted_at_default=True, error="Registered key flags must be false or true"),
+        Param("merged_linear_layer", (False, True), False,
+              "fully pipelined, precomputed keys, composite or tower S-boxes with 6 or 7 "
+              "stages: the S-box output map, ShiftRows, MixColumns, AddRoundKey and the next "
+              "S-box's input map as one linear map per column, pipelined so that every path "
+              "between registers is one LUT4 (XORs of four bits)",
+              omitted_at_default=True, error="Merged linear layer must be false or true"),
         Param("registered_exit", (False, True), False,
               "without lean control (which has it): the last round's result and its write "
               "enable registered before the output FIFO (one cycle more latency, one more "
@@ -392,6 +464,17 @@ class Unrolled(wiring.Component):
         if p.registered_accept and not p.lean_control:
             raise ValueError("A registered accept needs lean control (it counts lean "
                              "control's credits)")
+        if p.merged_linear_layer and (
+                round_units != rounds or p.key_schedule != "precomputed" or bram_rounds
+                or p.sbox not in ("composite", "tower") or p.sbox_stages not in (6, 7)
+                or p.sbox_output_copies != 1 or p.initial_add_round_key != "entry"):
+            raise ValueError(f"A merged linear layer needs a fully pipelined core (round units "
+                             f"{rounds}) with precomputed keys, composite or tower S-boxes of 6 "
+                             f"or 7 stages, no BRAM rounds, one S-box output copy (it has no "
+                             f"S-box output register) and the initial AddRoundKey at the entry")
+        if p.registered_key_flags and not p.round_key_chain:
+            raise ValueError("Registered key flags need a round key chain (they are its "
+                             "handshake's)")
         if p.round_key_chain and p.key_schedule != "precomputed":
             raise ValueError("A round key chain needs precomputed round keys (it delivers them)")
         if p.registered_exit and p.lean_control:
@@ -443,6 +526,8 @@ class Unrolled(wiring.Component):
         self.banked_buffer = p.banked_buffer
         self.initial_add_round_key = p.initial_add_round_key
         self.key_into_feedback = p.key_into_feedback
+        self.merged_linear_layer = p.merged_linear_layer
+        self.registered_key_flags = p.registered_key_flags
         self.exit_register = p.lean_control or p.registered_exit
         self.key_register_reset = bool(key_register_reset)
 
@@ -465,7 +550,14 @@ class Unrolled(wiring.Component):
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
                                 "key_family": key_family})
 
-        self.stages_per_round = tuple(1 + u["family"][2] for u in self._units)
+        stages_per_round = [1 + u["family"][2] for u in self._units]
+        if self.merged_linear_layer:
+            # The first unit maps the entry register's state into the field in two stages (its
+            # S-boxes have no input map); the last unit's linear layer (output map and
+            # AddRoundKey, no MixColumns) takes one stage less (:meth:`_merged_unit`).
+            stages_per_round[0] += 2
+            stages_per_round[-1] -= 1
+        self.stages_per_round = tuple(stages_per_round)
         self.blocks_in_flight = sum(self.stages_per_round)
         self.cycles_per_block = self.laps
         # The exit register (lean control, registered exit) adds one cycle and one more block
@@ -645,6 +737,63 @@ class Unrolled(wiring.Component):
         m.d.comb += out.state.eq(mixed_value ^ round_key)
         return out, flags
 
+    def _merged_unit(self, m, u, inp, round_keys):
+        """Round unit ``u`` of a fully pipelined core with ``merged_linear_layer``: the slot's
+        state is in the S-boxes' field basis (the first unit maps the entry register's), the
+        S-boxes are subfield inversions without maps, and everything linear between one
+        round's inversions and the next's is one map per column (output map, affine map,
+        ShiftRows, MixColumns, AddRoundKey, input map), an XOR network with a register after
+        each level of four-bit XORs (:mod:`archs.prims.xor_pipeline`). The round key enters the
+        network through the input map (the affine constant folds into it); the last round's
+        network is the output map and AddRoundKey, back in the standard basis.
+
+        Returns the unit's final stage (combinational slot) and flags as :meth:`_unit`."""
+        unit = self._units[u]
+        name = f"u{u}"
+        fam, stages, latency = unit["family"]
+        (r,) = unit["rounds"]
+        state = value_bytes(inp.state)
+        delay = self.stages_per_round[u] - 1
+        sboxes = [make_sbox(fam, stages=stages, device_family=self.device_family, maps=False)
+                  for _ in state]
+        to_field, from_field = _basis_maps(sboxes[0].field)
+        if u == 0:
+            plan = xor_plan(matrix_rows(gf.affine_parts(to_field, 8)[0], 8), 2)
+            mapped = []
+            for n, b in enumerate(state):
+                reg = Signal(8, name=f"{name}_mapped{n}", reset_less=True)
+                m.d.sync += reg.eq(Cat(*xor_pipeline(m, f"{name}_map{n}", plan,
+                                                    [b[k] for k in range(8)])))
+                mapped.append(reg)
+            state = mapped
+        inverses = []
+        for n, (sb, b) in enumerate(zip(sboxes, state)):
+            m.submodules[f"{name}_sbox{n}"] = sb
+            m.d.comb += sb.i.eq(b)
+            inverses.append(sb.o)
+        shifted = shift_rows(inverses)
+        key = value_bytes(round_keys[r])
+        out_bytes = []
+        if r == self.rounds:
+            plan = _last_round_plan(from_field)
+            for n in range(16):
+                bits = [shifted[n][k] for k in range(8)] + [key[n][k] for k in range(8)]
+                out_bytes.append(Cat(*xor_pipeline(m, f"{name}_lin{n}", plan, bits)))
+        else:
+            plan = _round_plan(to_field, from_field)
+            for c in range(4):
+                bits = ([byte[k] for byte in shifted[4 * c:4 * c + 4] for k in range(8)]
+                        + [byte[k] for byte in key[4 * c:4 * c + 4] for k in range(8)])
+                outs = xor_pipeline(m, f"{name}_lin{c}", plan, bits)
+                out_bytes += [Cat(*outs[8 * row:8 * row + 8]) for row in range(4)]
+        side = Signal(self._slot_layout(), name=f"{name}_side")
+        m.d.comb += side.eq(inp)
+        side = _delay(m, side, delay, name)
+        out = Signal(self._slot_layout(), name=f"{name}_out")
+        m.d.comb += [out.valid.eq(side.valid), out.round.eq(side.round + 1),
+                     out.state.eq(bytes_value(out_bytes))]
+        return out, SimpleNamespace(leaving=None, last=side.round == self.rounds)
+
     # --- The core -------------------------------------------------------------------------
     # elaborate() builds the core from named parts, in the order a block meets them (module
     # notes): the output FIFO with its credit counter, the keys, the entry register, the rings
@@ -666,8 +815,24 @@ class Unrolled(wiring.Component):
         domain += [ctl.buffer_write.eq(ctl.exit_write), ctl.buffer_data.eq(ctl.exit_data)]
         if self.banked_buffer:
             m.d.comb += ctl.buffer_write_next.eq(ctl.exit_write)
-        m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.in_flight_increment
-                                     - ctl.buffer_write)
+        if self.registered_key_flags:
+            # One carry chain, not two (an add, then a subtract): the step, -1, 0 or +1, is a
+            # LUT4 of the two flags in front of the adder (the chains from the buffer's write
+            # flag, 6-7 CCU2C, were the worst path of two placer seeds). The count reads a
+            # copy of the buffer's write flag of its own (reset-less, so Yosys does not merge
+            # the two), placed beside it: from the flag itself, at the buffer, the net into
+            # the step's LUT4 was 1.1 ns of a 3.2 ns worst path.
+            written = ctl.buffer_write
+            if self.exit_register:
+                written = Signal(name="in_flight_written", reset_less=True)
+                m.d.sync += written.eq(ctl.exit_write)
+            up = ctl.in_flight_increment & ~written
+            down = written & ~ctl.in_flight_increment
+            step = Mux(up, 1, Mux(down, -1, 0))
+            m.d.sync += ctl.in_flight.eq(ctl.in_flight + step)
+        else:
+            m.d.sync += ctl.in_flight.eq(ctl.in_flight + ctl.in_flight_increment
+                                         - ctl.buffer_write)
         return m
 
     def _build_output(self, m, ctl):
@@ -868,7 +1033,16 @@ class Unrolled(wiring.Component):
                     m.d.sync += accepted.eq(ctl.accept)
                 m.d.sync += drained.eq((ctl.in_flight == 0) & ~accepted)
                 ctl.in_flight_increment = accepted
-            round_keys, expanding = self._expander(m, drained)
+                if self.registered_key_flags:
+                    # A register more between the in-flight counter and the handshake (a
+                    # fanout-2 net of 2.8 ns from the flag was the worst path of a placer seed
+                    # with the merged linear layer), still cleared by a block accepted in the
+                    # cycle before: the flag lags the accept by two cycles, and a key taken in
+                    # the cycle after a block must not find it set.
+                    drained_late = Signal(name="drained_late")
+                    m.d.sync += drained_late.eq(drained & ~accepted)
+                    drained = drained_late
+            round_keys, expanding, ctl.input_busy = self._expander(m, drained)
             if self.round_key_chain:
                 m.d.comb += key_ready.eq(~expanding)
             else:
@@ -901,7 +1075,7 @@ class Unrolled(wiring.Component):
             entry_free = ~entry.valid | entry_taken
         block_ready = Signal()
         if self.key_schedule == "precomputed":
-            m.d.comb += block_ready.eq(~ctl.expanding)
+            m.d.comb += block_ready.eq(~ctl.input_busy)
         else:
             m.d.comb += block_ready.eq(1)
         m.d.comb += [
@@ -1013,7 +1187,8 @@ class Unrolled(wiring.Component):
         """
         unit_in = ring_in
         for n, u in enumerate(ring):
-            out, flags = self._unit(m, u, unit_in, ctl.round_keys)
+            build = self._merged_unit if self.merged_linear_layer else self._unit
+            out, flags = build(m, u, unit_in, ctl.round_keys)
             last_unit = n == len(ring) - 1
             if last_unit and last_ring:
                 # The last round writes the FIFO directly: no register in between.
@@ -1042,7 +1217,7 @@ class Unrolled(wiring.Component):
             unit_in = reg
         return unit_in
 
-    def _expander(self, m, drained=None):
+    def _expander(self, m, drained_flag=None):
         """Precomputed key schedule: expand the key once, at key load, into round key registers.
 
         A :class:`archs.prims.roundkeys.RoundKeyStore` walks the schedule one round key per step
@@ -1050,8 +1225,9 @@ class Unrolled(wiring.Component):
         sharing a port; with ``round_key_chain`` a :class:`archs.prims.roundkeys.RoundKeyChain`
         does, and the key transfer reaches it through registers (its ``load`` drives its clock
         enables): a key is taken whenever no other key is pending or being expanded, held, and
-        its walk starts when ``drained`` (no block in flight, a register) says so. Returns
-        (round key registers, busy signal: no block or key may go in).
+        its walk starts when ``drained_flag`` (no block in flight, a register) says so. Returns
+        (round key registers, busy signal: no key may go in, the busy signal the input's ready
+        reads: no block may go in; with ``registered_key_flags`` a copy of the first).
         """
         family, stages, _ = self._units[0]["key_family"]
         if self.round_key_chain:
@@ -1071,17 +1247,38 @@ class Unrolled(wiring.Component):
             # into the input's ready (1.8-3.2 ns, 224-240 MHz).
             busy, pending = Signal(name="keys_busy"), Signal(name="key_pending")
             hold = Signal(name="key_hold", reset_less=True)
+            done = store.done
+            if self.registered_key_flags:
+                # The walk's done comes from the end of the chain, across the chip: two
+                # registers more, so its route into the handshake is three nets (with the
+                # merged linear layer a fanout-2 net of 2.5-2.6 ns from it was the worst path
+                # of two placer seeds, and with one register more, a 2.1 ns net from that one;
+                # experiments/pipelined_merged.yaml); busy falls two cycles later.
+                for n in range(2):
+                    done_late = Signal(name=f"keys_done{n}")
+                    m.d.sync += done_late.eq(done)
+                    done = done_late
             transfer = self.key.valid & ~busy
+            busy_next = transfer | (busy & ~done)
+            input_busy = busy
+            if self.registered_key_flags:
+                # The input's ready reads a copy of busy of its own, placed beside the input
+                # handshake (busy -> the input's ready -> the late accept, a 2.3 ns net of
+                # fanout 4, was the worst path of a placer seed). Reset-less with init 1, so
+                # that Yosys merges it neither with busy (reset) nor with key_hold (init 0); no
+                # block goes in during the first cycle.
+                input_busy = Signal(name="keys_busy_input", reset_less=True, init=1)
+                m.d.sync += input_busy.eq(busy_next)
             with m.If(~hold):
                 m.d.sync += key.eq(self.key.payload.key)
-            m.d.sync += [busy.eq(transfer | (busy & ~store.done)),
-                         hold.eq(transfer | (busy & ~store.done)),
-                         pending.eq(transfer | (pending & ~drained)),
-                         load.eq(pending & drained)]
+            m.d.sync += [busy.eq(busy_next), hold.eq(busy_next),
+                         pending.eq(transfer | (pending & ~drained_flag)),
+                         load.eq(pending & drained_flag)]
         else:
             m.submodules.round_keys = store = RoundKeyStore(
                 128, key_sizes=(self.key_bits,), rounds=self.rounds, storage="registers",
                 sbox=family, sbox_stages=stages, device_family=self.device_family)
             key, load, busy = self.key.payload.key, self.key.valid & self.key.ready, store.busy
+            input_busy = busy
         m.d.comb += [store.key.eq(key), store.load.eq(load)]
-        return [store.round_keys[r] for r in range(self.rounds + 1)], busy
+        return [store.round_keys[r] for r in range(self.rounds + 1)], busy, input_busy

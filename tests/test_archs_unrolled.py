@@ -25,6 +25,11 @@ from archs.prims.roundkeys import RoundKeyChain
 from archs.unrolled import Unrolled, unit_rounds
 
 
+#: A fully pipelined point that takes ``merged_linear_layer``.
+MERGED = {"round_units": 10, "sbox": "composite", "sbox_stages": 7,
+          "key_schedule": "precomputed"}
+
+
 def verify(**params):
     """Run the common verifier; the stream spans whole slot rotations (see blocks_in_flight)."""
     dut = Unrolled(**params)
@@ -120,6 +125,15 @@ def test_key_step_plan_subword_positions():
     ({"sbox_output_copies": 2, "sbox": "lut"}, r"^Two S-box output copies need"),
     ({"sbox_output_copies": 2, "sbox": "tower", "sbox_stages": 6, "bram_rounds": 5},
      r"^Two S-box output copies need .* a BRAM fabric register"),
+    ({"merged_linear_layer": 1}, r"^Merged linear layer must be false or true, not 1$"),
+    ({"registered_key_flags": True, "key_schedule": "precomputed"},
+     r"^Registered key flags need a round key chain \(they are its handshake's\)$"),
+    *[({"merged_linear_layer": True, **MERGED, **change}, r"^A merged linear layer needs a "
+       r"fully pipelined core \(round units 10\) with precomputed keys, composite or tower")
+      for change in ({"round_units": 5}, {"key_schedule": "on_the_fly"},
+                     {"sbox": "lut", "sbox_stages": 0},
+                     {"sbox_stages": 5}, {"sbox_output_copies": 2}, {"bram_rounds": 1},
+                     {"initial_add_round_key": "ring_input"})],
 ])
 def test_wrong_parameters(params, message):
     with pytest.raises(ValueError, match=message):
@@ -307,6 +321,66 @@ def test_round_key_chain():
     # the flag rises a cycle after the non-chain core's own drain test lets its key in.
     walk = RoundKeyChain(key_bits=128, sbox="lut").busy_cycles
     assert gaps[True] == [1 + walk + 2, 1, gaps[False][1] + walk + 2]
+
+
+def test_registered_key_flags():
+    # The walk's done two registers later, the drained flag one: every block still under the
+    # key loaded before it (keys changing between blocks, back-pressure), and a key change
+    # three cycles longer than without, including a key taken in the cycle after a block (a
+    # late drained flag not cleared by that block would let the walk start early: 38, not 50).
+    # The in-flight count steps from a copy of the buffer's write flag, the input's ready
+    # reads a copy of busy.
+    params = {"round_units": 10, "sbox": "lut", "key_schedule": "precomputed",
+              "lean_control": True, "round_key_chain": True}
+    items, expected = agile_items(8, seed=5)
+    outputs, _, _ = rtl_run(Unrolled(registered_key_flags=True, **params), items, stall=0.3,
+                            seed=6)
+    assert outputs == expected
+    gaps = {}
+    for flags in (False, True):
+        edges = [edge for _, edge in rtl_run(Unrolled(registered_key_flags=flags, **params),
+                                             items[:4], stall=0.0)[1]]
+        gaps[flags] = [b - a for a, b in zip(edges, edges[1:])]   # key, block, key, block
+    assert gaps[True] == [gaps[False][0] + 3, 1, gaps[False][2] + 3], gaps
+    text = rtlil.convert(Unrolled(registered_key_flags=True, **params))
+    for name in ("keys_done0", "keys_done1", "drained_late", "keys_busy_input",
+                 "in_flight_written"):
+        assert f"\\{name} " in text or f"\\{name}\n" in text, name
+
+
+def test_merged_linear_layer():
+    # The record's fully pipelined point with the merged linear layer: one block per cycle,
+    # verified; the first unit two stages longer (the entry's state mapped into the field),
+    # the last one shorter (no MixColumns), so one cycle more latency than without. Its
+    # S-boxes have no maps (no cuts 1 and 6); each unit's linear layer is an XOR network with
+    # registers after its first two levels (one after the first in the last round, two for
+    # the entry map).
+    params = {**MERGED, "lean_control": True, "round_key_chain": True, "banked_buffer": True,
+              "registered_accept": True, "registered_key_flags": True}
+    dut, result = verify(merged_linear_layer=True, **params)
+    plain = Unrolled(**params)
+    assert dut.stages_per_round == (10,) + (8,) * 8 + (7,)
+    assert plain.stages_per_round == (8,) * 10
+    assert (result.latency_cycles, result.cycles_per_block) == (dut.latency, 1.0)
+    assert dut.latency == plain.latency + 1
+    text = rtlil.convert(dut)
+    for name in ("u0_map0_x0", "u0_mapped0", "u1_lin0_x0", "u1_lin0_x1", "u9_lin15_x0"):
+        assert f"\\{name} " in text or f"\\{name}\n" in text, name
+    assert "u9_lin15_x1" not in text and "u1_map0" not in text
+    # cut 1 only in the round key chain's S-boxes (with maps), none in the 160 data S-boxes
+    cuts = {name: len(re.findall(rf"wire width \d+ \\{name}\n", text))
+            for name in ("cut1", "cut5m", "cut6")}
+    assert cuts["cut5m"] >= 160 and cuts["cut1"] == cuts["cut5m"] - 160, cuts
+
+
+@pytest.mark.parametrize("key_bits", [192, 256])
+def test_merged_linear_layer_key_sizes(key_bits):
+    # Tower S-boxes of 6 stages; a new key with every block, under back-pressure.
+    dut = Unrolled(**{**MERGED, "round_units": ROUNDS[key_bits], "sbox": "tower",
+                      "sbox_stages": 6}, key_bits=key_bits, merged_linear_layer=True)
+    items, expected = agile_items(3, key_bits=key_bits, seed=key_bits)
+    outputs, _, _ = rtl_run(dut, items, stall=0.3, seed=2)
+    assert outputs == expected
 
 
 def check_late_count(param, register, params):

@@ -105,6 +105,36 @@ def test_sbox_without_output_register(family, stages):
     assert result.latency_cycles == built[0].latency == stages - 1
 
 
+@pytest.mark.parametrize("family", ["composite", "tower"])
+@pytest.mark.parametrize("stages", [6, 7])
+def test_sbox_without_maps(family, stages):
+    # The merged linear layer's S-boxes (unrolled's merged_linear_layer): the subfield
+    # inversion alone, in the field's basis, two cycles shorter (no cuts 1 and 6). All 256
+    # inputs, one per cycle; the output map of its output after the input map of its input is
+    # the S-box.
+    sb = make_sbox(family, stages=stages, maps=False)
+    assert sb.latency == stages - 2
+    assert sb.cuts == tuple(c for c in PIPELINE_CUTS[stages] if c not in (1, 6))
+    to_field, from_field = ((sb.field.to_composite, sb.field.from_composite)
+                            if family == "composite" else
+                            (sb.field.to_tower, sb.field.from_tower))
+    assert [gf.affine(from_field(sb.table[to_field(x)])) for x in range(256)] == list(gf.SBOX)
+    outputs = []
+
+    async def testbench(ctx):
+        for x in range(256 + sb.latency):
+            ctx.set(sb.i, x % 256)
+            await ctx.tick()
+            if x >= sb.latency - 1:
+                outputs.append(ctx.get(sb.o))
+
+    sim = Simulator(sb)
+    sim.add_clock(1e-8)
+    sim.add_testbench(testbench)
+    sim.run()
+    assert outputs[:256] == list(sb.table)
+
+
 # --- Published circuits (archs.prims.circuits) ------------------------------------------------
 
 
@@ -314,6 +344,11 @@ def test_shared_bram_ecp5_instantiates_dp16kd():
      r"^S-box family 'composite' with 5 stages has no output register to leave out$"),
     (lambda: make_sbox("lut", output_register=False),
      r"^S-box family 'lut' has no output register to leave out$"),
+    (lambda: make_sbox("composite", stages=5, maps=False),
+     r"^Only composite and tower S-boxes with 6 or 7 stages can leave out their maps, not "
+     r"'composite' with 5 stages$"),
+    (lambda: make_sbox("bp113", stages=7, maps=False),
+     r"^Only composite and tower S-boxes with 6 or 7 stages can leave out their maps"),
     (lambda: make_sbox("lut", device_family="ice40"),
      r"^Device family must be one of 'generic', 'ecp5', not 'ice40'$"),
     (lambda: sbox_latency("composite", stages=True),

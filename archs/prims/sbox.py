@@ -318,15 +318,19 @@ def _affine_value(bits, function):
     return gf.apply_affine(bits, *gf.affine_parts(function, 8))
 
 
-def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=False):
+def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=False, maps=True):
     """The logic S-box datapath on a bit list: input map, subfield inversion, output map.
 
     With ``cut`` omitted and int bits this is the pure-int model of :class:`CompositeSBox` and
     :class:`TowerSBox` (and of their inverses); the components call it with signal bits and a
     register-inserting ``cut``. ``split_multipliers`` builds the GF(2^4) multipliers in
     blocks with the cut points ``"2m"`` and ``"5m"`` (:func:`archs.prims.composite.subfield_inversion`).
+    ``maps=False`` leaves out both maps (and cuts 1 and 6): ``x`` is the field element and the
+    result its inverse, for a datapath that merges the maps into its own linear layer.
     """
     cut = cut or (lambda point, bits: bits)
+    if not maps:
+        return subfield_inversion(field, list(x), cut, split_multipliers=split_multipliers)
     to_field, from_field = _field_maps(field)
     # The affine maps merge into the basis changes: one XOR network at each end (seed 000
     # section II.F: s' = MX * (X^-1 * s)^-1).
@@ -341,11 +345,15 @@ def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=Fals
     return cut(6, out(y))
 
 
-def field_sbox_cuts(stages, *, output_register=True):
+def field_sbox_cuts(stages, *, output_register=True, maps=True):
     """The cut points of a ``composite`` or ``tower`` S-box with ``stages`` pipeline registers
     (:data:`PIPELINE_CUTS`); without ``output_register``, cut 6 (the output register) is left
-    out, so the S-box is one cycle shorter and its output is combinational."""
+    out, so the S-box is one cycle shorter and its output is combinational. Without ``maps``
+    cuts 1 (after the input map) and 6 (after the output map) are left out: the input is the
+    field element, registered by the caller, and the output the registered inverse (cut 5)."""
     cuts = PIPELINE_CUTS[stages]
+    if not maps:
+        return tuple(c for c in cuts if c not in (1, 6))
     return tuple(c for c in cuts if output_register or c != 6)
 
 
@@ -353,7 +361,7 @@ class _FieldSBox(wiring.Component):
     i: In(8)
     o: Out(8)
 
-    def __init__(self, field, *, inverse=False, stages=0, output_register=True):
+    def __init__(self, field, *, inverse=False, stages=0, output_register=True, maps=True):
         if stages not in PIPELINE_CUTS:
             raise ValueError(f"S-box family {self.kind!r} takes {STAGES_TEXT} pipeline stages, "
                              f"not {stages!r}")
@@ -363,10 +371,18 @@ class _FieldSBox(wiring.Component):
         self.field = field
         self.inverse = bool(inverse)
         self.stages = stages
+        if not maps and not {1, 5, 6} <= set(PIPELINE_CUTS[stages]):
+            raise ValueError(f"S-box family {self.kind!r} without its maps needs cuts 1, 5 "
+                             f"and 6 (6 or 7 stages), not {stages} stages")
         self.output_register = bool(output_register)
-        self.cuts = field_sbox_cuts(stages, output_register=output_register)
+        self.maps = bool(maps)
+        self.cuts = field_sbox_cuts(stages, output_register=output_register, maps=maps)
         self.latency = len(self.cuts)
-        self.table = _table(self.inverse)
+        if maps:
+            self.table = _table(self.inverse)
+        else:   # inversion in the field's own basis
+            to_field, from_field = _field_maps(field)
+            self.table = tuple(to_field(gf.inv(from_field(a))) for a in range(256))
         super().__init__()
 
     def elaborate(self, platform):
@@ -374,7 +390,7 @@ class _FieldSBox(wiring.Component):
         cut = _Cuts(m, self.cuts)
         out = field_sbox_bits(self.field, [self.i[k] for k in range(8)],
                               inverse=self.inverse, cut=cut,
-                              split_multipliers=SPLIT_CUTS[0] in self.cuts)
+                              split_multipliers=SPLIT_CUTS[0] in self.cuts, maps=self.maps)
         m.d.comb += self.o.eq(Cat(*out))
         return m
 
@@ -405,14 +421,21 @@ class CompositeSBox(_FieldSBox):
     output_register : bool
         ``False`` leaves out cut 6 (the S-box output register) of a 6- or 7-stage S-box, for an
         architecture that registers the output itself (:func:`field_sbox_cuts`).
+    maps : bool
+        ``False`` leaves out the input and output maps (basis changes and affine map) of a 6-
+        or 7-stage S-box and their cuts 1 and 6: ``i`` is an element of ``field`` in its basis,
+        registered by the architecture, and ``o`` its inverse, ``stages - 2`` cycles later.
+        For a datapath that merges the maps into its linear layer (the ``unrolled`` core's
+        ``merged_linear_layer``).
     """
 
     kind = "composite"
 
-    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True, maps=True):
         if field is None:
             field = COMPOSITE_INV if inverse else COMPOSITE
-        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register,
+                         maps=maps)
 
 
 class TowerSBox(_FieldSBox):
@@ -424,10 +447,11 @@ class TowerSBox(_FieldSBox):
 
     kind = "tower"
 
-    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True):
+    def __init__(self, *, inverse=False, stages=0, field=None, output_register=True, maps=True):
         if field is None:
             field = TOWER_INV if inverse else TOWER
-        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register)
+        super().__init__(field, inverse=inverse, stages=stages, output_register=output_register,
+                         maps=maps)
 
 
 def circuit_sbox_bits(circuit, x, *, inverse=False, decrypt=None, mux=None, node=None,
@@ -732,13 +756,15 @@ def sbox_latency(kind: str, *, stages: int = 0) -> int:
 
 
 def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
-              device_family: str = "generic", output_register: bool = True):
+              device_family: str = "generic", output_register: bool = True, maps: bool = True):
     """Build one S-box of the named kind.
 
     ``device_family`` is the device family the netlist is for (``"generic"`` for simulation and
     portable output, ``"ecp5"`` where a kind can use a device primitive such as DP16KD).
     ``output_register=False`` leaves out the output register (cut 6) of a ``composite`` or
     ``tower`` S-box whose ``stages`` include it (:func:`field_sbox_cuts`): latency one less.
+    ``maps=False`` leaves out the input and output maps of a 6- or 7-stage ``composite`` or
+    ``tower`` S-box (:class:`CompositeSBox`): latency two less.
 
     Raises
     ------
@@ -755,11 +781,15 @@ def make_sbox(kind: str, *, inverse: bool = False, stages: int = 0,
     if not output_register and 6 not in PIPELINE_CUTS[stages]:
         raise ValueError(f"S-box family {kind!r} with {stages} stages has no output "
                          f"register to leave out")
+    if not maps and (kind not in ("composite", "tower") or stages not in (6, 7)):
+        raise ValueError(f"Only composite and tower S-boxes with 6 or 7 stages can leave out "
+                         f"their maps, not {kind!r} with {stages} stages")
     if kind == "lut":
         return LutSBox(inverse=inverse)
     if kind == "bram":
         return BramSBox(inverse=inverse, device_family=device_family)
     if kind in ("composite", "tower"):
         sbox_class = CompositeSBox if kind == "composite" else TowerSBox
-        return sbox_class(inverse=inverse, stages=stages, output_register=output_register)
+        return sbox_class(inverse=inverse, stages=stages, output_register=output_register,
+                          maps=maps)
     return CircuitSBox(kind, inverse=inverse, stages=stages)
