@@ -296,6 +296,17 @@ def test_lean_control(key_schedule):
     assert dut.fifo_depth == dut.blocks_in_flight + 4
 
 
+def key_change_gaps(param, params, items):
+    """Cycles between the transfers of ``items[:4]`` (key, block, key, block), streamed without
+    stalls, with ``param`` false and true."""
+    gaps = {}
+    for on in (False, True):
+        edges = [edge for _, edge in rtl_run(Unrolled(**{param: on}, **params), items[:4],
+                                             stall=0.0)[1]]
+        gaps[on] = [b - a for a, b in zip(edges, edges[1:])]
+    return gaps
+
+
 def test_round_key_chain():
     # Precomputed round keys delivered through a register chain (issue 22): the same core, one
     # block per cycle, every block under the key loaded before it even with keys changing
@@ -309,11 +320,7 @@ def test_round_key_chain():
     items, expected = agile_items(8, seed=5)
     outputs, _, _ = rtl_run(dut, items, stall=0.3, seed=6)
     assert outputs == expected
-    gaps = {}
-    for chain in (False, True):
-        edges = [edge for _, edge in rtl_run(Unrolled(round_key_chain=chain, **params),
-                                             items[:4], stall=0.0)[1]]
-        gaps[chain] = [b - a for a, b in zip(edges, edges[1:])]   # key, block, key, block
+    gaps = key_change_gaps("round_key_chain", params, items)
     # A key is taken whenever no other key waits or walks and held (pending) until the
     # registered drained flag is set; the walk's load is a register after that, and a block
     # goes in the cycle after the walk's busy fell: walk + 2 cycles after the flag. The first
@@ -336,11 +343,7 @@ def test_registered_key_flags():
     outputs, _, _ = rtl_run(Unrolled(registered_key_flags=True, **params), items, stall=0.3,
                             seed=6)
     assert outputs == expected
-    gaps = {}
-    for flags in (False, True):
-        edges = [edge for _, edge in rtl_run(Unrolled(registered_key_flags=flags, **params),
-                                             items[:4], stall=0.0)[1]]
-        gaps[flags] = [b - a for a, b in zip(edges, edges[1:])]   # key, block, key, block
+    gaps = key_change_gaps("registered_key_flags", params, items)
     assert gaps[True] == [gaps[False][0] + 3, 1, gaps[False][2] + 3], gaps
     text = rtlil.convert(Unrolled(registered_key_flags=True, **params))
     for name in ("keys_done0", "keys_done1", "drained_late", "keys_busy_input",
