@@ -79,9 +79,9 @@ from .prims.bram_sbox import BramSBoxPair
 from .prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from .prims.keyschedule import ROUNDS
 from .prims import gf
-from .prims.mixcolumns import mix_column, mix_column_value
+from .prims.mixcolumns import column_map_parts, mix_column, mix_column_value
 from .prims.roundkeys import RoundKeyChain, RoundKeyStore
-from .prims.sbox import SBOX_KINDS, check_device_family, make_sbox, sbox_latency
+from .prims.sbox import SBOX_KINDS, check_device_family, field_maps, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows, shift_rows_source
 from .prims.xor_pipeline import matrix_rows, xor_pipeline, xor_plan
 
@@ -124,19 +124,6 @@ def one_stage_shorter(family):
     return (kind, stages, latency - 1)
 
 
-def _basis_maps(field):
-    """(to the field's basis, back to the standard one) of a composite or tower field."""
-    if hasattr(field, "to_composite"):
-        return field.to_composite, field.from_composite
-    return field.to_tower, field.from_tower
-
-
-def _column_map(function):
-    """``function`` on four bytes as a map of a 32-bit column (row 0 in bits 0-7)."""
-    return lambda x: sum(b << 8 * row for row, b in
-                         enumerate(function([(x >> 8 * row) & 0xFF for row in range(4)])))
-
-
 @functools.lru_cache(maxsize=None)
 def _round_plan(to_field, from_field):
     """The merged linear layer of a round with MixColumns, one column: from the four S-box
@@ -144,10 +131,9 @@ def _round_plan(to_field, from_field):
     round's four inversion inputs, ``to(MixColumns(affine(from(y))) ^ k)``. The key's input
     map is part of the network; the affine constant (a constant of the whole map) inverts
     output bits in the last level's LUT4s. Three levels: rows of up to 22 terms."""
-    y_map, const = gf.affine_parts(_column_map(
-        lambda col: [to_field(b) for b in mix_column([gf.affine(from_field(y)) for y in col])]),
-        32)
-    key_map, _ = gf.affine_parts(_column_map(lambda col: [to_field(b) for b in col]), 32)
+    y_map, const = column_map_parts(
+        lambda col: [to_field(b) for b in mix_column([gf.affine(from_field(y)) for y in col])])
+    key_map, _ = column_map_parts(lambda col: [to_field(b) for b in col])
     rows = [y + tuple(32 + k for k in key)
             for y, key in zip(matrix_rows(y_map, 32), matrix_rows(key_map, 32))]
     return xor_plan(rows, 3, consts=gf.int_bits(const, 32))
@@ -756,7 +742,7 @@ class Unrolled(wiring.Component):
         delay = self.stages_per_round[u] - 1
         sboxes = [make_sbox(fam, stages=stages, device_family=self.device_family, maps=False)
                   for _ in state]
-        to_field, from_field = _basis_maps(sboxes[0].field)
+        to_field, from_field = field_maps(sboxes[0].field)
         if u == 0:
             plan = xor_plan(matrix_rows(gf.affine_parts(to_field, 8)[0], 8), 2)
             mapped = []

@@ -15,7 +15,7 @@ from archs.prims.circuits import CIRCUITS, Program
 from archs.prims.composite import COMPOSITE, COMPOSITE_INV, BilinearBlocks, field_blocks
 from archs.prims.sbox import (
     LOGIC_SBOX_KINDS, PIPELINE_CUTS, SBOX_KINDS, SBOX_STAGES, SharedSBox, circuit_sbox_bits,
-    field_sbox_bits, field_sbox_cuts, make_sbox, sbox_latency,
+    field_maps, field_sbox_bits, field_sbox_cuts, make_sbox, sbox_latency,
 )
 from archs.prims.tower import TOWER, TOWER_INV
 from archs.sbox_standalone import StandaloneSBox
@@ -115,9 +115,7 @@ def test_sbox_without_maps(family, stages):
     sb = make_sbox(family, stages=stages, maps=False)
     assert sb.latency == stages - 2
     assert sb.cuts == tuple(c for c in PIPELINE_CUTS[stages] if c not in (1, 6))
-    to_field, from_field = ((sb.field.to_composite, sb.field.from_composite)
-                            if family == "composite" else
-                            (sb.field.to_tower, sb.field.from_tower))
+    to_field, from_field = field_maps(sb.field)
     assert [gf.affine(from_field(sb.table[to_field(x)])) for x in range(256)] == list(gf.SBOX)
     outputs = []
 

@@ -14,7 +14,7 @@ from . import gf
 
 __all__ = ["MIX_MATRIX", "INV_MIX_MATRIX", "mix_column", "inv_mix_column",
            "mix_column_value", "inv_mix_column_value", "inv_mix_column_linear_value",
-           "affine_mix_column",
+           "column_map_parts", "affine_mix_column",
            "inv_affine_inv_mix_column", "affine_mix_column_value",
            "inv_affine_inv_mix_column_value", "MixColumn"]
 
@@ -83,14 +83,21 @@ def inv_affine_inv_mix_column(column: list[int]) -> list[int]:
     return [gf.inv_affine(b) for b in inv_mix_column(column)]
 
 
-def _merged_value(function, column):
-    """Amaranth expressions for a GF(2)-affine map of a column, given as the pure-int
-    ``function`` on four bytes: its 32x32 matrix and constant (:func:`gf.affine_parts`), one
-    XOR of input bits per output bit, so the two maps it composes become one."""
+def column_map_parts(function) -> tuple[tuple[int, ...], int]:
+    """The 32x32 GF(2) matrix (as columns) and the constant of a GF(2)-affine map of a column,
+    given as the pure-int ``function`` on four bytes (:func:`gf.affine_parts`; row 0 in bits
+    0-7 of input and output)."""
     def packed(x):
         return sum(b << 8 * r for r, b in enumerate(function([(x >> 8 * r) & 0xFF
                                                               for r in range(4)])))
-    columns, const = gf.affine_parts(packed, 32)
+    return gf.affine_parts(packed, 32)
+
+
+def _merged_value(function, column):
+    """Amaranth expressions for a GF(2)-affine map of a column, given as the pure-int
+    ``function`` on four bytes: its 32x32 matrix and constant (:func:`column_map_parts`), one
+    XOR of input bits per output bit, so the two maps it composes become one."""
+    columns, const = column_map_parts(function)
     bits = gf.apply_affine([column[r][k] for r in range(4) for k in range(8)], columns, const,
                            width_out=32)
     return [Cat(*bits[8 * r:8 * r + 8]) for r in range(4)]

@@ -144,7 +144,7 @@ __all__ = [
     "SBOX_KINDS", "SBOX_STAGES", "PIPELINE_CUTS", "DEVICE_FAMILIES", "check_shared_stages",
     "LOGIC_SBOX_KINDS", "LutSBox", "BramSBox", "CompositeSBox", "TowerSBox", "CircuitSBox",
     "SharedSBox", "make_sbox", "check_device_family", "sbox_latency", "field_sbox_bits",
-    "circuit_sbox_bits", "field_sbox_cuts", "STAGES_TEXT",
+    "circuit_sbox_bits", "field_sbox_cuts", "field_maps", "STAGES_TEXT",
 ]
 
 #: Device families a netlist can be built for.
@@ -308,7 +308,9 @@ class _Cuts:
         return [reg[k] for k in range(len(bits))]
 
 
-def _field_maps(field):
+def field_maps(field):
+    """(to the field's basis, back to the standard one) of a composite or tower field: the
+    S-box's input and output basis changes, as int functions."""
     if isinstance(field, CompositeField):
         return field.to_composite, field.from_composite
     return field.to_tower, field.from_tower
@@ -331,7 +333,7 @@ def field_sbox_bits(field, x, *, inverse=False, cut=None, split_multipliers=Fals
     cut = cut or (lambda point, bits: bits)
     if not maps:
         return subfield_inversion(field, list(x), cut, split_multipliers=split_multipliers)
-    to_field, from_field = _field_maps(field)
+    to_field, from_field = field_maps(field)
     # The affine maps merge into the basis changes: one XOR network at each end (seed 000
     # section II.F: s' = MX * (X^-1 * s)^-1).
     if inverse:
@@ -381,7 +383,7 @@ class _FieldSBox(wiring.Component):
         if maps:
             self.table = _table(self.inverse)
         else:   # inversion in the field's own basis
-            to_field, from_field = _field_maps(field)
+            to_field, from_field = field_maps(field)
             self.table = tuple(to_field(gf.inv(from_field(a))) for a in range(256))
         super().__init__()
 
@@ -687,7 +689,7 @@ class SharedSBox(wiring.Component):
             y = [y_value[k] for k in range(8)]
         else:
             field = COMPOSITE if self.kind == "composite" else TOWER
-            to_field, from_field = _field_maps(field)
+            to_field, from_field = field_maps(field)
             cuts = self._cuts()
             cut = _Cuts(m, cuts, carry=[self.decrypt])
             b = cut(1, _affine_value(a, to_field))
