@@ -124,6 +124,12 @@ def one_stage_shorter(family):
     return (kind, stages, latency - 1)
 
 
+#: XOR levels of the merged linear layer (``merged_linear_layer``): a round's column map (rows of
+#: up to 22 terms), the last round's byte map (up to 6), the first unit's entry map (up to 5).
+#: A register follows every level but a network's last.
+ROUND_LAYER_LEVELS, LAST_LAYER_LEVELS, ENTRY_MAP_LEVELS = 3, 2, 2
+
+
 @functools.lru_cache(maxsize=None)
 def _round_plan(to_field, from_field):
     """The merged linear layer of a round with MixColumns, one column: from the four S-box
@@ -136,7 +142,7 @@ def _round_plan(to_field, from_field):
     key_map, _ = column_map_parts(lambda col: [to_field(b) for b in col])
     rows = [y + tuple(32 + k for k in key)
             for y, key in zip(matrix_rows(y_map, 32), matrix_rows(key_map, 32))]
-    return xor_plan(rows, 3, consts=gf.int_bits(const, 32))
+    return xor_plan(rows, ROUND_LAYER_LEVELS, consts=gf.int_bits(const, 32))
 
 
 @functools.lru_cache(maxsize=None)
@@ -145,7 +151,7 @@ def _last_round_plan(from_field):
     the inversion's 8 bits and the key byte's 8; two levels (rows of up to 6 terms)."""
     y_map, const = gf.affine_parts(lambda y: gf.affine(from_field(y)), 8)
     rows = [y + (8 + j,) for j, y in enumerate(matrix_rows(y_map, 8))]
-    return xor_plan(rows, 2, consts=gf.int_bits(const, 8))
+    return xor_plan(rows, LAST_LAYER_LEVELS, consts=gf.int_bits(const, 8))
 
 
 def _delay(m, value, cycles, name):
@@ -536,13 +542,18 @@ class Unrolled(wiring.Component):
             self._units.append({"rounds": unit_r, "family": (family, stages, latency),
                                 "key_family": key_family})
 
-        stages_per_round = [1 + u["family"][2] for u in self._units]
         if self.merged_linear_layer:
-            # The first unit maps the entry register's state into the field in two stages (its
-            # S-boxes have no input map); the last unit's linear layer (output map and
-            # AddRoundKey, no MixColumns) takes one stage less (:meth:`_merged_unit`).
-            stages_per_round[0] += 2
-            stages_per_round[-1] -= 1
+            # A unit is its slot register, its S-boxes without maps (cuts 1 and 6 left out) and
+            # its network's registers; the first unit maps the entry register's state into the
+            # field first (a register after each of the map's levels), as its S-boxes have no
+            # input map (:meth:`_merged_unit`).
+            stages_per_round = [
+                1 + u["family"][2] - 2
+                + (LAST_LAYER_LEVELS if u["rounds"] == (rounds,) else ROUND_LAYER_LEVELS) - 1
+                + (ENTRY_MAP_LEVELS if n == 0 else 0)
+                for n, u in enumerate(self._units)]
+        else:
+            stages_per_round = [1 + u["family"][2] for u in self._units]
         self.stages_per_round = tuple(stages_per_round)
         self.blocks_in_flight = sum(self.stages_per_round)
         self.cycles_per_block = self.laps
@@ -736,7 +747,7 @@ class Unrolled(wiring.Component):
         Returns the unit's final stage (combinational slot) and flags as :meth:`_unit`."""
         unit = self._units[u]
         name = f"u{u}"
-        fam, stages, latency = unit["family"]
+        fam, stages, _ = unit["family"]
         (r,) = unit["rounds"]
         state = value_bytes(inp.state)
         delay = self.stages_per_round[u] - 1
@@ -744,7 +755,7 @@ class Unrolled(wiring.Component):
                   for _ in state]
         to_field, from_field = field_maps(sboxes[0].field)
         if u == 0:
-            plan = xor_plan(matrix_rows(gf.affine_parts(to_field, 8)[0], 8), 2)
+            plan = xor_plan(matrix_rows(gf.affine_parts(to_field, 8)[0], 8), ENTRY_MAP_LEVELS)
             mapped = []
             for n, b in enumerate(state):
                 reg = Signal(8, name=f"{name}_mapped{n}", reset_less=True)
