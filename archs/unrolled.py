@@ -247,6 +247,16 @@ class Unrolled(wiring.Component):
         counter behind the drained flag adds one step (-1, 0 or +1) in one carry chain, from a
         copy of the buffer's write flag. Each of these was a worst path of the fully pipelined
         core with ``merged_linear_layer`` (experiments/pipelined_merged.yaml).
+    local_flag_copies : bool
+        With lean control: the flags read far from where they are made are copies that each
+        compute their next value from their own state (one LUT4 of at most four inputs, packed
+        beside the copy), so no net runs from one flag's next-value LUT to another flag's
+        register. The credit counter reads a copy of the output buffer's empty flag; with a
+        round key chain the key register's clock enable and, with ``registered_key_flags``, the
+        input's ready read copies of the key handshake's busy flag. In the fully pipelined record
+        a 2.2 ns net from busy's LUT to the key register's clock enable, and the buffer's empty
+        flag -> the credit counter's carry chain, were the worst paths of two placer seeds
+        (experiments/pipelined_merged.yaml). The same circuit cycle for cycle.
     merged_linear_layer : bool
         Fully pipelined with precomputed keys and 6- or 7-stage composite or tower S-boxes:
         everything linear between one round's subfield inversions and the next round's is one
@@ -401,6 +411,11 @@ class Unrolled(wiring.Component):
               "the input's ready reading a copy of the busy flag of its own, and the in-flight "
               "counter stepping in one carry chain, from a copy of the buffer's write flag",
               omitted_at_default=True, error="Registered key flags must be false or true"),
+        Param("local_flag_copies", (False, True), False,
+              "lean control: the buffer's empty flag read by the credit counter, and with a "
+              "round key chain the key handshake's busy flag read by the key register and the "
+              "input's ready, as copies that compute their next value from their own state",
+              omitted_at_default=True, error="Local flag copies must be false or true"),
         Param("merged_linear_layer", (False, True), False,
               "fully pipelined, precomputed keys, composite or tower S-boxes with 6 or 7 "
               "stages: the S-box output map, ShiftRows, MixColumns, AddRoundKey and the next "
@@ -464,6 +479,9 @@ class Unrolled(wiring.Component):
                              f"{rounds}) with precomputed keys, composite or tower S-boxes of 6 "
                              f"or 7 stages, no BRAM rounds, one S-box output copy (it has no "
                              f"S-box output register) and the initial AddRoundKey at the entry")
+        if p.local_flag_copies and not p.lean_control:
+            raise ValueError("Local flag copies need lean control (they copy its buffer's and "
+                             "key handshake's flags)")
         if p.registered_key_flags and not p.round_key_chain:
             raise ValueError("Registered key flags need a round key chain (they are its "
                              "handshake's)")
@@ -520,6 +538,7 @@ class Unrolled(wiring.Component):
         self.key_into_feedback = p.key_into_feedback
         self.merged_linear_layer = p.merged_linear_layer
         self.registered_key_flags = p.registered_key_flags
+        self.local_flag_copies = p.local_flag_copies
         self.exit_register = p.lean_control or p.registered_exit
         self.key_register_reset = bool(key_register_reset)
 
@@ -854,24 +873,24 @@ class Unrolled(wiring.Component):
         if self.lean_control:
             if self.banked_buffer:
                 ctl.buffer_write_next = Signal()
-                self._banked_buffer(m, depth, buffer_write, ctl.buffer_write_next, buffer_data,
-                                    handed_out)
+                returned = self._banked_buffer(m, depth, buffer_write, ctl.buffer_write_next,
+                                               buffer_data, handed_out)
             else:
-                self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
+                returned = self._lean_buffer(m, depth, buffer_write, buffer_data, handed_out)
             # A registered credit flag: it assumes this cycle's block is accepted and none
             # handed out, so it never overshoots (one block of the depth pays for that), and
             # no compare and adder chain sits between the credit count and the ready signal.
             free = Signal(range(depth + 1), init=depth)
             credit_ok = Signal(init=1)
-            returned = handed_out
             if self.registered_hand_out:
                 # Counted a cycle late, free is at most one block low: never an overshoot, and
                 # the extra buffer entry keeps a full stream at one block per cycle. The
                 # handshake of parallel lanes (the AND of every lane's valid) then ends at
                 # this register, not at the counter's carry chain: that path limited three
                 # lanes on one seed (experiments/one_chip.yaml).
-                returned = Signal(name="handed_out_late")
-                m.d.sync += returned.eq(handed_out)
+                handed_out_late = Signal(name="handed_out_late")
+                m.d.sync += handed_out_late.eq(returned)
+                returned = handed_out_late
             taken = accept
             if self.registered_accept:
                 # Counted a cycle late, free may be one block high, so the flag asks for one
@@ -909,7 +928,8 @@ class Unrolled(wiring.Component):
         :class:`amaranth.lib.fifo.SyncFIFO` it has no level counter and no full flag, and its
         write enable is the exit register's valid bit alone: the SyncFIFO's level logic behind a
         write enable of high fanout was the worst path of the fully pipelined core
-        (experiments/pipelined_fast.yaml).
+        (experiments/pipelined_fast.yaml). Returns the output handshake as the credit counter
+        reads it (:meth:`_handed_out_for_credit`).
         """
         size = 1 << (depth - 1).bit_length()
         m.submodules.buffer = storage = memory.Memory(shape=128, depth=size, init=[])
@@ -938,12 +958,14 @@ class Unrolled(wiring.Component):
             m.d.sync += [level.eq(level + 1), empty.eq(0), single.eq(empty)]
         with m.If(handed_out & ~write):
             m.d.sync += [level.eq(level - 1), empty.eq(single), single.eq(level == 2)]
+        return self._handed_out_for_credit(m, write, single, handed_out)
 
     def _banked_buffer(self, m, depth, write, write_next, write_data, handed_out):
         """:meth:`_lean_buffer` in banks of 16 blocks, each a LUT-RAM depth of ECP5
         (TRELLIS_DPR16X4), whose write enables are registers: ``write_next`` is the value
         ``write`` takes at the next edge (the exit register's valid input), and the bank the
-        write counter will point at is known a cycle ahead too."""
+        write counter will point at is known a cycle ahead too. Returns the output handshake as
+        the credit counter reads it (:meth:`_handed_out_for_credit`)."""
         size = 1 << (max(depth, 16) - 1).bit_length()
         banks = size // 16
         produce = Signal(range(size))
@@ -991,6 +1013,26 @@ class Unrolled(wiring.Component):
             m.d.sync += [level.eq(level + 1), empty.eq(0), single.eq(empty)]
         with m.If(handed_out & ~write):
             m.d.sync += [level.eq(level - 1), empty.eq(single), single.eq(level == 2)]
+        return self._handed_out_for_credit(m, write, single, handed_out)
+
+    def _handed_out_for_credit(self, m, write, single, handed_out):
+        """The output handshake as the credit counter reads it: ``handed_out`` itself, or with
+        ``local_flag_copies`` from a copy of the lean buffer's empty flag of its own
+        (``write`` and ``single`` are the buffer's write enable and "is 1" flag)."""
+        if not self.local_flag_copies:
+            return handed_out
+        # The copy's next value reads the copy itself (not the flag), so Yosys and ABC see a
+        # different function and keep two registers, and its LUT4 (the write flag, the
+        # output's ready, single, the copy) packs beside it, at the credit counter: from the
+        # flag itself, the route into the counter's carry chain was the worst path of a
+        # placer seed (experiments/pipelined_merged.yaml).
+        empty_copy = Signal(init=1, name="empty_for_credit")
+        handed_out_copy = ~empty_copy & self.o.ready
+        with m.If(write & ~handed_out_copy):
+            m.d.sync += empty_copy.eq(0)
+        with m.If(handed_out_copy & ~write):
+            m.d.sync += empty_copy.eq(single)
+        return handed_out_copy
 
     def _build_keys(self, m, ctl):
         """The key register (on the fly) or the expanded round keys (precomputed).
@@ -1243,7 +1285,6 @@ class Unrolled(wiring.Component):
             # does not merge the two): on busy itself, a net of fanout 133 was the worst path,
             # into the input's ready (1.8-3.2 ns, 224-240 MHz).
             busy, pending = Signal(name="keys_busy"), Signal(name="key_pending")
-            hold = Signal(name="key_hold", reset_less=True)
             done = store.done
             if self.registered_key_flags:
                 # The walk's done comes from the end of the chain, across the chip: two
@@ -1258,7 +1299,20 @@ class Unrolled(wiring.Component):
             transfer = self.key.valid & ~busy
             busy_next = transfer | (busy & ~done)
             input_busy = busy
-            if self.registered_key_flags:
+            hold = Signal(name="key_hold", reset_less=True)
+            hold_next = busy_next
+            if self.local_flag_copies:
+                # Copies of busy that compute their next value from themselves (the key's
+                # valid, the copy, done: one LUT4 each, packed beside the copy), with busy's
+                # reset, so that ABC and Yosys keep them apart: from busy's own LUT4, the net to
+                # the key register's clock enable (2.2 ns) was the worst path of a placer seed
+                # (experiments/pipelined_merged.yaml).
+                hold = Signal(name="key_hold")
+                hold_next = (self.key.valid & ~hold) | (hold & ~done)
+            if self.registered_key_flags and self.local_flag_copies:
+                input_busy = Signal(name="keys_busy_input")
+                m.d.sync += input_busy.eq((self.key.valid & ~input_busy) | (input_busy & ~done))
+            elif self.registered_key_flags:
                 # The input's ready reads a copy of busy of its own, placed beside the input
                 # handshake (busy -> the input's ready -> the late accept, a 2.3 ns net of
                 # fanout 4, was the worst path of a placer seed). Reset-less with init 1, so
@@ -1268,7 +1322,7 @@ class Unrolled(wiring.Component):
                 m.d.sync += input_busy.eq(busy_next)
             with m.If(~hold):
                 m.d.sync += key.eq(self.key.payload.key)
-            m.d.sync += [busy.eq(busy_next), hold.eq(busy_next),
+            m.d.sync += [busy.eq(busy_next), hold.eq(hold_next),
                          pending.eq(transfer | (pending & ~drained_flag)),
                          load.eq(pending & drained_flag)]
         else:

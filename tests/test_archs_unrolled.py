@@ -351,6 +351,39 @@ def test_registered_key_flags():
         assert f"\\{name} " in text or f"\\{name}\n" in text, name
 
 
+def test_local_flag_copies(tmp_path):
+    # The credit counter reads a copy of the buffer's empty flag, the key register's clock
+    # enable and the input's ready copies of the key handshake's busy flag, each computing its
+    # next value from itself: every block still under the key loaded before it (keys changing
+    # between blocks, back-pressure), and every transfer in the same cycle as without them.
+    params = {"round_units": 10, "sbox": "lut", "key_schedule": "precomputed",
+              "lean_control": True, "round_key_chain": True, "registered_key_flags": True,
+              "banked_buffer": True, "registered_accept": True}
+    items, expected = agile_items(10, seed=11)
+    runs = {on: rtl_run(Unrolled(local_flag_copies=on, **params), items, stall=0.4, seed=12)
+            for on in (False, True)}
+    assert runs[True][0] == expected
+    assert runs[True] == runs[False]
+    with pytest.raises(ValueError, match=r"^Local flag copies need lean control"):
+        Unrolled(round_units=10, local_flag_copies=True)
+    # After Yosys's `opt` (a two-round TEST CONFIGURATION, not AES) each copy is a register of
+    # its own: copies with the same next-value function would be merged into the flag.
+    import json
+    from aesdse.flow.tools import find_tool, run_tool
+    core = Unrolled(**{**params, "round_units": 2}, rounds=2, local_flag_copies=True)
+    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
+    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; opt; write_json opt.json"
+    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
+    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
+    module = json.loads((tmp_path / "opt.json").read_text())["modules"]["top"]
+    registers = {bit for c in module["cells"].values() if "dff" in c["type"]
+                 for bit in c["connections"]["Q"]}
+    flags = {name: module["netnames"][name]["bits"][0]
+             for name in ("empty", "empty_for_credit", "keys_busy", "key_hold",
+                          "keys_busy_input")}
+    assert set(flags.values()) <= registers and len(set(flags.values())) == len(flags), flags
+
+
 def test_merged_linear_layer():
     # The record's fully pipelined point with the merged linear layer: one block per cycle,
     # verified; the first unit two stages longer (the entry's state mapped into the field),
