@@ -557,7 +557,7 @@ def reproduce(paper, db_path, results_dir, output, experiment_file, jobs, no_swe
       aesdse reproduce zhou_gaj --jobs 2
       aesdse reproduce 004 --no-sweep
       aesdse reproduce 002 --reference
-      aesdse reproduce 002 --reference results/reference/records_pipelined.jsonl
+      aesdse reproduce 002 --reference results/reference/pipelined.jsonl
     """
     from .reproduce import ReproduceError, reproduce as run
 

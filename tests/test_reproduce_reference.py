@@ -89,3 +89,20 @@ def test_reference_alone_and_an_empty_reference(tmp_path, reference, monkeypatch
     monkeypatch.setattr(aesdse.reproduce, "REFERENCE_DIR", empty)
     result = invoke("reproduce", "000", "--experiment", exp_file, "--reference", empty)
     assert result.exit_code == 2 and "no reference results (*.jsonl) in" in result.stderr
+
+
+def test_help_examples_with_a_reference_file_find_rows(tmp_path):
+    # A --help example that reads a shipped reference file must find rows of the paper's
+    # experiment in it: an example whose file holds other experiments' rows prints an empty
+    # comparison and draws no figure.
+    import re
+    from pathlib import Path
+    checkout = Path(aesdse.reproduce.__file__).resolve().parent.parent
+    examples = re.findall(r"aesdse reproduce (\S+) --reference (\S+)",
+                          main.commands["reproduce"].help)
+    assert examples
+    for paper, path in examples:
+        result = invoke("reproduce", paper, "--reference", checkout / path,
+                        "-o", tmp_path / paper)
+        assert result.exit_code == 0, result.output
+        assert "not drawn" not in result.stderr and "rows from the reference" in result.stderr
