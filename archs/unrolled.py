@@ -256,7 +256,9 @@ class Unrolled(wiring.Component):
         input's ready read copies of the key handshake's busy flag. In the fully pipelined record
         a 2.2 ns net from busy's LUT to the key register's clock enable, and the buffer's empty
         flag -> the credit counter's carry chain, were the worst paths of two placer seeds
-        (experiments/pipelined_merged.yaml). The same circuit cycle for cycle.
+        (experiments/pipelined_merged.yaml). The same transfers cycle for cycle, except that
+        the input's copy of busy has busy's reset: a block may go in during the first cycle, as
+        without ``registered_key_flags``.
     merged_linear_layer : bool
         Fully pipelined with precomputed keys and 6- or 7-stage composite or tower S-boxes:
         everything linear between one round's subfield inversions and the next round's is one
@@ -1299,8 +1301,6 @@ class Unrolled(wiring.Component):
             transfer = self.key.valid & ~busy
             busy_next = transfer | (busy & ~done)
             input_busy = busy
-            hold = Signal(name="key_hold", reset_less=True)
-            hold_next = busy_next
             if self.local_flag_copies:
                 # Copies of busy that compute their next value from themselves (the key's
                 # valid, the copy, done: one LUT4 each, packed beside the copy), with busy's
@@ -1309,6 +1309,9 @@ class Unrolled(wiring.Component):
                 # (experiments/pipelined_merged.yaml).
                 hold = Signal(name="key_hold")
                 hold_next = (self.key.valid & ~hold) | (hold & ~done)
+            else:
+                hold = Signal(name="key_hold", reset_less=True)
+                hold_next = busy_next
             if self.registered_key_flags and self.local_flag_copies:
                 input_busy = Signal(name="keys_busy_input")
                 m.d.sync += input_busy.eq((self.key.valid & ~input_busy) | (input_busy & ~done))
