@@ -296,6 +296,18 @@ def test_lean_control(key_schedule):
     assert dut.fifo_depth == dut.blocks_in_flight + 4
 
 
+def optimized_module(tmp_path, core):
+    """``core`` as the netlist JSON of its flattened top module after a real Yosys ``proc;
+    flatten; opt`` (cells, netnames), run in ``tmp_path``."""
+    import json
+    from aesdse.flow.tools import find_tool, run_tool
+    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
+    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; opt; write_json opt.json"
+    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
+    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
+    return json.loads((tmp_path / "opt.json").read_text())["modules"]["top"]
+
+
 def key_change_gaps(param, params, items):
     """Cycles between the transfers of ``items[:4]`` (key, block, key, block), streamed without
     stalls, with ``param`` false and true."""
@@ -368,14 +380,8 @@ def test_local_flag_copies(tmp_path):
         Unrolled(round_units=10, local_flag_copies=True)
     # After Yosys's `opt` (a two-round TEST CONFIGURATION, not AES) each copy is a register of
     # its own: copies with the same next-value function would be merged into the flag.
-    import json
-    from aesdse.flow.tools import find_tool, run_tool
-    core = Unrolled(**{**params, "round_units": 2}, rounds=2, local_flag_copies=True)
-    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
-    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; opt; write_json opt.json"
-    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
-    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
-    module = json.loads((tmp_path / "opt.json").read_text())["modules"]["top"]
+    module = optimized_module(
+        tmp_path, Unrolled(**{**params, "round_units": 2}, rounds=2, local_flag_copies=True))
     registers = {bit for c in module["cells"].values() if "dff" in c["type"]
                  for bit in c["connections"]["Q"]}
     flags = {name: module["netnames"][name]["bits"][0]
@@ -541,14 +547,8 @@ def test_entry_register_structure(tmp_path, params, enable):
     # a loop they load every cycle (no clock enable: its fanout of 258 behind the credit flag
     # limited the looping core); with the key written into the feedback register the entry
     # register holds no key, and the ring input's key bits are the feedback register's.
-    import json
-    from aesdse.flow.tools import find_tool, run_tool
-    core = Unrolled(round_units=1, rounds=2, sbox="composite", **params)
-    (tmp_path / "design.il").write_text(rtlil.convert(core, name="top", emit_src=False))
-    script = "read_rtlil design.il; hierarchy -top top; proc; flatten; opt; write_json opt.json"
-    run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
-    assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
-    module = json.loads((tmp_path / "opt.json").read_text())["modules"]["top"]
+    module = optimized_module(
+        tmp_path, Unrolled(round_units=1, rounds=2, sbox="composite", **params))
     state = module["netnames"]["entry.state"]["bits"]
     plaintext = module["netnames"]["i__payload"]["bits"]
     cells = [c for c in module["cells"].values()
