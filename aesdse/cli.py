@@ -4,6 +4,7 @@ import json
 import math
 import os
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -826,7 +827,11 @@ def _compare_key(key, db_path, as_json):
                                                            if matches else "")
                 + "; give a longer key (see `aesdse db list --all`)")
         row = store.get(matches[0])
+        if row is None:
+            raise click.ClickException(f"row {matches[0]} of {db_path} is unreadable: "
+                                       f"{store.unreadable.get(matches[0])}")
         rows = store.rows_by_config([row.config_key])
+        _warn_unreadable(store)
     tools = current_checkout()
     fields = ("created_at", "status", "luts", "ffs", "brams", "fmax_mhz", "latency_cycles",
               "cycles_per_block", "throughput_mbps", "generator", "tool_versions", "key")
@@ -943,15 +948,22 @@ def _rerun_reference(experiment_file, reference, scratch: Path, jobs) -> Path:
               type=click.Path(file_okay=False, path_type=Path),
               help="Instead of -o: one file per experiment name of the rows, "
                    "DIR/<experiment>.jsonl (how results/reference/ is made).")
-def db_export(experiment, db_path, where, newest, output, by_experiment):
+@click.option("--host-paths", is_flag=True,
+              help="Keep the host name and absolute artifact and report paths of the machine "
+                   "that measured each row (default: left out, paths relative to the "
+                   "database's directory).")
+def db_export(experiment, db_path, where, newest, output, by_experiment, host_paths):
     """Write stored rows as JSON Lines (text git can diff): the rows of EXPERIMENT's
     configurations (every provenance, as `aesdse db list EXPERIMENT --all` lists them), those
     matching --where, both, or every row.
 
     One row per line with every column: the numbers, the configuration and its key, and the
-    provenance (generator fingerprint, tool versions, verify options, key, host, date), plus
-    the Fmax-search runs. Keys are sorted and rows sorted by configuration key then key, so
-    exporting the same rows again gives the same file. `aesdse db import` loads it back.
+    provenance (generator fingerprint, tool versions, verify options, key, date), plus the
+    Fmax-search runs; the host name and absolute paths only with --host-paths. Keys are sorted
+    and rows sorted by configuration key then key, so exporting the same rows again gives the
+    same file. `aesdse db import` loads it back. With --by-experiment, every file is written
+    inside DIR: an experiment name that is not a plain file name stops the export before
+    anything is written.
 
     \b
     Example:
@@ -961,6 +973,7 @@ def db_export(experiment, db_path, where, newest, output, by_experiment):
       aesdse db export --db mine.sqlite --where "status = 'ok'" --by-experiment results/reference
     """
     from .store.exchange import export_rows
+    from .store.places import PlaceError, export_file
     exp = _experiment(experiment) if experiment else None
     with _open_readonly(db_path) as store:
         try:
@@ -974,13 +987,16 @@ def db_export(experiment, db_path, where, newest, output, by_experiment):
             last = {r.config_key: r for r in rows}  # oldest first: the last one is the newest
             rows = list(last.values())
         _warn_unreadable(store)
-        files = {output: rows} if by_experiment is None else {
-            by_experiment / f"{name}.jsonl": [r for r in rows if r.experiment == name]
-            for name in sorted({r.experiment for r in rows})}
-        for file, part in files.items():
-            count = export_rows(store, file, part)
-            if str(file) != "-":
-                click.echo(f"wrote {count} rows to {file}", err=True)
+        try:
+            files = {output: rows} if by_experiment is None else {
+                export_file(by_experiment, name): [r for r in rows if r.experiment == name]
+                for name in sorted({r.experiment for r in rows})}
+            for file, part in files.items():
+                count = export_rows(store, file, part, host_paths=host_paths)
+                if str(file) != "-":
+                    click.echo(f"wrote {count} rows to {file}", err=True)
+        except (PlaceError, StoreError) as e:  # ExchangeError: a file cannot be written
+            raise click.ClickException(str(e)) from None
 
 
 @db_group.command("import")
@@ -1033,16 +1049,26 @@ def db_import(files, db_path, skip_malformed, as_json):
 @click.option("--stale", "stale_too", is_flag=True,
               help="Also delete kept rows that are stale (a sweep makes current ones again).")
 @click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
+@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="A results directory of the sweeps that made the rows, if it is not inside "
+                   "the database's directory; only runs/<key> directories inside one of the two "
+                   "are deleted.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
+def db_prune(experiment, db_path, keep, stale_too, dry_run, results_dir, as_json):
     """Delete older rows of each configuration (of EXPERIMENT, or of the whole database) and
     their artifact directories, keeping the newest.
+
+    A row's artifact directory is deleted only when it is a real directory (not a link) named
+    runs/<key> after the row, inside the database's directory or --results-dir: a row that
+    names any other place (an imported row, a database moved from another machine) keeps those
+    files, and the output says so.
 
     \b
     Example:
       aesdse db prune --dry-run
       aesdse db prune experiments/compact.yaml --keep 2
     """
+    from .store.places import own_artifact_dir
     from .store.provenance import stale_reasons
     groups, tools = _db_rows(db_path, experiment)
     doomed = []
@@ -1051,19 +1077,29 @@ def db_prune(experiment, db_path, keep, stale_too, dry_run, as_json):
         if stale_too:
             doomed += [r for r in rows[-keep:]
                        if stale_reasons(r.generator, r.tool_versions, r.arch, tools)]
+    roots = [db_path.resolve().parent] + ([results_dir] if results_dir else [])
+    dirs = {r.key: own_artifact_dir(r.key, r.artifacts, roots) for r in doomed}
     removed = 0
     if not dry_run and doomed:
-        with Store(db_path) as store:
-            removed = store.delete(r.key for r in doomed)
-        for row in doomed:
-            if row.artifacts and Path(row.artifacts).name == row.key:
-                shutil.rmtree(row.artifacts, ignore_errors=True)
+        try:
+            with Store(db_path) as store:
+                removed = store.delete(r.key for r in doomed)
+        except (StoreError, sqlite3.Error) as e:
+            raise click.ClickException(f"{db_path}: nothing deleted: {e}") from None
+        for path in filter(None, dirs.values()):
+            shutil.rmtree(path, ignore_errors=True)
     if as_json:
         click.echo(json.dumps({"dry_run": dry_run, "rows": [r.key for r in doomed],
-                               "removed": removed}))
+                               "removed": removed,
+                               "artifact_dirs": [str(p) for p in dirs.values() if p],
+                               "artifacts_kept": [r.artifacts for r in doomed
+                                                  if r.artifacts and not dirs[r.key]]}))
         return
     for row in doomed:
         click.echo(f"{'would delete' if dry_run else 'deleted'} {_row_line(row, [], False)}")
+        if row.artifacts and not dirs[row.key]:
+            click.echo(f"    kept its artifacts {row.artifacts}: not a runs/{row.key} directory "
+                       f"inside {' or '.join(map(str, roots))}")
     click.echo(f"{len(doomed)} rows {'would be ' if dry_run else ''}deleted")
 
 

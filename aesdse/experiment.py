@@ -76,7 +76,8 @@ import archs
 from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
 from .flow.floorplan import FLOORPLANS, floorplan_devices, floorplan_problem
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
-                          VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key)
+                          VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key,
+                          name_problem)
 from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
                         line_of, load, show)
 
@@ -459,12 +460,9 @@ def _parse(doc, path) -> Experiment:
     if "name" not in doc:
         raise YamlError(line_of(doc), "missing key 'name'")
     name = doc["name"]
-    if not isinstance(name, str) or not name:
-        raise YamlError(line_of(doc, "name"), f"name: {show(name)} must be a non-empty string")
-    if len(name) > LIMITS["name_chars"] or not name.isprintable():
-        raise YamlError(line_of(doc, "name"),
-                        f"name: {show(name)} must be at most {LIMITS['name_chars']} printable "
-                        f"characters (no control characters or line breaks)")
+    problem = name_problem(name)
+    if problem:
+        raise YamlError(line_of(doc, "name"), f"name: {show(name)} {problem}")
     description = doc.get("description", "")
     if description is None:
         description = ""

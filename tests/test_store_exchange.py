@@ -26,7 +26,7 @@ def _fill(store, rows, runs=None):
         store.put(row, (runs or {}).get(row.key))
 
 
-RUNS = {"k2": [PnrRun("k2", 0, 100.0, 1, 120.5, True, 1.5, "/x/report.json", None),
+RUNS = {"k2": [PnrRun("k2", 0, 100.0, 1, 120.5, True, 1.5, "runs/k2/report.json", None),
                PnrRun("k2", 0, 130.0, 1, None, False, 2.0, None, "no route")]}
 
 
@@ -114,7 +114,7 @@ def test_a_bad_status_is_malformed(tmp_path):
     record = _row().as_dict() | {"status": "great"}
     out.write_text(json.dumps(record) + "\n")
     _, bad = read_rows([out], skip_malformed=True)
-    assert len(bad) == 1 and bad[0].startswith(f"{out}:1: Status must be one of")
+    assert len(bad) == 1 and bad[0].startswith(f"{out}:1: status 'great' must be one of ok, ")
 
 
 def test_open_reference_reads_a_directory(tmp_path, source):

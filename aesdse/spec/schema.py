@@ -10,12 +10,13 @@ a tool.
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, replace
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
            "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
            "COMPILED_CHECKS", "AMARANTH_CHECKS", "CONFIG_IGNORED_FLOW",
-           "config_key", "flow_choices", "PNR_CHOICES"]
+           "config_key", "flow_choices", "PNR_CHOICES", "IDENTIFIER", "name_problem"]
 
 
 #: Upper bounds of every count and number of an experiment file: far above any real experiment,
@@ -33,6 +34,31 @@ LIMITS = {
     "name_chars": 100,          # the experiment's name (printable characters only)
     "placer_timing_weight": 1000,  # nextpnr --placer-heap-timingweight
 }
+
+
+#: What a parameter or flow option name must look like: it becomes an SQL column name in
+#: ``--where`` conditions and a Python keyword argument, so nothing but a plain identifier.
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+
+def name_problem(name) -> str | None:
+    """Why ``name`` cannot be an experiment's name, or None when it can.
+
+    An experiment's name is stored with every row and becomes a file name (``aesdse db export
+    --by-experiment DIR`` writes ``DIR/<name>.jsonl``), so it must be a plain name, never a path:
+    at most ``LIMITS["name_chars"]`` printable characters, no ``/`` or ``\\``, and not starting
+    with ``.`` (which would make ``..`` or a hidden file).
+    """
+    if not isinstance(name, str) or not name:
+        return "must be a non-empty string"
+    if len(name) > LIMITS["name_chars"] or not name.isprintable():
+        return (f"must be at most {LIMITS['name_chars']} printable characters (no control "
+                f"characters or line breaks)")
+    if "/" in name or "\\" in name or name.startswith("."):
+        return "must be a plain name, not a path (no '/' or '\\', not starting with '.')"
+    if name != name.strip():
+        return "must not start or end with a space"
+    return None
 
 
 @dataclass(frozen=True)

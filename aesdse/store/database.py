@@ -40,7 +40,8 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from ..spec.schema import CONFIG_IGNORED_FLOW, config_key
+from ..spec.schema import CONFIG_IGNORED_FLOW, IDENTIFIER, config_key
+from .rowcheck import RowError, check_record
 
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
            "CLAIM_STALE_S", "WhereError"]
@@ -234,6 +235,10 @@ class Store:
     def __init__(self, path, *, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        #: The database's own directory (resolved): artifact paths inside it are stored relative
+        #: to it (:meth:`relative_artifacts`); None for an in-memory database.
+        self.home = None if str(path) == ":memory:" else self.path.resolve().parent
+        self._depth = 0
         #: Keys of rows left out of a selection because a JSON column does not parse -> reason.
         self.unreadable: dict[str, str] = {}
         if readonly:
@@ -305,15 +310,42 @@ class Store:
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _transaction(self):
-        db = self._db
+        """A write transaction (``BEGIN IMMEDIATE``); nested uses join the outermost one, so
+        several writes can be made all or nothing (:meth:`transaction`)."""
+        store = self
 
         class _Tx:
             def __enter__(self):
-                db.execute("BEGIN IMMEDIATE")
+                if store._depth == 0:
+                    store._db.execute("BEGIN IMMEDIATE")
+                store._depth += 1
 
             def __exit__(self, exc_type, exc, tb):
-                db.execute("ROLLBACK" if exc_type else "COMMIT")
+                store._depth -= 1
+                if store._depth == 0:
+                    store._db.execute("ROLLBACK" if exc_type else "COMMIT")
         return _Tx()
+
+    def transaction(self):
+        """Context manager: every write inside it is stored together or not at all."""
+        return self._transaction()
+
+    def relative_artifacts(self, artifacts: str | None) -> str | None:
+        """``artifacts`` relative to the database's directory (:attr:`home`) when it lies inside
+        it, as stored; other paths unchanged."""
+        if not artifacts or self.home is None or not Path(artifacts).is_absolute():
+            return artifacts
+        try:
+            return Path(artifacts).resolve().relative_to(self.home).as_posix()
+        except ValueError:
+            return artifacts
+
+    def artifacts_path(self, stored: str | None) -> str | None:
+        """A stored ``artifacts`` value as a path to use: relative ones are taken from the
+        database's directory."""
+        if not stored or self.home is None or Path(stored).is_absolute():
+            return stored
+        return str(self.home / stored)
 
     def close(self):
         self._db.close()
@@ -324,11 +356,12 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
-    @staticmethod
-    def _column_values(row: Row) -> dict:
-        """The row's columns as SQL values (JSON columns as text); ``created_at`` only when set
-        (otherwise the database stamps it)."""
+    def _column_values(self, row: Row) -> dict:
+        """The row's columns as SQL values (JSON columns as text, artifacts relative to
+        :attr:`home` when inside it); ``created_at`` only when set (otherwise the database
+        stamps it)."""
         values = row.as_dict()
+        values["artifacts"] = self.relative_artifacts(values["artifacts"])
         if values["created_at"] is None:
             values.pop("created_at")
         for name in _JSON:
@@ -359,15 +392,19 @@ class Store:
                 self._db.execute("DELETE FROM claims WHERE key = ? AND owner = ?",
                                  (row.key, owner))
 
-    def insert(self, row: Row, runs=()) -> bool:
+    def insert(self, row: Row, runs=(), *, replace_stored: bool = False) -> bool:
         """Store a row made elsewhere (:mod:`aesdse.store.exchange`) as it is, its
         ``created_at`` included, with its Fmax-search ``runs``, in one transaction; False, and
-        nothing changed, when its key is already stored."""
+        nothing changed, when its key is already stored (unless ``replace_stored``: an
+        unreadable stored row is replaced so)."""
         values = self._column_values(row)
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
+        verb = "REPLACE" if replace_stored else "IGNORE"
         with self._transaction():
-            added = self._db.execute(f"INSERT OR IGNORE INTO points ({columns}) VALUES ({marks})",
+            if replace_stored:
+                self._db.execute("DELETE FROM pnr_runs WHERE point_key = ?", (row.key,))
+            added = self._db.execute(f"INSERT OR {verb} INTO points ({columns}) VALUES ({marks})",
                                      values).rowcount
             if added:
                 self._write_runs(row.key, runs)
@@ -428,15 +465,23 @@ class Store:
         not stop a report."""
         try:
             return self._row(r)
-        except (json.JSONDecodeError, TypeError) as e:
-            bad = next((name for name in _JSON if not _parses(r[name])), "a column")
-            self.unreadable[r["key"]] = f"{bad} is not valid JSON ({_clip(str(e), 80)})"
+        except (ValueError, TypeError, RecursionError) as e:  # RowError and JSONDecodeError too
+            bad = next((name for name in _JSON if not _parses(r[name])), None)
+            self.unreadable[str(r["key"])] = (f"{bad} is not valid JSON ({_clip(str(e), 80)})"
+                                              if bad else _clip(str(e), 160))
             return None
 
     def _row(self, r: sqlite3.Row) -> Row:
+        """``r`` as a :class:`Row`, after the row schema's checks (:mod:`.rowcheck`): a row that
+        another program or a damaged file left with a wrong type raises, like bad JSON."""
         values = {k: r[k] for k in r.keys() if k != "rowid"}
         for name in _JSON:
-            values[name] = json.loads(values[name]) if values[name] is not None else None
+            if isinstance(values[name], str):
+                values[name] = json.loads(values[name])
+            elif values[name] is not None:
+                raise RowError(f"{name} must be JSON text, not {type(values[name]).__name__}")
+        check_record(values, STATUSES)
+        values["artifacts"] = self.artifacts_path(values["artifacts"])
         return Row(**values)
 
     def columns(self) -> dict[str, str]:
@@ -468,28 +513,44 @@ class Store:
         """
         _check_condition(condition)
         names = self.columns()
-        extra = [f"json_extract(params, '$.\"{n}\"') AS \"{n}\""
-                 for n, kind in names.items() if kind == "parameter"]
-        extra += [f"json_extract(flow, '$.\"{n[5:]}\"') AS \"{n}\""
-                  for n, kind in names.items() if kind == "flow option"]
+        # Only identifiers become columns (an imported row is checked so, but a database file
+        # may come from anywhere): a name is never pasted into SQL otherwise.
+        extra = [f"json_extract(params, '$.{n}') AS \"{n}\""
+                 for n, kind in names.items() if kind == "parameter" and IDENTIFIER.fullmatch(n)]
+        extra += [f"json_extract(flow, '$.{n[5:]}') AS \"{n}\""
+                  for n, kind in names.items()
+                  if kind == "flow option" and IDENTIFIER.fullmatch(n[5:])]
         view = "SELECT points.*" + "".join(f", {e}" for e in extra) + " FROM points"
         sql = f"SELECT key FROM ({view}) AS points WHERE ({condition})"
         self._db.set_authorizer(_read_only_authorizer)
+        budget = _QueryBudget(WHERE_LIMIT_S, WHERE_LIMIT_STEPS)
+        self._db.set_progress_handler(budget, _QueryBudget.EVERY)
         try:
             return {r[0] for r in self._db.execute(sql)}
         except sqlite3.Error as e:
-            known = ", ".join(sorted(names))
+            if budget.exceeded:
+                raise WhereError(f"--where {_clip(condition)!r}: {budget.exceeded}; write a "
+                                 f"simpler condition") from None
+            known = ", ".join(sorted(n for n in names if IDENTIFIER.fullmatch(n)))
             raise WhereError(f"--where {_clip(condition)!r}: {e}; names you can use: "
                              f"{known}") from None
         finally:
             self._db.set_authorizer(None)
+            self._db.set_progress_handler(None, 0)
 
     def get(self, key: str) -> Row | None:
+        """The row ``key``; None when it is not stored or is unreadable (then named in
+        :attr:`unreadable`), so a sweep runs it again and replaces it."""
         r = self._db.execute("SELECT * FROM points WHERE key = ?", (key,)).fetchone()
-        return self._row(r) if r else None
+        return self._readable_row(r) if r else None
+
+    def stored(self, key: str) -> bool:
+        """Whether a row ``key`` is stored, readable or not."""
+        return self._db.execute("SELECT 1 FROM points WHERE key = ?", (key,)).fetchone() is not None
 
     def keys(self) -> set[str]:
-        return {r[0] for r in self._db.execute("SELECT key FROM points")}
+        """Every stored key that is text (a damaged file may hold others: they are no key)."""
+        return {r[0] for r in self._db.execute("SELECT key FROM points") if isinstance(r[0], str)}
 
     def delete(self, keys) -> int:
         """Delete rows (and their Fmax-search runs); returns how many rows went."""
@@ -579,13 +640,38 @@ def _claim_alive(held) -> bool:
     return time.time() - held["heartbeat"] < CLAIM_STALE_S
 
 
+#: Limits of one ``--where`` query: seconds, and SQLite virtual-machine steps (a recursive CTE
+#: or a cross join of the table with itself would otherwise run for ever).
+WHERE_LIMIT_S = 20.0
+WHERE_LIMIT_STEPS = 200_000_000
+
+
+class _QueryBudget:
+    """SQLite progress handler that interrupts a query past its time or step limit
+    (:attr:`exceeded` then says which)."""
+    EVERY = 10_000  # steps between calls
+
+    def __init__(self, seconds: float, steps: int):
+        self.deadline = time.monotonic() + seconds
+        self.seconds, self.calls_left = seconds, steps // self.EVERY
+        self.exceeded = ""
+
+    def __call__(self) -> int:
+        self.calls_left -= 1
+        if self.calls_left < 0:
+            self.exceeded = f"stopped after {WHERE_LIMIT_STEPS:,} SQLite steps (the limit)"
+        elif time.monotonic() > self.deadline:
+            self.exceeded = f"stopped after {self.seconds:g} s (the limit)"
+        return 1 if self.exceeded else 0
+
+
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
 
 
 def _parses(text) -> bool:
     try:
         json.loads(text) if text is not None else None
-    except (json.JSONDecodeError, TypeError):
+    except (json.JSONDecodeError, TypeError, RecursionError):
         return False
     return True
 

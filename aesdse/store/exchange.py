@@ -27,15 +27,20 @@ The format is one JSON object per line (UTF-8, ASCII-escaped); a line that is em
 starts with ``#`` is ignored, so a file may carry comments.
 """
 
+import contextlib
 import json
+import os
 import random
-from dataclasses import asdict, dataclass, field, fields
+import sqlite3
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
-from ..spec.schema import VERIFY_NOT_PROVENANCE
-from .database import PnrRun, Row, Store, StoreError
+from ..spec.schema import IDENTIFIER, VERIFY_NOT_PROVENANCE, config_key
+from .database import STATUSES, PnrRun, Row, Store, StoreError
+from .rowcheck import MAX_DEPTH, check_record, check_run
 
 __all__ = ["ExchangeError", "ImportResult", "export_rows", "row_record", "read_rows",
+           "write_text_file",
            "import_rows", "open_reference", "reference_files", "MEASURED_FIELDS",
            "VERDICTS", "Comparison", "compare_rows", "sample_rows", "provenance_differences",
            "verify_differences"]
@@ -79,54 +84,120 @@ class ImportResult:
         return asdict(self)
 
 
-def row_record(row: Row, runs=None) -> dict:
-    """The JSON object of one exported row: every column, and its Fmax-search ``runs``."""
+def row_record(row: Row, runs=None, *, store: Store | None = None,
+               host_paths: bool = True) -> dict:
+    """The JSON object of one exported row: every column, and its Fmax-search ``runs``.
+
+    Without ``host_paths`` the row says nothing about the machine that measured it: no host
+    name, its artifact path relative to ``store``'s directory (None when it lies elsewhere),
+    and no absolute report paths in its runs.
+    """
     record = row.as_dict()
     record["pnr_runs"] = [{k: v for k, v in asdict(run).items() if k != "point_key"}
                           for run in runs or ()]
+    if not host_paths:
+        record["host"] = None
+        relative = store.relative_artifacts(row.artifacts) if store else row.artifacts
+        record["artifacts"] = relative if _plain_relative(relative) else None
+        for run in record["pnr_runs"]:
+            relative = store.relative_artifacts(run["report_path"]) if store else None
+            run["report_path"] = relative if _plain_relative(relative) else None
     return record
 
 
-def export_rows(store: Store, path, rows) -> int:
+def export_rows(store: Store, path, rows, *, host_paths: bool = False) -> int:
     """Write ``rows`` (of ``store``) to the JSON Lines file ``path``, one row per line, sorted by
     configuration key and key, keys sorted; returns the number of rows written.
 
-    ``path`` ``-`` writes to standard output.
+    ``path`` ``-`` writes to standard output. Without ``host_paths`` no host name or absolute
+    path is written (:func:`row_record`).
+
+    Raises
+    ------
+    ExchangeError
+        ``path`` cannot be written (the message says why; nothing is left half-written).
     """
     rows = sorted(rows, key=lambda r: (r.config_key or "", r.key))
     runs = store.pnr_runs([r.key for r in rows]) if rows else {}
-    lines = [json.dumps(row_record(r, runs.get(r.key)), sort_keys=True, ensure_ascii=True)
+    lines = [json.dumps(row_record(r, runs.get(r.key), store=store, host_paths=host_paths),
+                        sort_keys=True, ensure_ascii=True)
              for r in rows]
     text = "".join(line + "\n" for line in lines)
     if str(path) == "-":
         import sys
         sys.stdout.write(text)
     else:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
+        write_text_file(Path(path), text)
     return len(rows)
 
 
+def write_text_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it, renamed into place, so a
+    full disk or a kill leaves the old file or none, never half of one.
+
+    Raises
+    ------
+    ExchangeError
+        The file cannot be written, with the operating system's reason.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise ExchangeError(f"{path}: cannot write ({e.strerror or e})") from None
+
+
+def _plain_relative(path: str | None) -> bool:
+    """Whether ``path`` is relative and stays below its base (no ``..``)."""
+    return bool(path) and not Path(path).is_absolute() and ".." not in Path(path).parts
+
+
 def _parse_line(text: str) -> tuple[Row, list]:
-    """One exported line -> (row, its Fmax-search runs). Raises ValueError with the reason."""
+    """One exported line -> (row, its Fmax-search runs), checked against the row schema
+    (:func:`~aesdse.store.rowcheck.check_record`). Raises ValueError with the reason.
+
+    An artifact or report path that is absolute or climbs out with ``..`` names a place on the
+    machine that exported the row: it is dropped, so nothing of this machine is ever reached
+    through it.
+    """
     try:
         record = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     runs = record.pop("pnr_runs", None) or []
     unknown = sorted(set(record) - set(COLUMNS))
     if unknown:
         raise ValueError(f"unknown column{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(unknown)} (exported by a newer aesdse?)")
-    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
-        raise ValueError("pnr_runs is not a list of objects")
+                         f"{', '.join(u if IDENTIFIER.fullmatch(u) else _clip(repr(u), 40) for u in unknown[:5])}"
+                         f" (exported by "
+                         f"a newer aesdse?)")
+    if not isinstance(runs, list):
+        raise ValueError("pnr_runs must be a list of objects")
+    record = {name: record.get(name) for name in COLUMNS}
+    check_record(record, STATUSES)
+    for run in runs:
+        check_run(run)
+    expected = config_key(record["arch"], record["params"], record["target"], record["flow"])
+    if record["config_key"] not in (None, expected):
+        raise ValueError(f"config_key {record['config_key']!r} is not that of the row's "
+                         f"configuration ({expected})")
+    if not _plain_relative(record["artifacts"]):
+        record["artifacts"] = None
     try:
         row = Row(**record)
-        if not isinstance(row.key, str) or not row.key:
-            raise ValueError("no key")
-        return row, [PnrRun(point_key=row.key, **run) for run in runs]
+        return row, [PnrRun(point_key=row.key, **{**run, "ok": bool(run["ok"]),
+                                                  "report_path": run.get("report_path")
+                                                  if _plain_relative(run.get("report_path"))
+                                                  else None})
+                     for run in runs]
     except TypeError as e:
         raise ValueError(str(e)) from None
 
@@ -171,17 +242,27 @@ def import_rows(store: Store, paths, *, skip_malformed: bool = False) -> ImportR
     """
     items, bad = read_rows(paths, skip_malformed=skip_malformed)
     result = ImportResult(malformed=bad)
-    for row, runs in items:
-        stored = store.get(row.key)
-        if stored is None:
-            store.insert(row, runs)
-            result.added.append(row.key)
-        elif (stored.as_dict() == row.as_dict()
-              and store.pnr_runs([row.key]).get(row.key, []) == runs):
-            result.present.append(row.key)
-        else:
-            result.conflicts.append(row.key)
+    try:
+        with store.transaction():
+            for row, runs in items:
+                _import_row(store, row, runs, result)
+    except sqlite3.Error as e:
+        raise ExchangeError(f"{store.path}: nothing imported: {e}") from None
     return result
+
+
+def _import_row(store: Store, row: Row, runs: list, result: ImportResult) -> None:
+    """Store one imported row (inside the import's transaction) and count it in ``result``; a
+    stored row that cannot be read is replaced."""
+    stored = store.get(row.key)
+    if stored is None:
+        store.insert(row, runs, replace_stored=store.stored(row.key))
+        result.added.append(row.key)
+    elif (stored.as_dict() == replace(row, artifacts=store.artifacts_path(row.artifacts)).as_dict()
+          and store.pnr_runs([row.key]).get(row.key, []) == runs):
+        result.present.append(row.key)
+    else:
+        result.conflicts.append(row.key)
 
 
 def reference_files(paths) -> list[Path]:
