@@ -469,8 +469,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         Simulate each synthesized netlist with its family's cell models
         (:mod:`aesdse.engine.netlist_check`; default: on unless ``AESDSE_NETLIST_VERIFY=0``).
     retry_failed : bool
-        Run the stored points of any failed status again (``aesdse sweep --retry-failed``);
-        ok rows stay.
+        Run the stored points of any failed status again (``--retry-failed``); ok rows stay.
     """
     from .executors import make_executor
     start = time.perf_counter()
