@@ -137,6 +137,8 @@ _SECONDS = _Seconds()
 @click.option("--no-cache", is_flag=True,
               help="Do not take stages from the stage cache (results/cache); still fill it.")
 @click.option("--force", is_flag=True, help="Redo points that are already in the database.")
+@click.option("--retry-failed", is_flag=True,
+              help="Run again the points stored as failed (any failed status); ok rows stay.")
 @click.option("--no-netlist-verify", is_flag=True,
               help="Do not simulate the synthesized netlists with their family's cell models "
                    "(each row then says 'netlist not checked'; also AESDSE_NETLIST_VERIFY=0).")
@@ -147,7 +149,8 @@ _SECONDS = _Seconds()
               help="Validate EXPERIMENT and list its design points and how many are stored in "
                    "--db; run nothing, write nothing.")
 def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_synth,
-          timeout_pnr, no_cache, force, no_netlist_verify, as_json, quiet, dry_run):
+          timeout_pnr, no_cache, force, retry_failed, no_netlist_verify, as_json, quiet,
+          dry_run):
     """Run every design point of EXPERIMENT (a YAML file) and store the results.
 
     Each point is generated, verified in simulation (its latency and cycles per block are
@@ -155,11 +158,14 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
     in the database are skipped, so an interrupted sweep resumes where it stopped; each stage is
     also cached by the content of its inputs, so a new seed or frequency runs only nextpnr. A
     failing point (a tool crash or timeout included) is stored with its reason and logs and the
-    sweep goes on; the exit code is 1 if any point failed.
+    sweep goes on; the exit code is 1 if any point failed. A tool that dies of a signal aesdse
+    did not send (SIGBUS, SIGSEGV) runs once more; if it dies again the row says "transient"
+    and the next sweep runs the point again. --retry-failed runs every failed point again.
 
     \b
     Example:
       aesdse sweep experiments/quickstart.yaml
+      aesdse sweep experiments/quickstart.yaml --retry-failed
       aesdse sweep experiments/compact.yaml --jobs 2 --db results/compact.sqlite
       aesdse sweep experiments/compact.yaml --executor dask-local --jobs 2
       aesdse sweep experiments/compact.yaml --executor dask --scheduler tcp://head:8786
@@ -181,7 +187,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
             summary = run_sweep(exp, store, results_dir, force=force, jobs=jobs, echo=echo,
                                 executor=executor, scheduler=scheduler,
                                 synth_timeout_s=timeout_synth, pnr_timeout_s=timeout_pnr,
-                                use_cache=not no_cache,
+                                use_cache=not no_cache, retry_failed=retry_failed,
                                 netlist_verify=False if no_netlist_verify else None)
     except (ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
@@ -683,6 +689,7 @@ def db_group():
     Example:
       aesdse db list --all
       aesdse db prune --dry-run
+      aesdse db delete --where "status != 'ok'" --dry-run
       aesdse db export experiments/records/1_sbox.yaml -o sbox.jsonl
       aesdse db import results/reference
       aesdse db compare --against results/reference --sample 5
@@ -1101,6 +1108,44 @@ def db_prune(experiment, db_path, keep, stale_too, dry_run, results_dir, as_json
             click.echo(f"    kept its artifacts {row.artifacts}: not a runs/{row.key} directory "
                        f"inside {' or '.join(map(str, roots))}")
     click.echo(f"{len(doomed)} rows {'would be ' if dry_run else ''}deleted")
+
+
+@db_group.command("delete")
+@click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
+@_db_option
+@_where_option
+@click.option("--all", "every_row", is_flag=True,
+              help="Allow deleting every row (needed when neither --where nor EXPERIMENT "
+                   "chooses the rows).")
+@click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def db_delete(experiment, db_path, where, every_row, dry_run, as_json):
+    """Delete the rows matching --where, of EXPERIMENT's configurations (every provenance), or
+    both; prints the count of rows (that would be) deleted.
+
+    Only database rows (and their Fmax-search runs) are deleted: the artifact directories
+    under <results dir>/runs/ stay. A later sweep runs the deleted points again. Without
+    --where or EXPERIMENT nothing is deleted unless --all is given.
+
+    \b
+    Example:
+      aesdse db delete --where "status = 'failed-flow'" --dry-run
+      aesdse db delete experiments/quickstart.yaml --where "status != 'ok'"
+      aesdse db delete --db scratch.sqlite --all
+    """
+    from .store.deletion import delete_rows
+    exp = _experiment(experiment) if experiment else None
+    try:
+        done = delete_rows(db_path, where=where, every_row=every_row, dry_run=dry_run,
+                           config_keys={p.config_key() for p in exp.points} if exp else None)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(done.as_dict()))
+        return
+    for row in done.rows:
+        click.echo(f"{'would delete' if dry_run else 'deleted'} {_row_line(row, [], False)}")
+    click.echo(f"{len(done.rows)} rows {'would be ' if dry_run else ''}deleted")
 
 
 @db_group.command("upgrade")

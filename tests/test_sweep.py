@@ -67,7 +67,8 @@ def fake_tools(tmp_path, monkeypatch):
     monkeypatch.setenv("NEXTPNR_ECP5", str(FAKE / "fake_nextpnr"))
     monkeypatch.setenv("FAKE_TOOL_LOG", str(log))
     for name in ("FAKE_YOSYS_CRASH", "FAKE_YOSYS_HANG", "FAKE_NEXTPNR_CRASH",
-                 "FAKE_NEXTPNR_HANG", "FAKE_TOOL_SLEEP", "FAKE_YOSYS_BLOCK_RAMS"):
+                 "FAKE_NEXTPNR_HANG", "FAKE_TOOL_SLEEP", "FAKE_YOSYS_BLOCK_RAMS",
+                 "FAKE_YOSYS_SIGNAL"):
         monkeypatch.delenv(name, raising=False)
 
     def runs(tool=None):

@@ -105,8 +105,8 @@ from .cache import StageCache, stage_key
 from ..flow.tools import find_tool
 from ..verify.cxxrtl import CompileError, Compiler, ModelOptions, script_text
 from ..verify.verilator import VerilatorOptions, verilator_root
-from ..verify.netlist import (NetlistUnsupported, cell_models, first_difference,
-                              netlist_model, play_netlist, wrapper_rtlil)
+from ..verify.netlist import (NetlistToolCrashed, NetlistUnsupported, cell_models,
+                              first_difference, netlist_model, play_netlist, wrapper_rtlil)
 from ..verify.script import (InputTransfer, OutputStream, Playback, Script, ScriptMismatch,
                              ScriptUnsupported, check_playback, common_interface,
                              netlist_checking_script)
@@ -359,6 +359,8 @@ def check_netlist(workdir: Path, netlist_file: str, top: str, family: str, scrip
         model = netlist_model(netlist_file, top, family, workdir, cache_dir=model_cache,
                               options=options, compiler=compiler, timings=timings,
                               wrapper=wrapper_from_json(script_json))
+    except NetlistToolCrashed as e:  # not a verdict: not cached, checked by the next sweep
+        verdict = {**base, **unchecked(str(e)), "transient": True}
     except NetlistUnsupported as e:
         verdict = {**base, **unchecked(str(e))}
     except (OSError, ValueError) as e:  # no flat netlist written, or a netlist not JSON

@@ -509,11 +509,28 @@ def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dic
         finally:
             (directory / "netlist.json").unlink(missing_ok=True)
 
-    verdict, _, hit = run.stage("netlist", netlist_key(netlist_digest, family, top,
-                                                       script["digest"], compiler, backend),
-                                NETLIST_FILES, produce, label="verify netlist",
-                                directory=directory)
+    def produce_kept():
+        verdict = produce()
+        if verdict.get("transient"):
+            raise _NotKept(verdict)  # a tool crash is no verdict: not cached
+        return verdict
+
+    try:
+        verdict, _, hit = run.stage("netlist", netlist_key(netlist_digest, family, top,
+                                                           script["digest"], compiler, backend),
+                                    NETLIST_FILES, produce_kept, label="verify netlist",
+                                    directory=directory)
+    except _NotKept as not_kept:
+        verdict, hit = not_kept.verdict, False
     return {**verdict, "cached": hit}
+
+
+class _NotKept(Exception):
+    """A netlist stage's outcome that must not go in the stage cache (a tool crash)."""
+
+    def __init__(self, verdict: dict):
+        super().__init__(verdict.get("reason"))
+        self.verdict = verdict
 
 
 def _core_alone(point: DesignPoint, run: PointRun, design: dict, directory: Path,

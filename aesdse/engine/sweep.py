@@ -11,7 +11,10 @@ database.
 Scheduling
 ----------
 * Points whose key is stored are skipped (resume after Ctrl-C or ``kill -9``: run the same
-  command again); ``force`` redoes them. A point whose code or tools changed has a new key and
+  command again); ``force`` redoes them, ``retry_failed`` the failed ones. Stored failures that
+  are not the design's run again anyway: a model the compiler could not build, a timeout under
+  a shorter limit, and a tool that died twice of a signal aesdse did not send (its reason, or
+  its netlist stage's, says :data:`aesdse.flow.tools.TRANSIENT`). A point whose code or tools changed has a new key and
   runs again; its old row stays (reports mark it stale, ``aesdse db`` lists and prunes).
 * Points that share a netlist (other seeds or frequencies of one design) wait for the first of
   them, so the design is elaborated, simulated and synthesized once, then taken from the cache.
@@ -35,7 +38,7 @@ from .cache import owner_tag
 from .netlist_check import VERIFICATION_KEY, netlist_verify_default
 from ..spec.schema import flow_choices
 from ..experiment import DesignPoint, Experiment
-from ..flow.tools import ToolNotFound, tool_versions
+from ..flow.tools import TRANSIENT, ToolNotFound, tool_versions
 from .point import REJECTED_FILE, search_runs, unpack_artifacts
 from .progress import Progress
 from ..store.database import Row, Store
@@ -137,6 +140,15 @@ def _model_build_failed(row: Row) -> bool:
         any(marker in (row.reason or "") for marker in MODEL_BUILD_FAILURES)
 
 
+def _transient(row: Row) -> bool:
+    """A tool of the point died twice of a signal aesdse did not send (the row failed, or its
+    netlist stage could not run): no verdict on the design, run it again."""
+    if TRANSIENT in (row.reason or ""):
+        return True
+    record = (row.details or {}).get(VERIFICATION_KEY) or {}
+    return TRANSIENT in (record.get("netlist_verified") or "")
+
+
 def _timed_out_shorter(row: Row, point: DesignPoint) -> bool:
     """A stored timeout that the current (longer) time limit may get past."""
     if row.status != "failed-flow" or not row.reason:
@@ -180,9 +192,10 @@ class SweepPlan:
 
 
 def plan_sweep(experiment: Experiment, store: Store, versions: dict, *, force: bool = False,
-               synth_timeout_s: float | None = None,
-               pnr_timeout_s: float | None = None) -> SweepPlan:
-    """Split the points of ``experiment`` into those stored (skipped) and those to run."""
+               synth_timeout_s: float | None = None, pnr_timeout_s: float | None = None,
+               retry_failed: bool = False) -> SweepPlan:
+    """Split the points of ``experiment`` into those stored (skipped) and those to run
+    (module documentation); ``retry_failed`` runs every stored failed point again too."""
     changes = {}
     if synth_timeout_s is not None:
         changes["synth_timeout_s"] = float(synth_timeout_s)
@@ -196,7 +209,8 @@ def plan_sweep(experiment: Experiment, store: Store, versions: dict, *, force: b
             point = replace(point, flow=replace(point.flow, **changes))
         row = stored.get(key)
         if row is not None and not _timed_out_shorter(row, point) \
-                and not _model_build_failed(row):
+                and not _model_build_failed(row) and not _transient(row) \
+                and not (retry_failed and row.status != "ok"):
             cached.append(row)
         else:
             pending.append((point, key))
@@ -427,11 +441,12 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
           jobs: int = 1, echo=print, executor: str = "local", scheduler: str | None = None,
           synth_timeout_s: float | None = None, pnr_timeout_s: float | None = None,
           use_cache: bool = True, live: bool | None = None,
-          netlist_verify: bool | None = None) -> SweepSummary:
+          netlist_verify: bool | None = None, retry_failed: bool = False) -> SweepSummary:
     """Run the pending points of ``experiment`` and store a row for each.
 
     Points whose key is already stored are skipped unless ``force`` (a stored tool timeout is
-    retried when the time limit is now longer). Only this process writes the database.
+    retried when the time limit is now longer, a tool's transient crash always, every failed
+    point with ``retry_failed``). Only this process writes the database.
 
     Parameters
     ----------
@@ -453,13 +468,15 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
     netlist_verify : bool, optional
         Simulate each synthesized netlist with its family's cell models
         (:mod:`aesdse.engine.netlist_check`; default: on unless ``AESDSE_NETLIST_VERIFY=0``).
+    retry_failed : bool
+        Run the stored points of any failed status again (``--retry-failed``); ok rows stay.
     """
     from .executors import make_executor
     start = time.perf_counter()
     results_dir = str(results_dir)
     versions = tool_versions()
     plan = plan_sweep(experiment, store, versions, force=force, synth_timeout_s=synth_timeout_s,
-                      pnr_timeout_s=pnr_timeout_s)
+                      pnr_timeout_s=pnr_timeout_s, retry_failed=retry_failed)
     summary = SweepSummary(total=len(plan.keys), keys=list(plan.keys), cached=len(plan.cached),
                            failed=[r for r in plan.cached if r.status != "ok"])
     if not plan.pending:

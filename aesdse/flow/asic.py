@@ -27,7 +27,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .tools import find_tool, run_tool
+from .tools import exit_reason, find_tool, run_tool
 
 __all__ = ["LIBERTY", "LIBRARY", "AsicEstimate", "estimate", "critical_path", "read_library"]
 
@@ -104,7 +104,7 @@ def estimate(rtlil_file: str, top: str, workdir: Path, timeout_s: float = 1800) 
         netlist = json.loads((workdir / "netlist.json").read_text())
     except (OSError, ValueError, KeyError) as e:
         return AsicEstimate(False, seconds=run.seconds, tool_version=yosys.version,
-                            reason=f"yosys exited with {run.returncode} without its reports "
+                            reason=f"{exit_reason('yosys', run)} without its reports "
                                    f"({e})\n{run.log_tail()}")
     cells = {k: v for k, v in stat.get("num_cells_by_type", {}).items()
              if not k.startswith("$scopeinfo")}

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .families import driver_of
 from ..spec.schema import Target
-from .tools import find_tool, run_tool
+from .tools import exit_reason, find_tool, run_tool
 
 __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_ports",
            "PLACERS", "ROUTERS", "PLACER_TIMING_WEIGHT", "flow_args", "nextpnr_args"]
@@ -177,7 +177,7 @@ def place_and_route(netlist_file: str, workdir: Path, target: Target, freq_mhz: 
                                  f"{run.log_tail()}")
     if not run.ok:
         return PlaceRoute(False, seconds=run.seconds, tool_version=nextpnr.version,
-                          reason=f"nextpnr exited with {run.returncode}\n{run.log_tail()}")
+                          reason=f"{exit_reason('nextpnr', run)}\n{run.log_tail()}")
     try:
         report = json.loads((Path(workdir) / "report.json").read_text())
     except (OSError, ValueError) as e:

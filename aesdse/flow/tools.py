@@ -18,6 +18,17 @@ Tools never outlive the sweep: each runs in its own session (so a timeout kills 
 tree) and, on Linux, with a parent-death signal (``PR_SET_PDEATHSIG``), so that even a ``kill -9``
 of the process that started it ends the tool. :func:`kill_tool_processes` kills the tools a
 process has running (for executors whose worker threads cannot be interrupted).
+
+A tool that dies of a signal aesdse did not send it (SIGBUS, SIGSEGV, SIGKILL from outside: a
+crash of the WebAssembly runtime, the out-of-memory killer) is run once more in a fresh process
+(:func:`run_tool`). If it dies again, :func:`exit_reason` says so with :data:`TRANSIENT` in the
+row's reason, and the next sweep runs that point again instead of keeping the failure
+(:func:`aesdse.engine.sweep.plan_sweep`). A timeout, or aesdse's own kill
+(:func:`kill_tool_processes`), is not retried.
+
+A YoWASP tool's first call compiles its WebAssembly under a lock, in a cache of aesdse's own per
+wasmtime version (:mod:`aesdse.flow.yowasp_cache`): processes and virtual environments that start
+at once do not race.
 """
 
 import hashlib
@@ -26,14 +37,21 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["ToolNotFound", "Tool", "ToolRun", "TOOLS", "EXTRAS", "find_tool", "tool_versions",
-           "run_tool", "kill_tool_processes"]
+from .yowasp_cache import tool_environment
+
+__all__ = ["ToolNotFound", "Tool", "ToolRun", "TOOLS", "EXTRAS", "TRANSIENT", "find_tool",
+           "tool_versions", "run_tool", "exit_reason", "kill_tool_processes"]
+
+#: Said in a row's reason (and its netlist stage's) when a tool died of an outside signal twice:
+#: the next sweep runs the point again (:func:`aesdse.engine.sweep.plan_sweep`).
+TRANSIENT = "transient, the next sweep retries it"
 
 
 class ToolNotFound(Exception):
@@ -53,10 +71,14 @@ class Tool:
     version : str
         Identifier recorded with every result and part of cache keys (see the module
         documentation).
+    package : str or None
+        The YoWASP package it comes from (its first call is prepared under a lock,
+        :mod:`aesdse.flow.yowasp_cache`); None for a tool named by environment variable.
     """
     name: str
     command: tuple
     version: str
+    package: str | None = None
 
 
 #: Tool name -> (environment variable, PyPI package, argument that prints the version).
@@ -108,7 +130,7 @@ def find_tool(name: str) -> Tool:
         version = f"{package} {metadata.version(package)}"
     except metadata.PackageNotFoundError:
         version = f"{package} (unknown version)"
-    return Tool(name, (path,), version)
+    return Tool(name, (path,), version, package)
 
 
 @lru_cache(maxsize=32)
@@ -153,17 +175,26 @@ class ToolRun:
     seconds : float
         Wall time.
     log_path : Path
-        Combined stdout and stderr.
+        Combined stdout and stderr (of every attempt).
     timed_out : bool
+    crashes : tuple of str
+        The signals the tool died of that aesdse did not send, one per attempt
+        (``("SIGBUS",)``: died once, then ran again; two: died twice, given up).
     """
     returncode: int | None
     seconds: float
     log_path: Path
     timed_out: bool
+    crashes: tuple = ()
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0
+
+    @property
+    def died_of(self) -> str | None:
+        """The signal the last attempt died of, when aesdse did not send it (else None)."""
+        return self.crashes[-1] if self.crashes and not self.ok else None
 
     def log_tail(self, lines: int = 20) -> str:
         try:
@@ -194,30 +225,82 @@ def _argv(tool: Tool, args: list) -> list:
     return [*tool.command, *args]
 
 
+#: Attempts of a tool that dies of an outside signal: the first run and one retry.
+ATTEMPTS = 2
+#: Process ids :func:`kill_tool_processes` killed: their signal is aesdse's, not retried.
+_KILLED: set = set()
+_KILLED_LOCK = threading.Lock()
+
+
 def run_tool(tool: Tool, args: list, cwd: Path, log_name: str, timeout_s: float) -> ToolRun:
     """Run ``tool`` with ``args`` in ``cwd``; stop its whole process tree after ``timeout_s``.
 
     The tool runs in its own session, so a timeout (or Ctrl-C of the sweep) kills the tool and
     everything it started, not only the launcher; it dies with its parent (see the module
-    documentation).
+    documentation). A tool that dies of a signal aesdse did not send runs once more in a fresh
+    process, its log appended (:attr:`ToolRun.crashes`); ``timeout_s`` holds for each attempt.
     """
     cwd = Path(cwd)
     log_path = cwd / log_name
+    env = tool_environment(tool.name, tool.package, TOOLS[tool.name][2], tool.command) \
+        if tool.package and tool.name in TOOLS else None
     start = time.perf_counter()
-    with open(log_path, "wb") as log:
+    crashes: tuple = ()
+    while True:
+        returncode, timed_out, pid = _run_once(tool, args, cwd, log_path, timeout_s, env,
+                                               append=bool(crashes))
+        if returncode is None or returncode >= 0 or _killed_by_aesdse(pid):
+            break
+        crashes += (_signal_name(-returncode),)
+        if len(crashes) >= ATTEMPTS:
+            break
+        with open(log_path, "ab") as log:
+            log.write(f"\n--- aesdse: {tool.name} died of {crashes[-1]}; running it once more "
+                      f"in a fresh process ---\n".encode())
+    return ToolRun(returncode, time.perf_counter() - start, log_path, timed_out, crashes)
+
+
+def _run_once(tool: Tool, args: list, cwd: Path, log_path: Path, timeout_s: float,
+              env: dict | None, append: bool) -> tuple:
+    """One attempt of :func:`run_tool`: ``(returncode or None on timeout, timed out, pid)``."""
+    with open(log_path, "ab" if append else "wb") as log:
         proc = subprocess.Popen(_argv(tool, args), cwd=cwd, stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
         try:
-            returncode = proc.wait(timeout=timeout_s)
-            timed_out = False
+            return proc.wait(timeout=timeout_s), False, proc.pid
         except subprocess.TimeoutExpired:
             _kill_tree(proc)
-            returncode, timed_out = None, True
+            return None, True, proc.pid
         except BaseException:
             _kill_tree(proc)
             raise
-    return ToolRun(returncode, time.perf_counter() - start, log_path, timed_out)
+
+
+def _killed_by_aesdse(pid: int) -> bool:
+    with _KILLED_LOCK:
+        if pid in _KILLED:
+            _KILLED.discard(pid)
+            return True
+    return False
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def exit_reason(name: str, run: ToolRun) -> str:
+    """How a failed run of tool ``name`` ended, for a row's reason: ``"yosys exited with 1"``,
+    or for a tool that died of an outside signal on each attempt ``"yosys died of SIGBUS
+    twice; transient, the next sweep retries it"`` (:data:`TRANSIENT`)."""
+    if run.died_of is None:
+        return f"{name} exited with {run.returncode}"
+    times = {1: "", 2: " twice"}.get(len(run.crashes), f" {len(run.crashes)} times")
+    signals = "/".join(dict.fromkeys(run.crashes))
+    return f"{name} died of {signals}{times}; {TRANSIENT}"
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
@@ -247,6 +330,8 @@ def kill_tool_processes() -> int:
             continue
         ppid, session = int(fields[1]), int(fields[3])
         if ppid == me and session == int(entry):
+            with _KILLED_LOCK:
+                _KILLED.add(int(entry))
             try:
                 os.killpg(int(entry), signal.SIGKILL)
                 killed += 1

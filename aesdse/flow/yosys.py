@@ -9,7 +9,7 @@ from pathlib import Path
 from .abc9_names import hiding_commands, name_collisions
 from .families import family_info
 from .families.ecp5 import ABC_AREA_SCRIPT
-from .tools import ToolRun, find_tool, run_tool
+from .tools import ToolRun, exit_reason, find_tool, run_tool
 
 __all__ = ["ABC_AREA_SCRIPT", "SynthOptions", "Synthesis", "synthesize", "write_verilog",
            "abc_stage_of_failure", "failure_reason", "with_hidden_names"]
@@ -95,11 +95,14 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
         written = write_verilog(rtlil_file, verilog_file, workdir, timeout_s)
         if not written.ok:
             return Synthesis(False, "", {}, written.seconds, written.log_path.name,
-                             f"yosys write_verilog failed\n{written.log_tail()}", yosys.version)
+                             f"yosys write_verilog failed"
+                             f"{': ' + exit_reason('yosys', written) if written.died_of else ''}"
+                             f"\n{written.log_tail()}", yosys.version)
     script = family_info(family).synth_script(rtlil_file, top, options)
     run = run_tool(yosys, ["-p", script], Path(workdir), "yosys.log", timeout_s)
     seconds, workarounds = run.seconds, ()
-    if not run.ok and not run.timed_out and abc_stage_of_failure(_read(run.log_path)) == "ABC9":
+    if not run.ok and not run.timed_out and run.died_of is None \
+            and abc_stage_of_failure(_read(run.log_path)) == "ABC9":
         collisions = name_collisions(_read(Path(workdir) / rtlil_file), top)
         hidden, first_code = [c for c in collisions if not c.port], run.returncode
         if hidden:
@@ -118,6 +121,8 @@ def synthesize(rtlil_file: str, top: str, workdir: Path, options: SynthOptions =
                          yosys.version, workarounds)
     if not run.ok:
         return Synthesis(False, "", {}, seconds, "yosys.log",
+                         # Died of an outside signal: said so, whatever the log shows.
+                         f"{exit_reason('yosys', run)}\n{run.log_tail()}" if run.died_of else
                          failure_reason(run.returncode, _read(run.log_path), run.log_tail()),
                          yosys.version, workarounds)
     cells = {}

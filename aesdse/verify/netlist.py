@@ -50,12 +50,13 @@ from pathlib import Path
 
 import shutil
 
-from ..flow.tools import find_tool, run_tool
+from ..flow.tools import exit_reason, find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
 from .verilator import VerilatorOptions, compile_verilator_model
 
 __all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
+           "NetlistToolCrashed",
            "cell_models", "netlist_script", "netlist_rtlil", "wrapper_rtlil", "WRAPPED_CORE",
            "netlist_model", "play_netlist", "first_difference"]
 
@@ -119,6 +120,12 @@ _WRAPPER = "wrapper.il"
 class NetlistUnsupported(Exception):
     """The netlist cannot be simulated: the family has no cell models, Yosys could not read or
     elaborate them, or cells without a model remain (the message says which and where)."""
+
+
+class NetlistToolCrashed(NetlistUnsupported):
+    """Yosys died of an outside signal twice reading the netlist
+    (:func:`aesdse.flow.tools.exit_reason`): not a verdict on the netlist; the next sweep
+    checks it again."""
 
 
 def cell_models(family: str) -> CellModels:
@@ -231,6 +238,9 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
     if run.timed_out:
         raise NetlistUnsupported(f"yosys ran past {timeout_s:g} s reading the netlist with the "
                                  f"{where}")
+    if run.died_of:
+        raise NetlistToolCrashed(f"{exit_reason('yosys', run)} (reading the netlist with the "
+                                 f"{where}):\n{run.log_tail()}")
     if not run.ok:
         raise NetlistUnsupported(f"yosys failed (exit status {run.returncode}) reading the "
                                  f"netlist with the {where}:\n{run.log_tail()}")

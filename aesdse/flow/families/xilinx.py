@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .base import (EstimateFailed, FamilyDriver, Part, PUBLISHED_CONVENTIONS, SliceConvention,
                    SpeedLimits)
-from ..tools import find_tool, run_tool
+from ..tools import exit_reason, find_tool, run_tool
 
 __all__ = ["XilinxDriver", "DRIVERS", "classify", "lut_levels", "mark_roms", "ROM_STYLES", "longest_path", "bram_kbits", "LUTRAM_SITES", "BRAM_KBITS",
            "SPARTAN6"]
@@ -326,7 +326,7 @@ class XilinxDriver(FamilyDriver):
             netlist = json.loads((workdir / "netlist.json").read_text())
             depth = lut_levels(netlist["modules"][top])
         except (OSError, ValueError, KeyError) as e:
-            raise EstimateFailed(f"yosys exited with {run.returncode} without its reports "
+            raise EstimateFailed(f"{exit_reason('yosys', run)} without its reports "
                                  f"({e})\n{run.log_tail()}", run.seconds) from None
         return {"seconds": run.seconds, "cells": stat.get("num_cells_by_type", {}),
                 "depth_luts": depth, "rom_styles": roms}
