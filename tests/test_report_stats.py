@@ -1,11 +1,23 @@
 """aesdse.report.stats: the median interval over placer seeds and the seed-noise test."""
 
+import csv
+import io
+import json
 import math
+import statistics
 
 import pytest
 
+from aesdse.report.table import render
 from aesdse.report.stats import (ALPHA, compare_samples, median_interval_ranks, seed_spread,
                                  smallest_p)
+
+from conftest import _ok, fixture_rows
+
+
+@pytest.fixture
+def rows():
+    return fixture_rows()
 
 
 def _below(n: int, k: int) -> float:
@@ -82,3 +94,71 @@ def test_three_seeds_each_are_too_few_to_tell():
 def test_ties_use_the_normal_approximation():
     d = compare_samples([300.0, 300.0, 310.0, 320.0, 330.0], [200.0, 200.0, 210.0, 220.0, 230.0])
     assert d.method == "asymptotic" and d.verdict == "different"
+
+
+# --- the report of a multi-seed database --------------------------------------------------------
+
+def _seeded(name: str, fmaxes: list[float]) -> list:
+    params = {"datapath_width": 32, "sbox": name, "shared_memory": False}
+    return [_ok(f"k-{name}-{seed}", "compact", params, luts=1000, ffs=500, fmax=fmax, cpb=44,
+                seed=seed) for seed, fmax in enumerate(fmaxes, 1)]
+
+
+#: A (fastest, 6 seeds), B overlapping A (6 seeds), C below A (6 seeds), D 2 seeds (2 vs 6: the test cannot reach 0.05).
+_A = [300.0, 305.0, 310.0, 315.0, 320.0, 325.0]
+_B = [298.0, 303.0, 309.0, 311.0, 318.0, 322.0]
+_C = [250.0, 255.0, 260.0, 265.0, 270.0, 275.0]
+_D = [200.0, 210.0]
+
+
+@pytest.fixture
+def seeded_rows():
+    return _seeded("a", _A) + _seeded("b", _B) + _seeded("c", _C) + _seeded("d", _D)
+
+
+def test_report_json_has_the_seed_statistics(seeded_rows):
+    objects = {o["params"]["sbox"]: o for o in json.loads(render(seeded_rows, "json"))}
+    a = objects["a"]
+    j, k, coverage = median_interval_ranks(6)
+    assert a["seed_count"] == 6 and a["fmax_mhz"] == statistics.median(_A)
+    assert (a["fmax_min_mhz"], a["fmax_max_mhz"]) == (min(_A), max(_A))
+    assert (a["fmax_ci_low_mhz"], a["fmax_ci_high_mhz"]) == (sorted(_A)[j - 1], sorted(_A)[k - 1])
+    assert a["fmax_ci_coverage"] == pytest.approx(coverage) and a["fmax_noise"] is None
+    assert objects["d"]["seed_count"] == 2 and objects["d"]["fmax_ci_low_mhz"] is None
+    assert objects["b"]["fmax_noise"]["verdict"] == "within noise"
+    assert objects["b"]["fmax_noise"]["against"] == "k-a-3"  # A's representative row
+    assert objects["c"]["fmax_noise"]["verdict"] == "different"
+    assert objects["c"]["fmax_noise"]["p"] == pytest.approx(2 / math.comb(12, 6))
+    assert objects["d"]["fmax_noise"] == {"against": "k-a-3", "verdict": "too few seeds to tell",
+                                          "p": None, "method": None}
+
+
+def test_report_markdown_cells_and_footnotes(seeded_rows):
+    text = render(seeded_rows, "markdown")
+    j, k, coverage = median_interval_ranks(6)
+    ci = f"CI {sorted(_A)[j - 1]:.1f}-{sorted(_A)[k - 1]:.1f}"
+    assert f"| {statistics.median(_A):.1f} ({min(_A):.1f}-{max(_A):.1f}; {ci}) |" in text
+    assert f"| {statistics.median(_D):.1f} ({min(_D):.1f}-{max(_D):.1f}) |" in text
+    assert f"exact binomial coverage {coverage:.1%} for 6 seeds" in text
+    noise = next(line for line in text.splitlines() if line.startswith("Seed noise"))
+    assert "two-sided Mann-Whitney U" in noise and "alpha 0.05" in noise
+    assert "against the fastest, compact (sbox=a) (median 312.5 MHz)" in noise
+    assert "slower beyond the seed noise: compact (sbox=c) (p=0.0022)" in noise
+    assert "within noise: compact (sbox=b) (p=" in noise
+    assert "too few seeds to tell (2 vs 6 seeds: p >= 0.071): compact (sbox=d)" in noise
+
+
+def test_report_csv_and_latex_carry_the_interval(seeded_rows):
+    lines = list(csv.DictReader(io.StringIO(render(seeded_rows, "csv"))))
+    a = next(line for line in lines if line["sbox"] == "a")
+    c = next(line for line in lines if line["sbox"] == "c")
+    assert float(a["fmax_ci_low_mhz"]) == sorted(_A)[median_interval_ranks(6)[0] - 1]
+    assert c["fmax_noise"] == "different" and float(c["fmax_noise_p"]) < ALPHA
+    latex = render(seeded_rows, "latex")
+    assert f"({min(_D):.1f}-{max(_D):.1f})" in latex and "Mann-Whitney" in latex
+
+
+def test_one_seed_per_line_gets_no_noise_note(rows):
+    single = [r for r in rows if r.params.get("datapath_width") != 8]
+    assert "Seed noise" not in render(single, "markdown")
+    assert all(o["fmax_noise"] is None for o in json.loads(render(single, "json")))

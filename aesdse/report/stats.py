@@ -178,3 +178,59 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Dif
     method = "exact" if len(set(a) | set(b)) == len(a) + len(b) else "asymptotic"
     p = float(mannwhitneyu(a, b, alternative="two-sided", method=method).pvalue)
     return Difference("different" if p < alpha else "within noise", p, method, counts)
+
+
+def spread_text(spread: SeedSpread | None) -> str:
+    """The spread beside a median Fmax in a table cell: `` (250.0-323.0)`` (min-max), with
+    :data:`MIN_SEEDS_INTERVAL` seeds or more `` (250.0-323.0; CI 300.1-320.0)`` (the median
+    interval); empty for one seed."""
+    if spread is None or spread.count < 2:
+        return ""
+    text = f"{spread.low:.1f}-{spread.high:.1f}"
+    if spread.ci_low is not None:
+        text += f"; CI {spread.ci_low:.1f}-{spread.ci_high:.1f}"
+    return f" ({text})"
+
+
+def spread_note(counts: list[int]) -> str:
+    """The footnote that says what :func:`spread_text` shows, for lines of ``counts`` seeds,
+    with the exact coverage of each interval shown."""
+    text = "(a-b) is the min-max range across seeds"
+    shown = sorted({n for n in counts if n >= MIN_SEEDS_INTERVAL})
+    if shown:
+        coverages = ", ".join(f"{median_interval_ranks(n)[2]:.1%} for {n}" for n in shown)
+        text += (f"; with >= {MIN_SEEDS_INTERVAL} seeds, CI is the distribution-free interval "
+                 f"of the median between two order statistics, nominal {CONFIDENCE:.0%}, exact "
+                 f"binomial coverage {coverages} seeds")
+    return text
+
+
+def against_fastest(samples: dict) -> tuple[object, dict]:
+    """Compare every sample list of ``samples`` (name -> per-seed Fmax) with the one of the
+    highest median: ``(name of the fastest, {other name: Difference})``; ``(None, {})`` when
+    fewer than two have values."""
+    medians = {k: statistics.median(v) for k, v in samples.items() if v}
+    if len(medians) < 2:
+        return None, {}
+    fastest = max(medians, key=lambda k: medians[k])
+    return fastest, {k: compare_samples(samples[k], samples[fastest])
+                     for k in medians if k != fastest}
+
+
+def noise_note(fastest: str, median: float, results: list[tuple[str, Difference]],
+               limit: int = 6) -> str:
+    """A footnote sentence: which lines are slower than the fastest (``fastest``, median
+    ``median``) beyond the seed noise, which within it, and where the seeds are too few to
+    tell; more than ``limit`` names in a group are counted, not named."""
+    groups: dict = {}
+    for name, d in results:
+        key = d.verdict if d.p is not None else f"{d.verdict} ({d.counts[0]} vs {d.counts[1]} " \
+            f"seeds: p >= {smallest_p(*d.counts):.2g})"
+        groups.setdefault(key, []).append(name if d.p is None else f"{name} (p={d.p:.2g})")
+    parts = []
+    for key in sorted(groups, key=lambda k: (not k.startswith("different"), k)):
+        names = groups[key]
+        listed = ", ".join(names) if len(names) <= limit else f"{len(names)} lines"
+        title = "slower beyond the seed noise" if key == "different" else key
+        parts.append(f"{title}: {listed}")
+    return (f"against the fastest, {fastest} (median {median:.1f} MHz): " + "; ".join(parts))
