@@ -56,7 +56,7 @@ from . import stats
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "TableLine",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
            "area_of_row", "RUN_FLOW_KEYS", "row_order", "param_value", "column_header",
-           "show_value", "latex_escape", "TableSection", "table_sections"]
+           "show_value", "latex_escape", "TableSection", "table_sections", "scaled"]
 
 #: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
@@ -219,8 +219,9 @@ def _group_key(row: Row):
             json.dumps(flow, sort_keys=True))
 
 
-def _scaled(rep: Row, fmax: float) -> Row:
-    """``rep`` with Fmax ``fmax`` and the throughput numbers that follow from it."""
+def scaled(rep: Row, fmax: float) -> Row:
+    """``rep`` with Fmax ``fmax`` and the throughput numbers that follow from it (what a row
+    would be at another seed's Fmax: the area does not depend on the seed)."""
     if rep.fmax_mhz == fmax:
         return rep
     factor = fmax / rep.fmax_mhz
@@ -275,7 +276,7 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[TableLine], l
             # middle Fmax values (statistics.median) and scales the throughput numbers to it.
             rep = by_fmax[(len(by_fmax) - 1) // 2]
             values = [r.fmax_mhz for r in by_fmax if r.fmax_mhz is not None]
-            row = _scaled(rep, statistics.median(values)) if values else rep
+            row = scaled(rep, statistics.median(values)) if values else rep
         entries.append(TableLine(row, tuple(members), fmax))
     return sorted(entries, key=lambda e: row_order(e.row)), failures
 
