@@ -162,3 +162,10 @@ def test_one_seed_per_line_gets_no_noise_note(rows):
     single = [r for r in rows if r.params.get("datapath_width") != 8]
     assert "Seed noise" not in render(single, "markdown")
     assert all(o["fmax_noise"] is None for o in json.loads(render(single, "json")))
+
+
+def test_a_smallest_p_equal_to_alpha_is_too_few():
+    # 1 seed against 39: the smallest p is 2/40 = alpha exactly, never below it.
+    assert smallest_p(1, 39) == ALPHA
+    assert compare_samples([500.0], [float(v) for v in range(100, 139)]).p is None
+    assert compare_samples([500.0], [float(v) for v in range(100, 140)]).verdict == "different"

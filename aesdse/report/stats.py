@@ -22,8 +22,8 @@ Two configurations' per-seed Fmax samples are compared with the two-sided Mann-W
 (:func:`scipy.stats.mannwhitneyu`; the exact distribution when no value is tied, else the normal
 approximation with tie correction) at :data:`ALPHA`. Its smallest possible two-sided p-value
 with ``n1`` and ``n2`` samples is ``2 / C(n1 + n2, n1)`` (every sample of one above every sample
-of the other): when that is above :data:`ALPHA` (3 against 3 seeds: 0.1) the test cannot find a
-difference whatever the numbers, and the verdict is "too few seeds to tell".
+of the other): when that is not below :data:`ALPHA` (3 against 3 seeds: 0.1) the test cannot find
+a difference whatever the numbers, and the verdict is "too few seeds to tell".
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ MIN_SEEDS_INTERVAL = 5
 #: The statement of the test, for footnotes.
 TEST_NOTE = (f"two-sided Mann-Whitney U test on the per-seed Fmax samples, alpha {ALPHA:g} "
              f"(exact when no value is tied); \"too few seeds to tell\" where the smallest "
-             f"p-value the test can give with those seed counts, 2 / C(n1 + n2, n1), is above "
-             f"alpha")
+             f"p-value the test can give with those seed counts, 2 / C(n1 + n2, n1), is not "
+             f"below alpha")
 
 
 def _coverage(n: int, j: int) -> float:
@@ -173,7 +173,7 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Dif
     a = [v for v in a if v is not None]
     b = [v for v in b if v is not None]
     counts = (len(a), len(b))
-    if smallest_p(*counts) > alpha:
+    if smallest_p(*counts) >= alpha:
         return Difference("too few seeds to tell", None, None, counts)
     method = "exact" if len(set(a) | set(b)) == len(a) + len(b) else "asymptotic"
     p = float(mannwhitneyu(a, b, alternative="two-sided", method=method).pvalue)
