@@ -225,7 +225,9 @@ def test_compare_table(rows, papers):
     # 101.73 Mbit/s.
     assert "| 000 Table III: table 8 | 300 / 689 (0.44x) | 140.0 / 139.6 (1.00x) " \
            "| 102 / 102 (1.00x) |" in c8
-    assert c8.endswith("| Xilinx Spartan-3; also in Table V |")
+    # 139.6 MHz published lies within the measured seeds' 130-150 MHz.
+    assert c8.endswith("| Xilinx Spartan-3; also in Table V; published clock within the seed "
+                       "noise (measured min-max 130.0-150.0 MHz, 3 seeds) |")
     unrolled = next(line for line in lines if line.startswith("| unrolled"))
     assert "| 004 Table 1: Design 1 |" in unrolled
     assert "2,560 / 34,080 (0.08x)" in unrolled and "consistency flag [1]" in unrolled

@@ -169,3 +169,22 @@ def test_a_smallest_p_equal_to_alpha_is_too_few():
     assert smallest_p(1, 39) == ALPHA
     assert compare_samples([500.0], [float(v) for v in range(100, 139)]).p is None
     assert compare_samples([500.0], [float(v) for v in range(100, 140)]).verdict == "different"
+
+
+def test_compare_with_published_flags_a_clock_within_the_seed_noise(rows):
+    from dataclasses import replace
+    from aesdse.report.compare import compare, render_compare
+    from aesdse.report.published import load_papers
+    papers = load_papers()
+    # The 8-bit compact core (seeds at 130/140/150 MHz) beside 000 Table III "table 8".
+    data = json.loads(render_compare(compare(rows, papers), "json"))
+    c8 = next(m for m in data["matches"] if m["published_row"] == "table 8")
+    low, high = c8["measured_clock_min_mhz"], c8["measured_clock_max_mhz"]
+    assert (low, high) == (130.0, 150.0) and low <= c8["published_clock_mhz"] <= high
+    assert "published clock within the seed noise" in c8["note"]
+    # All three seeds 20% faster: the published clock is below every seed.
+    fast = [replace(r, fmax_mhz=r.fmax_mhz * 1.2) if r.params.get("datapath_width") == 8 else r
+            for r in rows]
+    data = json.loads(render_compare(compare(fast, papers), "json"))
+    c8 = next(m for m in data["matches"] if m["published_row"] == "table 8")
+    assert "seed noise" not in c8["note"] and c8["measured_clock_ci_low_mhz"] is None
