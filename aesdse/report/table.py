@@ -736,7 +736,8 @@ def _json_objects(entries, failures, ctx: _Context) -> list:
         search = ctx.search(i)
         span = _span(e, search)
         stale, older = ctx.provenance_of(e)
-        extra = {**_seed_keys(e, search, noise.get(i), entries), "seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
+        extra = {**_seed_keys(e, search, noise.get(i), entries), "seeds": e.seeds,
+                 "keys": e.keys, "fmax_stat": e.fmax_stat,
                  "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search,
                  "stale": stale, "older_rows": older, **family_keys(e.row)}
         objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
