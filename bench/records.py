@@ -7,8 +7,19 @@ the issues), beside the figures before this round and the class's target, and wh
 target is met; a record that misses its target shows the measured gap ("no: needs 1.22x the
 throughput"). Seeds of one configuration are aggregated by median Fmax
 (:func:`aesdse.report.table.aggregate`), as the issue asks ("3 placer seeds, median"); the table
-says how many seeds each record has. Nothing is typed in but the references
+says how many seeds each record has and their Fmax spread. Nothing is typed in but the references
 and the targets: a record is whatever the database holds.
+
+Seeds and verdicts
+------------------
+A placer seed's Fmax is one draw from a population, so a verdict that depends on the Fmax (the
+target is met at some Fmax of the record's seeds and missed at another) is decided on at least
+:data:`aesdse.report.stats.MIN_SEEDS_INTERVAL` (5) seeds. With fewer, a met target reads
+"yes (3 seeds; >= 5 needed to decide)", and a missed one that a seed did meet says so
+("no: ... (3 seeds, the target within their range; >= 5 needed to decide)"). With 5 or more,
+the verdict adds "within noise of the target" when the target lies within the median's
+distribution-free confidence interval (:func:`aesdse.report.stats.seed_spread`). A verdict
+that does not depend on the Fmax (an area target) is plain whatever the seeds.
 
     python bench/records.py                          # results/aesdse.sqlite, Markdown on stdout
     python bench/records.py --db other.sqlite --figure docs/pareto_all.png
@@ -37,7 +48,9 @@ from aesdse.report.published import find_paper
 from aesdse.fingerprint import current_checkout
 from aesdse.report.select import select_rows
 from aesdse.spec.schema import flow_choices
-from aesdse.report.table import aggregate
+from aesdse.report.stats import (MIN_SEEDS_INTERVAL, SeedSpread, seed_spread, spread_note,
+                                 spread_text)
+from aesdse.report.table import aggregate, scaled
 from aesdse.store.database import Row, Store, StoreError
 from aesdse.store.exchange import open_reference, reference_files
 
@@ -379,6 +392,43 @@ class ClassBest:
     seeds: int = 0
     #: Every verified row on the device (seeds aggregated): the peers of relative targets.
     peers: tuple = ()
+    #: The record's Fmax over its seeds (MHz), one per seed.
+    fmax_values: tuple = ()
+
+    @property
+    def spread(self) -> SeedSpread | None:
+        """Median, min-max and (from 5 seeds) the median interval of the record's Fmax."""
+        return seed_spread(list(self.fmax_values))
+
+    def _met_at(self, fmax: float) -> bool:
+        return self.cls.met(scaled(self.row, fmax), list(self.peers))
+
+    def _within(self, low: float, high: float) -> bool:
+        """Whether the target lies between Fmax ``low`` and ``high``: met at one, not the other."""
+        return self._met_at(low) != self._met_at(high)
+
+    @property
+    def fmax_decides(self) -> bool:
+        """Whether the verdict depends on the Fmax at all (an area target does not): met at a
+        thousandth of the record's Fmax and at a thousand times it differ."""
+        if self.row is None or not self.row.fmax_mhz:
+            return False
+        return self._within(self.row.fmax_mhz / 1000, self.row.fmax_mhz * 1000)
+
+    def _qualifier(self) -> str:
+        """What the seeds add to the verdict (see the module docstring); empty when nothing."""
+        spread = self.spread
+        if spread is None or not self.fmax_decides:
+            return ""
+        if spread.count < MIN_SEEDS_INTERVAL:
+            if self.met:
+                return f" ({spread.count} seed{'s' * (spread.count > 1)}; " \
+                       f">= {MIN_SEEDS_INTERVAL} needed to decide)"
+            if spread.count > 1 and self._within(spread.low, spread.high):
+                return f" ({spread.count} seeds, the target within their range; " \
+                       f">= {MIN_SEEDS_INTERVAL} needed to decide)"
+            return ""
+        return ", within noise of the target" if self._within(*spread.interval) else ""
 
     @property
     def met(self) -> bool:
@@ -386,13 +436,14 @@ class ClassBest:
 
     @property
     def verdict(self) -> str:
-        """``yes``, or ``no`` with the measured gap to the target."""
+        """``yes``, or ``no`` with the measured gap to the target, qualified by the seeds
+        where the Fmax decides (see the module docstring)."""
         if self.met:
-            return "yes"
+            return "yes" + self._qualifier()
         if self.row is None or self.cls.gap is None:
-            return "no"
+            return "no" + (self._qualifier() if self.row is not None else "")
         gap = self.cls.gap(self.row, list(self.peers))
-        return f"no: {gap}" if gap else "no"
+        return (f"no: {gap}" if gap else "no") + self._qualifier()
 
 
 def records(rows: list[Row], device: str = "LFE5U-85F") -> list[ClassBest]:
@@ -406,7 +457,9 @@ def records(rows: list[Row], device: str = "LFE5U-85F") -> list[ClassBest]:
         members = [e for e in entries if cls.member(e.row)]
         best = max(members, key=lambda e: cls.score(e.row), default=None)
         result.append(ClassBest(cls, best.row if best else None,
-                                len(best.members) if best else 0, peers))
+                                len(best.members) if best else 0, peers,
+                                tuple(r.fmax_mhz for r in best.members
+                                      if r.fmax_mhz is not None) if best else ()))
     return result
 
 
@@ -417,21 +470,31 @@ def _describe(row: Row) -> str:
     return f"`{row.arch}` {params}" + flow_choices(row.flow or {})
 
 
+def _fmax_cell(rec: ClassBest) -> str:
+    """Median Fmax over the record's seeds with its spread: ``314.1 (250.0-323.0)``."""
+    spread = rec.spread
+    return "-" if spread is None else f"{spread.median:.1f}{spread_text(spread)}"
+
+
 def records_markdown(recs: list[ClassBest], device: str = "LFE5U-85F") -> str:
     """The records table in Markdown, with its sources."""
-    lines = [f"| class | best verified point ({device}) | measured | seeds | before | "
-             "target | met |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [f"| class | best verified point ({device}) | measured | seeds | Fmax over seeds "
+             "(MHz) | before | target | met |",
+             "|---|---|---|---|---|---|---|---|"]
     for rec in recs:
         if rec.row is None:
-            lines.append(f"| {rec.cls.name} | no design point yet | - | - | {rec.cls.reference} "
-                         f"| {rec.cls.target} | no |")
+            lines.append(f"| {rec.cls.name} | no design point yet | - | - | - | "
+                         f"{rec.cls.reference} | {rec.cls.target} | no |")
             continue
         lines.append(f"| {rec.cls.name} | {_describe(rec.row)} | {rec.cls.measure(rec.row)} | "
-                     f"{rec.seeds} | {rec.cls.reference} | {rec.cls.target} | "
-                     f"{rec.verdict} |")
+                     f"{rec.seeds} | {_fmax_cell(rec)} | {rec.cls.reference} | "
+                     f"{rec.cls.target} | {rec.verdict} |")
+    counts = [rec.spread.count for rec in recs if rec.spread is not None]
     lines += ["", f"References: {REFERENCE_SOURCE}. Measured: median Fmax over the placer seeds "
-              "shown; throughput = 128 x Fmax / cycles per block measured in simulation."]
+              "shown; throughput = 128 x Fmax / cycles per block measured in simulation. "
+              f"Fmax over seeds: {spread_note(counts)}. Where the Fmax decides the verdict, "
+              f"it needs >= {MIN_SEEDS_INTERVAL} seeds; with 5 or more, \"within noise of the "
+              "target\" says the target lies within the median's confidence interval."]
     return "\n".join(lines) + "\n"
 
 

@@ -50,7 +50,7 @@ def fixture_rows() -> list[Row]:
     """The rows of the fixture database.
 
     * ``compact`` datapath_width=8, sbox=lut: three seeds, Fmax 130/140/150 MHz (median 140,
-      spread ±7%), 176 cycles per block: matches 000 Table III "table 8".
+      min-max 130-150), 176 cycles per block: matches 000 Table III "table 8".
     * ``compact`` datapath_width=32, sbox=lut and sbox=composite: one seed each.
     * ``compact`` datapath_width=64, sbox=composite: failed verification.
     * ``unrolled`` round_units=2, schedule=split, sbox=lut: matches 004 "Design 1", whose

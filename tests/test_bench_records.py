@@ -277,3 +277,57 @@ def test_a_records_row_names_the_flow_choices_it_needs(bench):
     assert bench._describe(row).endswith("sbox=composite")
     row = replace(row, flow=dict(row.flow, nowidelut=True, floorplan="lane_rows"))
     assert bench._describe(row).endswith("sbox=composite (nowidelut, floorplan=lane_rows)")
+
+
+def _pipelined(fmaxes, prefix="q"):
+    """A fully pipelined record (one block per cycle) over one seed per Fmax in ``fmaxes``."""
+    pipe = {"round_units": 10, "schedule": "split", "sbox": "composite", "sbox_stages": 6,
+            "bram_rounds": 0, "key_schedule": "on_the_fly", "key_bits": 128}
+    return [_ok(f"{prefix}{seed}", "unrolled", pipe, luts=20000, ffs=30000, fmax=fmax, cpb=1,
+                seed=seed) for seed, fmax in enumerate(fmaxes, 1)]
+
+
+def _pipe_record(bench, fmaxes):
+    rows = [r for r in _rows() if r.arch != "unrolled"] + _pipelined(fmaxes)
+    return {r.cls.name: r for r in bench.records(rows)}["fully pipelined, one pipeline"]
+
+
+# 40 Gbit/s at 128 bits per cycle.
+TARGET_MHZ = 40_000 / 128
+
+
+def test_a_met_target_on_fewer_than_five_seeds_is_not_a_plain_yes(bench):
+    rec = _pipe_record(bench, [TARGET_MHZ + 1, TARGET_MHZ + 5, TARGET_MHZ + 9])
+    assert rec.met and rec.fmax_decides
+    assert rec.verdict == "yes (3 seeds; >= 5 needed to decide)"
+
+
+def test_a_missed_target_some_seed_met_says_so(bench):
+    fmaxes = [TARGET_MHZ - 20, TARGET_MHZ - 2, TARGET_MHZ + 8]
+    rec = _pipe_record(bench, fmaxes)
+    gap = 40_000 / (128 * (TARGET_MHZ - 2))
+    assert rec.verdict == (f"no: needs {gap:.2f}x the throughput (3 seeds, the target within "
+                           f"their range; >= 5 needed to decide)")
+
+
+def test_five_seeds_decide_and_say_within_noise(bench):
+    clear = _pipe_record(bench, [TARGET_MHZ + d for d in (3, 5, 8, 10, 12, 15)])
+    assert clear.verdict == "yes" and clear.spread.ci_low > TARGET_MHZ
+    # The median interval of 6 seeds is min-max (ranks 1 and 6): the lowest seed misses.
+    close = _pipe_record(bench, [TARGET_MHZ + d for d in (-4, 5, 8, 10, 12, 15)])
+    assert close.verdict == "yes, within noise of the target"
+    assert close.spread.ci_low < TARGET_MHZ < close.spread.ci_high
+
+
+def test_an_area_target_does_not_wait_for_seeds(bench):
+    recs = {r.cls.name: r for r in bench.records(_rows())}
+    shared = recs["S-box alone (enc/dec combined)"]  # one seed, LUT4 target
+    assert not shared.fmax_decides and shared.verdict == "yes"
+
+
+def test_the_records_table_shows_the_spread(bench):
+    rows = [r for r in _rows() if r.arch != "unrolled"] + _pipelined([300.0, 310.0, 320.0])
+    text = bench.records_markdown(bench.records(rows))
+    assert "| seeds | Fmax over seeds (MHz) |" in text
+    assert "| 3 | 310.0 (300.0-320.0) |" in text
+    assert "(a-b) is the min-max range across seeds" in text

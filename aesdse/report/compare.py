@@ -323,9 +323,26 @@ def _notes(m: Match, flag_numbers) -> str:
         bound = "at least " if arch.cycles_per_block_is_minimum else ""
         notes.append(f"cycles/block {cpb:g} measured, {bound}{arch.cycles_per_block:g} "
                      f"described")
+    noise = _clock_noise(m)
+    if noise:
+        notes.append(noise)
     if flag_numbers:
         notes.append("consistency flag " + ", ".join(f"[{n}]" for n in flag_numbers))
     return "; ".join(notes)
+
+
+def _clock_noise(m: Match) -> str:
+    """A note when the published clock lies within the measured seeds' spread (the median's
+    confidence interval from 5 seeds, else min-max): the clock ratio is then within the seed
+    noise (:mod:`aesdse.report.stats`)."""
+    spread = m.entry.spread
+    published = m.published_values["clock"]
+    if spread is None or published is None or not spread.contains(published):
+        return ""
+    low, high = spread.interval
+    what = "confidence interval of the median" if spread.ci_low is not None else "min-max"
+    return (f"published clock within the seed noise (measured {what} {low:.1f}-{high:.1f} MHz, "
+            f"{spread.count} seeds)")
 
 
 _PAIRS = (("area", "Area (slice-eq.)", "int"), ("clock", "Fmax / clock (MHz)", "fmax"),
@@ -503,7 +520,8 @@ _FIELDS = ("arch", "params", "target", "area_unit", "paper", "table", "published
            "published_area", "area_ratio", "measured_clock_mhz", "published_clock_mhz",
            "clock_ratio", "measured_throughput_mbps", "published_throughput_mbps",
            "throughput_ratio", "measured_efficiency", "published_efficiency",
-           "efficiency_ratio", "seeds", "note")
+           "efficiency_ratio", "seeds", "note", "measured_clock_min_mhz",
+           "measured_clock_max_mhz", "measured_clock_ci_low_mhz", "measured_clock_ci_high_mhz")
 
 
 def _records(c: Comparison):
@@ -514,6 +532,11 @@ def _records(c: Comparison):
                   "target": m.entry.row.target, "area_unit": m.area_unit, "paper": m.paper.key,
                   "table": m.table.id, "published_row": m.published.label, "device": m.device,
                   "seeds": len(m.entry.members), "note": _notes(m, flag_numbers[id(m)])}
+        spread = m.entry.spread
+        record.update({"measured_clock_min_mhz": spread.low if spread else None,
+                       "measured_clock_max_mhz": spread.high if spread else None,
+                       "measured_clock_ci_low_mhz": spread.ci_low if spread else None,
+                       "measured_clock_ci_high_mhz": spread.ci_high if spread else None})
         for key, name in (("area", "area"), ("clock", "clock_mhz"),
                           ("throughput", "throughput_mbps"), ("efficiency", "efficiency")):
             record[f"measured_{name}"] = meas[key]

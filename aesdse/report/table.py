@@ -10,8 +10,12 @@ nextpnr's Fmax is a sample, not a property of the design: the placer seed alone 
 on this flow (docs/toolchain.md). Rows that differ only by seed (same architecture, parameters,
 target, target frequency and other flow options) are therefore aggregated into one
 :class:`TableLine` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
-the spread across seeds is shown beside the Fmax (``117.2 (±3%)`` is half the min-max range in
-percent of the shown value). ``all`` keeps one line per seed. Throughput and throughput per area
+the spread across seeds is shown beside the Fmax: ``117.2 (110.3-121.0)`` is the min-max range,
+and from 5 seeds ``(...; CI 112.0-119.5)`` adds the distribution-free interval of the median
+(:mod:`aesdse.report.stats`, its exact coverage in the footnote). A footnote compares every line
+with the fastest of its target by the two-sided Mann-Whitney U test on the per-seed samples, and
+says which differences lie within the seed noise or rest on too few seeds to tell. ``all`` keeps
+one line per seed. Throughput and throughput per area
 follow the chosen Fmax (they are ``bits x Fmax / cycles``, so they scale with it); the area of a
 design does not depend on the placer seed.
 
@@ -47,11 +51,12 @@ from ..flow.families import FAMILIES as DEVICE_FAMILIES, family_of, part_of
 from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..spec.schema import Target
 from ..store.database import Row
+from . import stats
 
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "TableLine",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
            "area_of_row", "RUN_FLOW_KEYS", "row_order", "param_value", "column_header",
-           "show_value", "latex_escape", "TableSection", "table_sections"]
+           "show_value", "latex_escape", "TableSection", "table_sections", "scaled"]
 
 #: (key, header, format) of the metric columns, in order. Formats are :func:`number` styles.
 COLUMNS = (
@@ -80,6 +85,10 @@ GROUP_BY = ("family",)
 #: ``stale`` lists why a shown row no longer matches the current checkout (empty when current),
 #: ``older_rows`` counts the rows of the same configurations that are not shown;
 #: ``fmax_stat`` is the aggregation, ``fmax_min_mhz`` / ``fmax_max_mhz`` the spread;
+#: ``seed_count`` the seeds aggregated, ``fmax_ci_low_mhz`` / ``fmax_ci_high_mhz`` the median
+#: interval from 5 seeds (None below) and ``fmax_ci_coverage`` its exact coverage
+#: (:mod:`aesdse.report.stats`); ``fmax_noise`` the line against the fastest of its target
+#: (``against``: that line's key, ``verdict``, ``p``, ``method``), or None;
 #: ``fmax_search`` is None, or the :func:`aesdse.engine.fmax_search.summarize` numbers of a searched point
 #: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs); ``family`` is the
 #: device family of the target (``ecp5``, ``ice40``, ``asic``; None if unknown), ``area`` the
@@ -92,7 +101,8 @@ JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason"
              "generator", "created_at", "sim_seconds", "synth_seconds", "pnr_seconds",
              "artifacts", "details", "seeds", "keys", "fmax_stat", "fmax_min_mhz",
              "fmax_max_mhz", "fmax_search", "stale", "older_rows", "family", "area",
-             "area_unit")
+             "area_unit", "seed_count", "fmax_ci_low_mhz", "fmax_ci_high_mhz",
+             "fmax_ci_coverage", "fmax_noise")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
@@ -188,6 +198,13 @@ class TableLine:
         return min(values), max(values)
 
     @property
+    def spread(self) -> "stats.SeedSpread | None":
+        """Median, min-max and (from 5 seeds) the median interval of Fmax over the seeds."""
+        if len(self.members) < 2:
+            return None
+        return stats.seed_spread([r.fmax_mhz for r in self.members])
+
+    @property
     def spread_percent(self) -> float | None:
         """Half the min-max range of Fmax, in percent of the shown Fmax."""
         span = self.fmax_range
@@ -202,8 +219,9 @@ def _group_key(row: Row):
             json.dumps(flow, sort_keys=True))
 
 
-def _scaled(rep: Row, fmax: float) -> Row:
-    """``rep`` with Fmax ``fmax`` and the throughput numbers that follow from it."""
+def scaled(rep: Row, fmax: float) -> Row:
+    """``rep`` with Fmax ``fmax`` and the throughput numbers that follow from it (what a row
+    would be at another seed's Fmax: the area does not depend on the seed)."""
     if rep.fmax_mhz == fmax:
         return rep
     factor = fmax / rep.fmax_mhz
@@ -258,7 +276,7 @@ def aggregate(rows: list[Row], fmax: str = "median") -> tuple[list[TableLine], l
             # middle Fmax values (statistics.median) and scales the throughput numbers to it.
             rep = by_fmax[(len(by_fmax) - 1) // 2]
             values = [r.fmax_mhz for r in by_fmax if r.fmax_mhz is not None]
-            row = _scaled(rep, statistics.median(values)) if values else rep
+            row = scaled(rep, statistics.median(values)) if values else rep
         entries.append(TableLine(row, tuple(members), fmax))
     return sorted(entries, key=lambda e: row_order(e.row)), failures
 
@@ -362,10 +380,46 @@ def _spread(entry: TableLine, search: dict | None = None) -> str:
         if not search["contending"] or search["contending"] < 2:
             return " [bimodal]" if search["bimodal"] else ""
         return _percent(search["spread_percent"]) + (" [bimodal]" if search["bimodal"] else "")
-    p = entry.spread_percent
-    if p is None:
-        return ""
-    return _percent(p)
+    return stats.spread_text(entry.spread)
+
+
+def _noise(entries) -> dict:
+    """Entry index -> (index of the fastest line of its target, :class:`stats.Difference`): each
+    line's per-seed Fmax against those of the line with the highest median Fmax on the same
+    target (:func:`stats.against_fastest`). Only targets with two lines or more, one of them
+    over several seeds; Fmax-search lines (one converged value, not seed samples) are left out."""
+    by_target: dict = {}
+    for i, e in enumerate(entries):
+        if e.row.fmax_mhz is not None and not (e.row.flow or {}).get("fmax_search"):
+            by_target.setdefault(e.row.target, []).append(i)
+    out = {}
+    for indices in by_target.values():
+        if len(indices) < 2 or all(len(entries[i].members) < 2 for i in indices):
+            continue
+        fastest, results = stats.against_fastest(
+            {i: [r.fmax_mhz for r in entries[i].members if r.fmax_mhz is not None]
+             for i in indices})
+        out.update({i: (fastest, d) for i, d in results.items()})
+    return out
+
+
+def _noise_notes(entries, leading) -> list[str]:
+    """The seed-noise footnote: per target, the lines against the fastest
+    (:func:`stats.noise_note`), with the test stated."""
+    noise = _noise(entries)
+    if entries and entries[0].fmax_stat == "all" or not noise:
+        return []
+    def name(i):
+        return label(entries[i].row, leading) if leading else label(entries[i].row)
+    by_fastest: dict = {}
+    for i, (fastest, d) in noise.items():
+        by_fastest.setdefault(fastest, []).append((name(i), d))
+    targets = len({entries[f].row.target for f in by_fastest}) > 1
+    parts = [(f"on {entries[f].row.target}, " if targets else "")
+             + stats.noise_note(name(f), statistics.median(
+                 [r.fmax_mhz for r in entries[f].members if r.fmax_mhz is not None]), results)
+             for f, results in by_fastest.items()]
+    return [f"Seed noise ({stats.TEST_NOTE}): " + "; ".join(parts) + "."]
 
 
 def _searches(entries, runs) -> dict:
@@ -519,8 +573,10 @@ def _notes(entries, failures, leading, ctx: _Context) -> tuple[list[str], list[s
     if multi:
         stat = {"median": "median", "best": "best (highest)", "min": "lowest"}[entries[0].fmax_stat]
         counts = sorted({len(e.members) for e in multi})
-        notes.append(f"Fmax: {stat} of {'/'.join(map(str, counts))} placer seeds; ± is half the "
-                     f"min-max range across seeds, in percent. Throughput follows the Fmax shown.")
+        notes.append(f"Fmax: {stat} of {'/'.join(map(str, counts))} placer seeds; "
+                     f"{stats.spread_note([len(e.members) for e in multi])}. Throughput follows "
+                     f"the Fmax shown.")
+    notes += _noise_notes(entries, leading)
     if _multi_clock(entries):
         notes.append(_CLOCKS_NOTE)
     capped = sorted({e.row.fmax_capped for e in entries if e.row.fmax_capped})
@@ -577,7 +633,9 @@ def _csv(entries, failures, leading, ctx: _Context, columns=COLUMNS, cross_famil
     grouped = cross_family is not None
     writer.writerow((["family", "area_unit", "area"] if grouped else [])
                     + ["arch"] + extra + ["status"] + [k for k, _, _ in columns]
-                    + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "reason", "fmax_runs",
+                    + ["seeds", "fmax_min_mhz", "fmax_max_mhz", "fmax_ci_low_mhz",
+                       "fmax_ci_high_mhz", "fmax_ci_coverage", "fmax_noise", "fmax_noise_p",
+                       "reason", "fmax_runs",
                        "fmax_bimodal", "stale", "older_rows"]
                     + (["cross_family"] if grouped else []))
 
@@ -589,16 +647,24 @@ def _csv(entries, failures, leading, ctx: _Context, columns=COLUMNS, cross_famil
                + ["" if _cell(r, k) is None else _cell(r, k) for k, _, _ in columns])
 
     tail = [str(cross_family).lower()] if grouped else []
+    noise = _noise(entries) if entries and entries[0].fmax_stat != "all" else {}
     for i, e in enumerate(entries):
         search = ctx.search(i)
         span = _span(e, search)
         stale, older = ctx.provenance_of(e)
-        writer.writerow(cells(e.row) + [len(e.members), span[0], span[1], ""]
+        seed = _seed_keys(e, search, noise.get(i), entries)
+        test = seed["fmax_noise"] or {}
+        writer.writerow(cells(e.row) + [len(e.members), span[0], span[1]]
+                        + ["" if seed[k] is None else seed[k] for k in
+                           ("fmax_ci_low_mhz", "fmax_ci_high_mhz", "fmax_ci_coverage")]
+                        + [test.get("verdict", ""), "" if test.get("p") is None else test["p"],
+                           ""]
                         + ([search["runs"], int(search["bimodal"])] if search else ["", ""])
                         + ["; ".join(stale), older] + tail)
     for r in failures:
         stale, older = ctx.provenance.get(r.key, ([], 0))
-        writer.writerow(cells(r) + [1, "", "", _reason(r), "", "", "; ".join(stale), older]
+        writer.writerow(cells(r) + [1, "", "", "", "", "", "", "", _reason(r), "", "",
+                                    "; ".join(stale), older]
                         + tail)
     return buf.getvalue()
 
@@ -642,6 +708,22 @@ def _latex(entries, failures, leading, title, ctx: _Context, columns=COLUMNS):
     return "\n".join(out) + "\n"
 
 
+def _seed_keys(entry: TableLine | None, search: dict | None = None, noise=None,
+               entries=None) -> dict:
+    """The seed statistics of a JSON object or CSV line: ``seed_count``, the median interval
+    (None below 5 seeds, and for a searched point) and ``fmax_noise``."""
+    spread = entry.spread if entry is not None and search is None else None
+    out = {"seed_count": len(entry.members) if entry is not None else 1,
+           "fmax_ci_low_mhz": spread.ci_low if spread else None,
+           "fmax_ci_high_mhz": spread.ci_high if spread else None,
+           "fmax_ci_coverage": spread.coverage if spread else None, "fmax_noise": None}
+    if noise is not None:
+        fastest, d = noise
+        out["fmax_noise"] = {"against": entries[fastest].row.key, "verdict": d.verdict,
+                             "p": d.p, "method": d.method}
+    return out
+
+
 def _json_objects(entries, failures, ctx: _Context) -> list:
     objects = []
 
@@ -649,17 +731,20 @@ def _json_objects(entries, failures, ctx: _Context) -> list:
         area, unit = area_of_row(row)
         return {"family": family_of_row(row), "area": area, "area_unit": unit}
 
+    noise = _noise(entries) if entries and entries[0].fmax_stat != "all" else {}
     for i, e in enumerate(entries):
         search = ctx.search(i)
         span = _span(e, search)
         stale, older = ctx.provenance_of(e)
-        extra = {"seeds": e.seeds, "keys": e.keys, "fmax_stat": e.fmax_stat,
+        extra = {**_seed_keys(e, search, noise.get(i), entries), "seeds": e.seeds,
+                 "keys": e.keys, "fmax_stat": e.fmax_stat,
                  "fmax_min_mhz": span[0], "fmax_max_mhz": span[1], "fmax_search": search,
                  "stale": stale, "older_rows": older, **family_keys(e.row)}
         objects.append({k: extra[k] if k in extra else getattr(e.row, k) for k in JSON_KEYS})
     for r in failures:
         stale, older = ctx.provenance.get(r.key, ([], 0))
-        extra = {"seeds": [r.seed], "keys": [r.key], "fmax_stat": None, "fmax_min_mhz": None,
+        extra = {**_seed_keys(None), "seeds": [r.seed], "keys": [r.key], "fmax_stat": None,
+                 "fmax_min_mhz": None,
                  "fmax_max_mhz": None, "fmax_search": None, "stale": stale, "older_rows": older,
                  **family_keys(r)}
         objects.append({k: extra[k] if k in extra else getattr(r, k) for k in JSON_KEYS})

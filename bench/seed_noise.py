@@ -1,0 +1,128 @@
+"""Measure how far nextpnr's Fmax moves with the placer seed alone, on three records points.
+
+Each point is one configuration of an ``experiments/records/*.yaml`` file (one architecture
+entry, list-valued parameters and flow options fixed to the record's value) swept with placer
+seeds 1..N (default 16) and nothing else changed: the same netlist placed and routed N times.
+For each point it prints the median Fmax, the min-max range, the distribution-free 95% interval
+of the median with its exact coverage (:func:`aesdse.report.stats.seed_spread`) and the
+coefficient of variation (sample standard deviation / mean), and with ``--json`` writes them.
+
+The points: the S-box record (encryption, the smallest: seconds per seed), the compact 8-bit
+record (a minute or so per seed) and the fully pipelined record (~20,000 LUT4: several minutes
+per seed; leave it out with ``--points sbox,compact``). Rows go to their own database (default
+``results/seed_noise.sqlite``), so the shipped reference results are untouched; a point already
+measured there is not run again.
+
+Runs the real Yosys and nextpnr. Not part of the test suite.
+
+    python bench/seed_noise.py                          # all three points, seeds 1..16
+    python bench/seed_noise.py --points sbox --seeds 2  # the smallest, to try it out
+    python bench/seed_noise.py --jobs 2 --json results/seed_noise.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from aesdse.engine.sweep import sweep  # noqa: E402
+from aesdse.experiment import parse_experiment  # noqa: E402
+from aesdse.report.stats import seed_spread  # noqa: E402
+from aesdse.report.table import aggregate, label  # noqa: E402
+from aesdse.store.database import Store  # noqa: E402
+
+__all__ = ["POINTS", "point_experiment", "measure", "summarize", "main"]
+
+#: name -> (records experiment, architecture entry index, parameter values fixed, flow fixed).
+POINTS = {
+    "sbox": ("1_sbox.yaml", 0, {"direction": "encrypt"}, {}),
+    "compact": ("2_compact.yaml", 1, {}, {}),
+    "pipelined": ("5_pipelined.yaml", 2, {"local_flag_copies": True},
+                  {"placer_timing_weight": 30}),
+}
+
+
+def point_experiment(name: str, seeds: int):
+    """The experiment of point ``name`` (:data:`POINTS`) with placer seeds 1..``seeds``."""
+    file, index, params, flow = POINTS[name]
+    data = yaml.safe_load((ROOT / "experiments" / "records" / file).read_text())
+    entry = data["architectures"][index]
+    entry["params"] = {**entry["params"], **params}
+    data["architectures"] = [entry]
+    data["flow"] = {**data["flow"], **flow, "seeds": seeds}
+    data["name"] = f"seed_noise_{name}"
+    return parse_experiment(yaml.safe_dump(data, sort_keys=False), f"<{file} {name}>")
+
+
+def measure(names: list[str], seeds: int, db: Path, results_dir: Path, jobs: int) -> dict:
+    """Sweep each point of ``names`` with ``seeds`` seeds into ``db``; point name -> its rows."""
+    out = {}
+    with Store(db) as store:
+        for name in names:
+            exp = point_experiment(name, seeds)
+            sweep(exp, store, results_dir, jobs=jobs, live=False)
+            # Every provenance of these configurations, oldest first: per seed, the table's
+            # aggregation keeps the newest.
+            out[name] = store.rows_by_config({p.config_key() for p in exp.points})
+    return out
+
+
+def summarize(name: str, rows: list) -> dict:
+    """The seed statistics of one point's rows (verified rows only; failures counted)."""
+    entries, failures = aggregate(rows, "median")
+    if len(entries) != 1:
+        return {"point": name, "error": f"{len(entries)} configurations", "failed": len(failures)}
+    entry = entries[0]
+    spread = seed_spread([r.fmax_mhz for r in entry.members])
+    return {"point": name, "label": label(entry.row), "seeds": sorted(entry.seeds),
+            "failed": len(failures), "fmax_mhz": sorted(r.fmax_mhz for r in entry.members),
+            **({k: v for k, v in asdict(spread).items()} if spread else {})}
+
+
+def _line(s: dict) -> str:
+    if "median" not in s:
+        return f"| {s['point']} | {s.get('error', 'no Fmax')} | | | | |"
+    ci = (f"{s['ci_low']:.1f}-{s['ci_high']:.1f} ({s['coverage']:.1%})"
+          if s["ci_low"] is not None else "- (< 5 seeds)")
+    cv = f"{s['cv']:.1%}" if s["cv"] is not None else "-"
+    return (f"| {s['point']}: {s['label']} | {s['count']} | {s['median']:.1f} | "
+            f"{s['low']:.1f}-{s['high']:.1f} | {ci} | {cv} |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--points", default=",".join(POINTS),
+                        help=f"comma-separated, of {', '.join(POINTS)} (default: all)")
+    parser.add_argument("--seeds", type=int, default=16, help="placer seeds 1..N (default 16)")
+    parser.add_argument("--db", type=Path, default=ROOT / "results" / "seed_noise.sqlite")
+    parser.add_argument("--results-dir", type=Path, default=ROOT / "results" / "seed_noise")
+    parser.add_argument("-j", "--jobs", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="also write the statistics here")
+    args = parser.parse_args(argv)
+    names = [n for n in args.points.split(",") if n]
+    unknown = [n for n in names if n not in POINTS]
+    if unknown or args.seeds < 1:
+        parser.error(f"unknown points {unknown}" if unknown else "--seeds must be >= 1")
+    rows = measure(names, args.seeds, args.db, args.results_dir, args.jobs)
+    summary = [summarize(n, rows[n]) for n in names]
+    print("| point | seeds | median Fmax (MHz) | min-max | 95% CI of the median (coverage) "
+          "| CV |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s in summary:
+        print(_line(s))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+        print(f"written: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

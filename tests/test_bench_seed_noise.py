@@ -1,0 +1,40 @@
+"""bench/seed_noise.py: each point is one records configuration over seeds 1..N."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from aesdse.experiment import load_experiment
+
+BENCH = Path(__file__).parent.parent / "bench" / "seed_noise.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_seed_noise", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[spec.name]
+
+
+@pytest.mark.parametrize("name", ["sbox", "compact", "pipelined"])
+def test_a_point_is_one_records_configuration_over_n_seeds(bench, name):
+    exp = bench.point_experiment(name, 16)
+    assert sorted(p.flow.seed for p in exp.points) == list(range(1, 17))
+    # Seeds 1..3 are three points of its records experiment (the key includes the seed).
+    records = load_experiment(bench.ROOT / "experiments" / "records" / bench.POINTS[name][0])
+    first = {p.config_key() for p in bench.point_experiment(name, 3).points}
+    assert len(first) == 3 and first <= {p.config_key() for p in records.points}
+
+
+def test_summary_of_rows(bench):
+    from conftest import _ok
+    rows = [_ok(f"k{s}", "sbox", {"sbox": "tower"}, luts=60, ffs=16, fmax=100.0 + s, cpb=1,
+                seed=s) for s in range(1, 17)]
+    s = bench.summarize("sbox", rows)
+    assert s["count"] == 16 and s["median"] == 108.5 and (s["low"], s["high"]) == (101.0, 116.0)
+    assert (s["ci_low"], s["ci_high"]) == (104.0, 113.0)  # ranks 4 and 13 of 16
