@@ -191,6 +191,12 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                                 netlist_verify=False if no_netlist_verify else None)
     except (ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
+    except sqlite3.OperationalError as e:
+        from .store.database import write_problem
+        if write_problem(e) is None:
+            raise
+        raise click.ClickException(f"{db_path}: {write_problem(e)}; finished points are "
+                                   f"stored; run the same command to resume") from None
     except (RuntimeError, OSError) as e:
         if executor == "local":
             raise
@@ -423,8 +429,11 @@ def _write_report(text: str, output) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    with open(output, "w", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise click.ClickException(f"{output}: cannot write ({e.strerror or e})") from None
     click.echo(f"wrote {output}", err=True)
 
 

@@ -181,6 +181,13 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
 def write_verilog(design: Design, out_dir: Path, timeout_s: float = 600) -> Path:
     """Write ``<top>.v`` (via Yosys ``write_verilog``; deterministic) and ``<top>.json``."""
     out_dir = Path(out_dir)
+    try:
+        return _write_verilog(design, out_dir, timeout_s)
+    except OSError as e:
+        raise GenerateError(f"{out_dir}: cannot write ({e.strerror or e})") from None
+
+
+def _write_verilog(design: Design, out_dir: Path, timeout_s: float) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as work:
         work = Path(work)

@@ -279,16 +279,19 @@ def _write_outputs(result: Reproduction, experiments: list, selection, out: Path
     if any((r.manifest or {}).get("resources") for r in rows):
         # Architectural counts (e.g. 000 Table I) come from the generated designs themselves.
         result.table += "\n" + resources_markdown(rows, [paper], title=exp.name)
-    out.mkdir(parents=True, exist_ok=True)
     written = [(out / "compare.md", result.table),
                (out / "table.md", render(rows, "markdown", title=names, fmax=fmax,
                                          provenance={r.key: selection.provenance(r)
                                                      for r in rows},
                                          group_by="family" if len({family_of_row(r) for r in rows})
                                          > 1 else None))]
-    for file, text in written:
-        file.write_text(text)
-        result.files.append(file)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for file, text in written:
+            file.write_text(text)
+            result.files.append(file)
+    except OSError as e:
+        raise ReproduceError(f"{out}: cannot write ({e.strerror or e})") from None
     figures = (("pareto.png", lambda: pareto_figure(rows, "slice-eq", published=[paper],
                                                     title=f"{paper.key} {paper.name}")),
                ("bars.png", lambda: bars_figure(rows, "slice-eq")))

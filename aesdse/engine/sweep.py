@@ -28,6 +28,7 @@ import json
 import os
 import shutil
 import socket
+import sqlite3
 import time
 import traceback
 from collections import deque
@@ -277,7 +278,7 @@ class SweepRecorder:
             return
         row = unpack_artifacts(*result, self.results_dir) if isinstance(result, tuple) else result
         self.check_versions(row.host, "ran", row.tool_versions)
-        self.store.put(row, search_runs(row), owner=self.owner)
+        self.put(key, row, search_runs(row))
         rejected = Path(row.artifacts or ".") / REJECTED_FILE
         if row.artifacts and rejected.is_file():
             self.warn(f"{self.labels[key]}: corrupted stage cache entries were not used and were "
@@ -290,6 +291,35 @@ class SweepRecorder:
             self.summary.failed.append(row)
         self.progress.point_done(row, row.wall_seconds)
         self.note_verification(key, row)
+
+    def put(self, key: str, row: Row, runs) -> None:
+        """Store a finished row. While another process holds the database's write lock, keep
+        trying for :data:`~aesdse.store.database.LOCK_WAIT_S` (saying so once); when the
+        database stays locked or cannot be written (a full disk, read-only media), keep the row
+        in ``<results dir>/unsaved-rows.jsonl`` and stop the sweep with
+        :class:`~aesdse.store.database.StoreUnavailable`: no finished result is lost."""
+        from ..store import database
+        started, said = time.monotonic(), False
+        while True:
+            try:
+                self.store.put(row, runs, owner=self.owner)
+                return
+            except sqlite3.OperationalError as e:
+                problem = database.write_problem(e)
+                if problem is None:
+                    raise
+                locked = "locked" in str(e) or "busy" in str(e)
+                if locked and time.monotonic() - started < database.LOCK_WAIT_S:
+                    if not said:
+                        self.warn(f"{self.store.path} is locked by another process: waiting up "
+                                  f"to {database.LOCK_WAIT_S:g} s to store {self.labels[key]}")
+                        said = True
+                    time.sleep(0.2)
+                    continue
+                kept = keep_unsaved(row, runs, self.store, self.results_dir)
+                raise database.StoreUnavailable(
+                    f"{self.store.path}: {problem}; {kept}; the sweep stopped (finished points "
+                    f"before it are stored; run it again to resume)") from None
 
     def note_verification(self, key: str, row: Row) -> None:
         """Count the row's netlist stage outcome; say (a line, once per reason) when its verify
@@ -313,6 +343,24 @@ class SweepRecorder:
         if row.status != "ok":
             self.summary.failed.append(row)
         self.progress.stored_meanwhile(row)
+
+
+#: File, in the results directory, of finished rows that could not be stored in the database.
+UNSAVED_FILE = "unsaved-rows.jsonl"
+
+
+def keep_unsaved(row: Row, runs, store: Store, results_dir) -> str:
+    """Append ``row`` to :data:`UNSAVED_FILE` (the format of ``aesdse db export``); returns
+    what to tell the user: how to load it, or why it could not be kept either."""
+    from ..store.exchange import row_record
+    path = Path(results_dir) / UNSAVED_FILE
+    line = json.dumps(row_record(row, runs, store=store, host_paths=False), sort_keys=True)
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+    except OSError as e:
+        return f"the finished row of {row.key} could not be kept in {path} either ({e.strerror})"
+    return f"the finished row is kept in {path}: load it with `aesdse db import {path}`"
 
 
 #: Stage labels a point reaches only after its netlist and netlist check are stored in the stage
@@ -513,7 +561,10 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
             progress.cached_points(plan.cached)
             scheduler.run()
     finally:
-        store.release(owner)
+        try:
+            store.release(owner)
+        except sqlite3.Error:
+            pass  # a claim of a process that has ended is taken over by the next sweep
         summary.rerun = sorted(ex.rerun)
     summary.seconds = time.perf_counter() - start
     return summary

@@ -618,11 +618,14 @@ def save(fig: Figure, path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in _METADATA:
         raise PlotError(f"Output file must end in .png, .svg or .pdf, not {path.name!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     with _mpl().rc_context(STYLE):
         fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
-    path.write_bytes(buf.getvalue())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(buf.getvalue())
+    except OSError as e:
+        raise PlotError(f"{path}: cannot write ({e.strerror or e})") from None
     return path
 
 

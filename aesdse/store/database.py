@@ -39,11 +39,13 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from urllib.parse import quote
 
 from ..spec.schema import CONFIG_IGNORED_FLOW, IDENTIFIER, config_key
 from .rowcheck import RowError, check_record
 
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
+           "StoreUnavailable", "BUSY_TIMEOUT_S", "LOCK_WAIT_S", "write_problem",
            "CLAIM_STALE_S", "WhereError"]
 
 #: Point statuses. Only ``ok`` rows carry area and speed numbers. ``does-not-fit``: the design
@@ -140,8 +142,52 @@ SCHEMA_VERSION = len(MIGRATIONS)
 CLAIM_STALE_S = 600.0
 
 
+#: Seconds a write waits for another process's lock on the database before it fails.
+BUSY_TIMEOUT_S = 60.0
+
+
 class StoreError(Exception):
     """The database cannot be opened or read (missing, not SQLite, newer schema)."""
+
+
+class StoreUnavailable(StoreError):
+    """A finished row could not be stored (the database stayed locked, its disk is full, it
+    became read-only); the message says where the row was kept instead."""
+
+
+#: Seconds a sweep keeps trying to store a finished row while another process holds the
+#: database's write lock, before it keeps the row in a file and stops.
+LOCK_WAIT_S = 600.0
+
+
+def write_problem(error: sqlite3.Error) -> str | None:
+    """What a failed write says about the database (locked, full, read-only, I/O), or None
+    for an error that is not about the database's place (a bug: let it raise)."""
+    text = str(error)
+    for marker in ("locked", "busy", "full", "readonly", "read-only", "disk I/O", "unable to open"):
+        if marker in text:
+            return _open_problem(error)
+    return None
+
+
+def _why(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or str(error)
+
+
+def _open_problem(error: sqlite3.Error) -> str:
+    """What an SQLite error on opening a database says about it, in words: the file is not a
+    database only when SQLite says so; a lock, a full disk, read-only media or missing
+    permissions are named as such."""
+    text = str(error)
+    if "not a database" in text or "malformed" in text:
+        return f"not an aesdse results database ({text})"
+    if "locked" in text or "busy" in text:
+        return f"locked by another process for more than {BUSY_TIMEOUT_S:g} s ({text})"
+    if "full" in text:
+        return f"the disk is full ({text})"
+    if "readonly" in text or "read-only" in text:
+        return f"read-only: cannot be written here ({text})"
+    return f"cannot be opened ({text}); check the file's permissions and its file system"
 
 
 class WhereError(StoreError):
@@ -244,36 +290,68 @@ class Store:
         if readonly:
             if not self.path.is_file():
                 raise StoreError(f"{self.path}: no results database; run `aesdse sweep` first")
-            uri = f"file:{self.path.resolve().as_posix()}?mode=ro"
-            self._db = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
-        else:
+            self._open_readonly()
+            return
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except (OSError, sqlite3.Error) as e:
+            raise StoreError(f"{self.path}: cannot open for writing ({_why(e)})") from None
+        if self.path.is_file() and not os.access(self.path.parent, os.W_OK):
+            self._db.close()
+            raise StoreError(f"{self.path}: read-only file system or directory; a sweep must "
+                             f"write its database (reports can read it where it is)")
         self._db.row_factory = sqlite3.Row
         try:
-            self._db.execute("PRAGMA busy_timeout = 60000")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if readonly:
-                self._check_readonly(version)
-                return
-            # Switching to WAL takes an exclusive lock and SQLite does not wait for it (the busy
-            # timeout does not apply): two sweeps opening a new database at once got "database
-            # is locked". Retry for a while instead.
-            for attempt in range(200):
-                try:
-                    self._db.execute("PRAGMA journal_mode = WAL")
-                    break
-                except sqlite3.OperationalError as e:
-                    if "locked" not in str(e) or attempt == 199:
-                        raise
-                    time.sleep(0.05)
+            self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            self._db.execute("PRAGMA user_version").fetchone()
+            self._wal_mode()
             self._migrate()
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise StoreError(f"{self.path}: not an aesdse results database ({e})") from None
+            raise StoreError(f"{self.path}: {_open_problem(e)}") from None
         except StoreError:
             self._db.close()
             raise
+
+    def _open_readonly(self) -> None:
+        """Open for reading only. A database in WAL mode on read-only media (or an immutable
+        file) cannot get its shared-memory file: it is then opened as immutable, which reads it
+        without any lock (nothing can write it there either)."""
+        uri = f"file:{quote(self.path.resolve().as_posix())}?mode=ro"
+        for suffix in ("", "&immutable=1"):
+            db = None
+            try:
+                db = sqlite3.connect(uri + suffix, uri=True, timeout=BUSY_TIMEOUT_S,
+                                     isolation_level=None)
+                db.row_factory = sqlite3.Row
+                db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                self._db = db
+                self._check_readonly(db.execute("PRAGMA user_version").fetchone()[0])
+                return
+            except sqlite3.Error as e:
+                if db is not None:
+                    db.close()
+                retry = isinstance(e, sqlite3.OperationalError) and (
+                    "unable to open" in str(e) or "readonly" in str(e))
+                if suffix or not retry:
+                    raise StoreError(f"{self.path}: {_open_problem(e)}") from None
+            except StoreError:
+                db.close()
+                raise
+
+    def _wal_mode(self) -> None:
+        # Switching to WAL takes an exclusive lock and SQLite does not wait for it (the busy
+        # timeout does not apply): two sweeps opening a new database at once got "database
+        # is locked". Retry for a while instead.
+        for attempt in range(200):
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or attempt == 199:
+                    raise
+                time.sleep(0.05)
 
     def _check_readonly(self, version):
         if version > SCHEMA_VERSION:
@@ -488,10 +566,10 @@ class Store:
         """Names usable in a :meth:`select_keys` condition -> what each is."""
         names = {r[1]: "column" for r in self._db.execute("PRAGMA table_info(points)")}
         for (name,) in self._db.execute(
-                "SELECT DISTINCT j.key FROM points, json_each(points.params) AS j"):
+                f"SELECT DISTINCT j.key FROM points, json_each({_object_sql('params')}) AS j"):
             names.setdefault(name, "parameter")
         for (name,) in self._db.execute(
-                "SELECT DISTINCT j.key FROM points, json_each(points.flow) AS j"):
+                f"SELECT DISTINCT j.key FROM points, json_each({_object_sql('flow')}) AS j"):
             names.setdefault(f"flow_{name}", "flow option")
         return names
 
@@ -515,9 +593,9 @@ class Store:
         names = self.columns()
         # Only identifiers become columns (an imported row is checked so, but a database file
         # may come from anywhere): a name is never pasted into SQL otherwise.
-        extra = [f"json_extract(params, '$.{n}') AS \"{n}\""
+        extra = [f"json_extract({_object_sql('params')}, '$.{n}') AS \"{n}\""
                  for n, kind in names.items() if kind == "parameter" and IDENTIFIER.fullmatch(n)]
-        extra += [f"json_extract(flow, '$.{n[5:]}') AS \"{n}\""
+        extra += [f"json_extract({_object_sql('flow')}, '$.{n[5:]}') AS \"{n}\""
                   for n, kind in names.items()
                   if kind == "flow option" and IDENTIFIER.fullmatch(n[5:])]
         view = "SELECT points.*" + "".join(f", {e}" for e in extra) + " FROM points"
@@ -526,7 +604,7 @@ class Store:
         budget = _QueryBudget(WHERE_LIMIT_S, WHERE_LIMIT_STEPS)
         self._db.set_progress_handler(budget, _QueryBudget.EVERY)
         try:
-            return {r[0] for r in self._db.execute(sql)}
+            return {r[0] for r in self._db.execute(sql) if isinstance(r[0], str)}
         except sqlite3.Error as e:
             if budget.exceeded:
                 raise WhereError(f"--where {_clip(condition)!r}: {budget.exceeded}; write a "
@@ -666,6 +744,13 @@ class _QueryBudget:
 
 
 _READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
+
+
+def _object_sql(column: str) -> str:
+    """SQL for ``column`` as a JSON object, ``'{}'`` where a damaged row holds anything else (so
+    one such row does not stop a query over all of them; readers name it unreadable)."""
+    return (f"(CASE WHEN json_valid({column}) THEN (CASE WHEN json_type({column}) = 'object' "
+            f"THEN {column} ELSE '{{}}' END) ELSE '{{}}' END)")
 
 
 def _parses(text) -> bool:
