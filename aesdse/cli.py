@@ -666,8 +666,9 @@ def generate_cmd(arch, params, output, target):
     """Write the Verilog and JSON manifest of one design point of ARCH.
 
     The top module is named after the design point; output is deterministic. The manifest
-    lists the architecture, its parameters, every port with its width, the key sizes,
-    directions and modes supported and the byte-order convention.
+    lists the architecture, its parameters, every port with its width (and a payload's
+    fields), the key sizes, directions and modes this core takes (not its family's) and the
+    byte-order convention.
 
     \b
     Example:

@@ -12,18 +12,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amaranth.back import rtlil
+import enum
+import re
+
 from amaranth.hdl import ClockDomain, Fragment, Value
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 
 import archs
 from .flow.harness import HarnessStub, MeasurementHarness
 from archs.interface import BYTE_ORDER
+from archs.prims.gf import INV_SBOX
 from archs.prims.sbox import DEVICE_FAMILIES as ARCH_DEVICE_FAMILIES
 
 from .flow.families import FAMILIES as DEVICE_FAMILIES
 
 from .experiment import DesignPoint
 from .flow.yosys import write_verilog as yosys_write_verilog
+from .verify.blocks import core_directions
 
 __all__ = ["Design", "build_component", "generate", "write_verilog",
            "GenerateError", "HARNESS_FOLD_WIDTH"]
@@ -49,7 +54,9 @@ class Design:
     digest : str
         SHA-256 of ``rtlil`` (identifies the netlist for caching and provenance).
     manifest : dict
-        Architecture, parameters, ports, key sizes, directions, modes and byte order.
+        Architecture, parameters, ports (with their payload fields, and the clocks), and what
+        the built core takes (:func:`supported`: key sizes, directions, modes, facts of its
+        signature), and the byte order.
     harness_rtlil : str or None
         For a design inside the measurement harness: the harness alone (around a
         :class:`aesdse.flow.harness.HarnessStub` of the core's signature, top module named
@@ -79,12 +86,77 @@ def build_component(point: DesignPoint, target: str = "generic") -> wiring.Compo
 
 
 def _ports(component) -> list[dict]:
+    """The ports of ``component``'s signature, each with its direction and width and, for a
+    stream payload, its fields (the bits each one occupies; an enumeration's values)."""
     ports = []
     for path, member, value in component.signature.flatten(component):
-        ports.append({"name": "__".join(str(p) for p in path),
-                      "direction": "input" if member.flow == wiring.In else "output",
-                      "width": Value.cast(value).shape().width})
+        port = {"name": "__".join(str(p) for p in path),
+                "direction": "input" if member.flow == wiring.In else "output",
+                "width": Value.cast(value).shape().width}
+        if isinstance(member.shape, data.Layout):
+            port["fields"] = [_field(name, field) for name, field in member.shape]
+        ports.append(port)
     return ports
+
+
+def _field(name: str, field: data.Field) -> dict:
+    described = {"name": name, "offset": field.offset, "width": field.width}
+    if isinstance(field.shape, type) and issubclass(field.shape, enum.Enum):
+        described["values"] = {member.name.lower(): member.value for member in field.shape}
+    return described
+
+
+#: A port of a module in RTLIL: ``wire width 128 input 0 \key__payload``.
+_RTLIL_PORT = re.compile(r"^\s*wire (?:width (\d+) )?(?:(?:signed|offset \d+|upto) )*"
+                         r"(input|output|inout) (\d+)\s+\\(\S+)$")
+
+
+def rtlil_top_ports(text: str, top: str) -> list[dict]:
+    """The ports of module ``top`` in the RTLIL ``text``, in port order: what the netlist of
+    the design exposes, including the clock and reset ports of its clock domains, which are
+    not members of the signature."""
+    start = text.index(f"\nmodule \\{top}\n")
+    body = text[start:text.index("\nend\n", start)]
+    found = []
+    for line in body.splitlines():
+        match = _RTLIL_PORT.match(line)
+        if match:
+            width, direction, index, name = match.groups()
+            found.append((int(index), {"name": name, "direction": direction,
+                                       "width": int(width or 1)}))
+    return [port for _, port in sorted(found, key=lambda item: item[0])]
+
+
+def _clock_ports(rtlil_text: str, top, name: str) -> list[dict]:
+    """The ports of module ``name``, the component ``top`` converted to ``rtlil_text``, that
+    are not members of its signature: the clocks and resets of its clock domains (``clk`` and
+    ``rst`` for ``sync``), which a core inside the measurement harness shares with it."""
+    members = {p["name"] for p in _ports(top)}
+    return [p for p in rtlil_top_ports(rtlil_text, name) if p["name"] not in members]
+
+
+def supported(component, fam: "archs.Family") -> dict:
+    """What the built ``component`` of family ``fam`` takes, for its manifest: the key sizes
+    and directions the verify stage checks it in (:func:`aesdse.verify.blocks.core_directions`:
+    a key-size parameter narrows the family's sizes; a core without a ``decrypt`` field only
+    encrypts), the modes it applies (its signature's; a block cipher without a ``mode`` field
+    is ECB) and the facts of its signature (:class:`archs.interface.CoreSignature`).
+
+    The family's own lists (``archs.Family.key_sizes`` ...) say what some of its points take,
+    not what this one does: a 192-bit ``gcm_unrolled`` takes one key size, not three."""
+    sig = component.signature
+    if fam.kind != "cipher":
+        # A standalone S-box (archs.sbox_standalone): no key; SubBytes or InvSubBytes as its
+        # table says (what the verify stage checks), both with a decrypt input.
+        inverse = tuple(component.table) == tuple(INV_SBOX)
+        both = "decrypt" in sig.members
+        directions = ["encrypt", "decrypt"] if both else ["decrypt" if inverse else "encrypt"]
+        return {"key_sizes": [], "directions": directions, "modes": []}
+    key_sizes, directions = core_directions(component, fam.key_sizes, fam.directions)
+    return {"key_sizes": list(key_sizes), "directions": list(directions),
+            "modes": list(sig.modes or ("ecb",)), "blocks_in_flight": sig.blocks_in_flight,
+            "blocks_per_transfer": sig.blocks_per_transfer, "port_width": sig.port_width,
+            "measure_key_bits": sig.measure_key_bits}
 
 
 def logic_sbox_count(component) -> int:
@@ -157,22 +229,22 @@ def generate(point: DesignPoint, target: str | None = None) -> Design:
         text = convert_deterministic(top, point.top_name)
     except Exception as e:  # elaboration errors come in every kind; the point records the text
         raise GenerateError(f"{point.label}: elaboration failed: {type(e).__name__}: {e}") from e
+    clocks = _clock_ports(text, top, point.top_name)
     manifest = {
         "arch": point.arch,
         "params": point.params_dict,
         "top": point.top_name,
         "target": target,
         "kind": fam.kind,
-        "ports": ports,
-        "key_sizes": list(fam.key_sizes),
-        "directions": list(fam.directions),
-        "modes": list(fam.modes),
+        "ports": ports + clocks,
+        **supported(component, fam),
         "byte_order": BYTE_ORDER,
         "resources": getattr(component, "resources", None),
         "logic_sboxes": logic_sbox_count(component),
         "clock_multipliers": dict(component.signature.clock_multipliers),
     }
     if harness is not None:
+        harness["ports"] += clocks
         manifest["harness"] = harness
     return Design(point.top_name, text, hashlib.sha256(text.encode()).hexdigest(), manifest,
                   harness_rtlil)

@@ -54,7 +54,8 @@ class Family:
     doc : str
         One-line description with the paper it follows.
     key_sizes, directions, modes : tuple
-        What the core supports, for the manifest.
+        What the family's cores support; a point's parameters may narrow them (``key_bits``),
+        and its manifest states the built core's (:func:`aesdse.generate.supported`).
     module : str or None
         The module defining the family, for its generator fingerprint.
     wrappers : tuple of str

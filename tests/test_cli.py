@@ -102,8 +102,11 @@ def test_generate_writes_deterministic_verilog_and_manifest(tmp_path):
     assert manifest["arch"] == "iterative"
     assert manifest["params"] == {"sbox": "lut", "sbox_stages": 0}
     assert manifest["key_sizes"] == [128] and manifest["directions"] == ["encrypt"]
-    assert {"name": "i__payload", "direction": "input", "width": 128} in manifest["ports"]
-    assert {"name": "o__ready", "direction": "input", "width": 1} in manifest["ports"]
+    ports = {p["name"]: p for p in manifest["ports"]}
+    assert ports["i__payload"] == {"name": "i__payload", "direction": "input", "width": 128,
+                                   "fields": [{"name": "data", "offset": 0, "width": 128}]}
+    assert ports["o__ready"] == {"name": "o__ready", "direction": "input", "width": 1}
+    assert ports["clk"] == {"name": "clk", "direction": "input", "width": 1}
     assert manifest["byte_order"].startswith("big-endian")
 
 

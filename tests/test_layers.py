@@ -39,8 +39,10 @@ ALLOWED = {
     "aesdse.experiment": {"aesdse.experiment", "aesdse.spec", "aesdse.flow", "aesdse.fingerprint",
                           "aesdse", "archs", "aesdse.verify"},
     "aesdse.fingerprint": {"aesdse.fingerprint", "aesdse.flow.tools", "aesdse.store", "archs"},
+    # The manifest states the key sizes and directions the verify stage checks a core in
+    # (aesdse.verify.blocks.core_directions), not a second reading of the signature.
     "aesdse.generate": {"aesdse.generate", "aesdse.experiment", "aesdse.spec", "aesdse.flow",
-                        "archs"},
+                        "archs", "aesdse.verify.blocks"},
     "aesdse.metrics": {"aesdse.metrics", "aesdse.flow", "aesdse.spec"},
     "aesdse.engine": {"aesdse.engine", "aesdse.spec", "aesdse.flow", "aesdse.verify",
                       "aesdse.store", "aesdse.experiment", "aesdse.generate",

@@ -47,7 +47,7 @@ import json
 import statistics
 from dataclasses import dataclass, fields, replace
 
-from ..flow.families import FAMILIES as DEVICE_FAMILIES, family_of, part_of
+from ..flow.families import FAMILIES as DEVICE_FAMILIES, family_of, lut_count_of, part_of
 from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..spec.schema import Target
 from ..store.database import Row
@@ -93,7 +93,10 @@ GROUP_BY = ("family",)
 #: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs); ``family`` is the
 #: device family of the target (``ecp5``, ``ice40``, ``asic``; None if unknown), ``area`` the
 #: row's area in that family's own unit and ``area_unit`` that unit's column header
-#: (``Slices``, ``Logic cells``, ``GE``: :func:`area_of_row`).
+#: (``Slices``, ``Logic cells``, ``GE``: :func:`area_of_row`); ``lut_count`` the row's LUTs of
+#: its fabric's size and ``lut_inputs`` that size (4, or 6 for a LUT6 fabric, whose count is
+#: never in ``luts`` nor in ``mbps_per_lut``; both None without LUTs:
+#: :func:`aesdse.flow.families.lut_count_of`).
 JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason", "luts", "ffs",
              "brams", "carries", "slices", "fmax_mhz", "fmax_raw_mhz", "fmax_capped",
              "fmax_by_clock", "latency_cycles", "cycles_per_block", "throughput_mbps",
@@ -102,7 +105,7 @@ JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason"
              "artifacts", "details", "seeds", "keys", "fmax_stat", "fmax_min_mhz",
              "fmax_max_mhz", "fmax_search", "stale", "older_rows", "family", "area",
              "area_unit", "seed_count", "fmax_ci_low_mhz", "fmax_ci_high_mhz",
-             "fmax_ci_coverage", "fmax_noise")
+             "fmax_ci_coverage", "fmax_noise", "lut_count", "lut_inputs")
 
 FORMATS = ("markdown", "csv", "latex", "json")
 
@@ -729,7 +732,9 @@ def _json_objects(entries, failures, ctx: _Context) -> list:
 
     def family_keys(row):
         area, unit = area_of_row(row)
-        return {"family": family_of_row(row), "area": area, "area_unit": unit}
+        count, inputs = lut_count_of(row) or (None, None)
+        return {"family": family_of_row(row), "area": area, "area_unit": unit,
+                "lut_count": count, "lut_inputs": inputs}
 
     noise = _noise(entries) if entries and entries[0].fmax_stat != "all" else {}
     for i, e in enumerate(entries):

@@ -16,7 +16,9 @@ What :func:`load` refuses, each as a :class:`YamlError` with the line:
 - aliases and anchors altogether unless ``aliases=True`` (experiment files have no use for them;
   the published tables share architecture descriptions through them);
 - keys that are lists or mappings (``? [a, b]: 1``) and merge keys (``<<:``);
-- duplicate keys.
+- duplicate keys;
+- a value its explicit tag does not take (``!!int abc``, ``!!bool maybe``), naming the tag and
+  the value; a syntax error shows its line (``!!binary ***``).
 
 Mappings load as :class:`LineDict` and sequences as :class:`LineList`, which remember the line of
 the node, of each key and of each item. Messages never show a whole value: :func:`show` clips
@@ -114,6 +116,41 @@ class _Loader(yaml.SafeLoader):
         return size
 
 
+    def construct_object(self, node, deep=False):
+        # A tag's constructor fails on a value it does not take in whatever way it fails
+        # (`!!int abc`: ValueError, `!!bool maybe`: KeyError, `!!timestamp x`: AttributeError):
+        # each becomes a YamlError at the value's line, naming the tag and the value.
+        try:
+            return super().construct_object(node, deep=deep)
+        except (YamlError, yaml.YAMLError):
+            raise
+        except Exception as e:
+            raise YamlError(node.start_mark.line + 1, _bad_tagged_value(node, e)) from None
+
+
+#: The YAML tags of the safe loader, as :func:`_bad_tagged_value` names them.
+_TAG_NAMES = {"bool": "a boolean (true or false)", "int": "an integer", "float": "a number",
+              "timestamp": "a date or time (YYYY-MM-DD, ISO 8601)",
+              "binary": "base64 data", "null": "null", "str": "a string", "set": "a set",
+              "omap": "an ordered mapping", "pairs": "a list of pairs", "seq": "a list",
+              "map": "a mapping"}
+_YAML_TAG = "tag:yaml.org,2002:"
+
+
+def _bad_tagged_value(node, error: Exception) -> str:
+    """Why ``node``, whose tag's constructor raised ``error``, has no value: the tag as written
+    (``!!int``), the value and what the tag takes."""
+    short = node.tag[len(_YAML_TAG):] if node.tag.startswith(_YAML_TAG) else None
+    tag = f"!!{short}" if short is not None else f"!<{node.tag}>"
+    if isinstance(node, yaml.ScalarNode):
+        value = show(node.value)
+    else:
+        value = "a list" if isinstance(node, yaml.SequenceNode) else "a mapping"
+    wanted = _TAG_NAMES.get(short, "a value of that tag")
+    reason = f" ({clip(error, 80)})" if isinstance(error, ValueError) and str(error) else ""
+    return f"{tag} {value} is not {wanted}{reason}"
+
+
 def _construct_mapping(loader, node):
     result = LineDict()
     result.line = node.start_mark.line + 1
@@ -176,11 +213,20 @@ def load(data, *, aliases: bool = False, max_depth: int = 50, max_nodes: int = 1
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else 1
         what = e.problem or e.context or "invalid YAML"
-        raise YamlError(line, f"YAML syntax error: {clip(what, 120)}") from None
+        raise YamlError(line, f"YAML syntax error: {clip(what, 120)}{_source(data, line)}") \
+            from None
     except yaml.YAMLError as e:
         raise YamlError(1, f"YAML error: {clip(str(e), 120)}") from None
     finally:
         loader.dispose()
+
+
+def _source(text: str, line: int) -> str:
+    """`` in: <line>`` for a message about line ``line`` of ``text`` (the tag and value a
+    syntax error is in, as in ``!!binary ***``), or nothing for a blank line."""
+    lines = text.split("\n")
+    shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return f" in {clip(shown, 60)!r}" if shown else ""
 
 
 #: Characters YAML counts as line breaks but editors do not: inside a value they would shift every

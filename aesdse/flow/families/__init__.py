@@ -30,7 +30,7 @@ __all__ = [
     "FAMILIES", "DEVICES", "PACKAGES", "SPEEDS", "SLICE_CONVENTIONS", "SLICES_PER_BRAM_KBIT",
     "AREA_MEASURES", "family_info", "driver_of", "family_of", "part_of", "fits", "speed_limits",
     "nextpnr_device", "cap_fmax", "bram_slice_equivalents", "slice_equivalents", "slices", "area",
-    "row_area",
+    "row_area", "lut_count_of",
 ]
 
 #: Modules of this package that are not drivers.
@@ -309,6 +309,25 @@ def row_area(row, measure: str, rate: float | None = None) -> float | None:
         return None
     return area(measure, device_family=part.family if part else None, luts=row.luts,
                 ffs=row.ffs, brams=row.brams or 0, rate=rate)
+
+
+def lut_count_of(row) -> tuple[int, int] | None:
+    """``(LUT count, LUT inputs)`` of a stored row (:class:`aesdse.store.database.Row`), in its
+    fabric's own LUT size, or None for a row without one (an asic estimate, a failed run).
+
+    The ``luts`` column holds LUT4 only: a LUT6 fabric's count (the Xilinx Virtex-5 and later
+    estimates) is in ``details[details_key]["lut_count"]``, never in that column, and is given
+    here with its 6 inputs, so a reader gets every row's LUTs without mixing the two sizes."""
+    part = part_of(row.target or "")
+    driver = FAMILIES.get(part.family) if part else None
+    convention = driver.convention if driver is not None else None
+    if convention is None:
+        return None
+    if convention.lut_inputs == 4 and row.luts is not None:
+        return int(row.luts), 4
+    details = ((row.details or {}).get(driver.details_key) or {}) if driver.details_key else {}
+    count = details.get("lut_count")
+    return (int(count), convention.lut_inputs) if count is not None else None
 
 
 discover()
