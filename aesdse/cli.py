@@ -192,11 +192,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
     except (ToolNotFound, StoreError) as e:
         raise click.ClickException(str(e)) from None
     except sqlite3.OperationalError as e:
-        from .store.database import write_problem
-        if write_problem(e) is None:
-            raise
-        raise click.ClickException(f"{db_path}: {write_problem(e)}; finished points are "
-                                   f"stored; run the same command to resume") from None
+        raise _database_fault(e, db_path) from None
     except (RuntimeError, OSError) as e:
         if executor == "local":
             raise
@@ -206,8 +202,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
                    err=True)
         sys.exit(130)
     failures = [{"arch": r.arch, "params": r.params, "freq_mhz": r.freq_mhz, "seed": r.seed,
-                 "status": r.status,
-                 "reason": (r.reason or "").splitlines()[0] if r.reason else None,
+                 "status": r.status, "reason": (r.reason or "\n").splitlines()[0] or None,
                  "artifacts": r.artifacts} for r in summary.failed]
     if as_json:
         click.echo(json.dumps({"experiment": exp.name, "points": summary.total,
@@ -233,6 +228,17 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
             click.echo(f"  ERROR (not stored, retried next time): {e}")
         _verification_lines(summary)
     sys.exit(1 if failures or summary.errors else 0)
+
+
+def _database_fault(error: sqlite3.OperationalError, db_path) -> click.ClickException:
+    """A sweep's database that could not be written (locked, full, read-only) as one line;
+    any other SQLite error is re-raised (a bug)."""
+    from .store.database import write_problem
+    problem = write_problem(error)
+    if problem is None:
+        raise error
+    return click.ClickException(f"{db_path}: {problem}; finished points are stored; run the "
+                                f"same command to resume")
 
 
 def _verification_lines(summary) -> None:

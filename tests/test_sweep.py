@@ -325,7 +325,8 @@ def test_kill_and_resume(tmp_path, fake_tools):
         if (freq, seed) not in finished:
             assert (freq, seed) in redone or "pnr" in (hits or "")
     for _, _, _, artifacts, _ in rows:
-        assert ".tmp-" not in artifacts and (Path(artifacts) / "report.json").exists()
+        # Stored relative to the database's directory.
+        assert ".tmp-" not in artifacts and (tmp_path / artifacts / "report.json").exists()
     assert _tmp_dirs(results) == []  # the killed sweep's leftovers were removed
     assert _integrity(db) == "ok"
 
@@ -349,7 +350,7 @@ def test_two_concurrent_sweeps_share_a_database(tmp_path, fake_tools):
         keys = [k for (k,) in c.execute("SELECT key FROM points")]
         artifacts = [a for (a,) in c.execute("SELECT artifacts FROM points")]
     assert len(keys) == len(set(keys)) == 6
-    assert all((Path(a) / "report.json").exists() for a in artifacts)
+    assert all((tmp_path / a / "report.json").exists() for a in artifacts)
     assert _integrity(db) == "ok"
     # Claims: no point ran twice, so no flow was doubled: one synthesis of the shared design,
     # one nextpnr run per point, together.

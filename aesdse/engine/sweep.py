@@ -345,6 +345,15 @@ class SweepRecorder:
         self.progress.stored_meanwhile(row)
 
 
+def _release(store: Store, owner: str) -> None:
+    """Drop this sweep's claims; when the database cannot be written (locked, full) they stay,
+    and the next sweep takes them over (their process has ended)."""
+    try:
+        store.release(owner)
+    except sqlite3.Error:
+        pass
+
+
 #: File, in the results directory, of finished rows that could not be stored in the database.
 UNSAVED_FILE = "unsaved-rows.jsonl"
 
@@ -561,10 +570,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
             progress.cached_points(plan.cached)
             scheduler.run()
     finally:
-        try:
-            store.release(owner)
-        except sqlite3.Error:
-            pass  # a claim of a process that has ended is taken over by the next sweep
+        _release(store, owner)
         summary.rerun = sorted(ex.rerun)
     summary.seconds = time.perf_counter() - start
     return summary
