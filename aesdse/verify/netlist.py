@@ -106,7 +106,14 @@ CELL_MODELS = {
         "SB_SPRAM256KA": "its model in +/ice40/cells_sim.v is read with EQUIV defined, which "
                          "leaves out its memory"}),
     "asic": CellModels(()),
+    "gowin": CellModels(("+/gowin/cells_sim.v",)),
+    "nexus": CellModels(("+/nexus/cells_sim.v",)),
+    "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",)),
+    "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
+    "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
 }
+for _name in ("spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"):
+    CELL_MODELS[_name] = CellModels(("+/xilinx/cells_sim.v",))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
 WRAPPED_CORE = "top.core"
@@ -183,6 +190,18 @@ def wrapper_rtlil(wrapper) -> str:
     return "".join(line for chunk in chunks if "module \\top\n" in chunk for line in chunk)
 
 
+#: Yosys's ``hierarchy -check`` error for a cell whose type no model file defines.
+_MISSING_MODULE = re.compile(r"Module `\\?([^']+)' referenced in module .* is not part of "
+                             r"the design")
+
+
+def _read_log(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
 def _cell_types(netlist_path: Path) -> set:
     """Cell types used by the modules of a JSON netlist that are not black boxes."""
     modules = json.loads(netlist_path.read_text()).get("modules", {})
@@ -232,6 +251,12 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
         raise NetlistUnsupported(f"yosys ran past {timeout_s:g} s reading the netlist with the "
                                  f"{where}")
     if not run.ok:
+        missing = _MISSING_MODULE.findall(_read_log(workdir / _LOG))
+        if missing:
+            raise NetlistUnsupported(
+                f"cells without a simulation model in the {where}: "
+                + ", ".join(sorted(set(missing))) + " (Yosys ships no model of "
+                f"{'them' if len(set(missing)) > 1 else 'it'}, at most a black box)")
         raise NetlistUnsupported(f"yosys failed (exit status {run.returncode}) reading the "
                                  f"netlist with the {where}:\n{run.log_tail()}")
     text = (workdir / _OUTPUT).read_text()
