@@ -26,6 +26,9 @@ from aesdse.verify.script import play_amaranth
 
 SBOX = {"sbox": "lut", "sbox_stages": 0, "direction": "encrypt"}
 #: Every family with models added by issue 45 (ECP5, iCE40: tests/test_verify_netlist.py).
+#: Family -> the block RAM its synthesis maps the S-box table to, which Yosys ships only as a
+#: black box: that netlist is refused naming the cell (a row's "not checked" reason).
+UNMODELLED = {"spartan2": "RAMB4_S8", "machxo2": "DP8KC", "machxo3": "DP8KC"}
 FAMILIES = ("gowin", "nexus", "machxo2", "machxo3", "gatemate") + tuple(d.name for d in XILINX)
 
 
@@ -88,6 +91,11 @@ def test_family_netlist_plays_like_the_rtl(family, rtl, tmp_path_factory, model_
     _compiler_or_skip()
     script, expected, _ = rtl
     work = _netlist(tmp_path_factory, family)
+    if family in UNMODELLED:
+        with pytest.raises(NetlistUnsupported, match=f"family {family}: {UNMODELLED[family]} "
+                                                     f"\\(Yosys ships no model"):
+            _play(work, family, rtl, model_cache)
+        return
     playback = _play(work, family, rtl, model_cache)
     assert first_difference(script, expected, playback) is None
     assert playback == expected

@@ -94,8 +94,7 @@ class CellModels:
 
 
 #: Device family -> its :class:`CellModels`; no files for a netlist of Yosys internal gates
-#: (``asic``: ``synth`` without a cell library). Families not listed have no models that aesdse
-#: has checked to simulate under CXXRTL.
+#: (``asic``: ``synth`` without a cell library).
 CELL_MODELS = {
     # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
     "ecp5": CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",)),
@@ -106,14 +105,20 @@ CELL_MODELS = {
         "SB_SPRAM256KA": "its model in +/ice40/cells_sim.v is read with EQUIV defined, which "
                          "leaves out its memory"}),
     "asic": CellModels(()),
+    # Issue 45: the models of every other family, as Yosys 0.70 ships them; each reads with
+    # read_verilog -overwrite, no defines (the Lattice files include common_sim.vh and
+    # ccu2d_sim.vh from their own directory). Block RAMs they define only as black boxes (Gowin
+    # SP/SDP/DP, Nexus and MachXO2/3 block RAM, Xilinx RAMB4/RAMB16/RAMB8BWER/Virtex-5 RAMB*)
+    # are refused by name (netlist_rtlil).
     "gowin": CellModels(("+/gowin/cells_sim.v",)),
     "nexus": CellModels(("+/nexus/cells_sim.v",)),
     "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",)),
     "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
     "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
 }
-for _name in ("spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"):
-    CELL_MODELS[_name] = CellModels(("+/xilinx/cells_sim.v",))
+#: One model file for every ``synth_xilinx -family`` fabric (aesdse.flow.families.xilinx).
+CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",))) for name in (
+    "spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
 WRAPPED_CORE = "top.core"
