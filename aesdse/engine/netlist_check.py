@@ -74,8 +74,9 @@ into files compiled two at a time), and its model plays the script 20-50 times f
 about 15 s of Yosys and 194 s to build, under the load above.
 
 A point whose netlist cannot be simulated keeps its numbers and records why ("not checked"): a
-family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`: gowin, machxo2, nexus,
-gatemate, the Xilinx estimates), a core the script builder does not cover yet
+family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`), an estimate family
+(the Xilinx fabrics, whose models are listed but whose netlist the estimate does not keep), a
+core the script builder does not cover yet
 (:class:`aesdse.verify.script.ScriptUnsupported`), cells without a model, no C++ compiler, or
 the stage turned off (``aesdse sweep --no-netlist-verify``, or ``AESDSE_NETLIST_VERIFY=0`` in
 the environment, the default of that flag). The ``asic`` estimate maps to the cells of

@@ -95,8 +95,7 @@ class CellModels:
 
 
 #: Device family -> its :class:`CellModels`; no files for a netlist of Yosys internal gates
-#: (``asic``: ``synth`` without a cell library). Families not listed have no models that aesdse
-#: has checked to simulate under CXXRTL.
+#: (``asic``: ``synth`` without a cell library).
 CELL_MODELS = {
     # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
     "ecp5": CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",)),
@@ -107,7 +106,20 @@ CELL_MODELS = {
         "SB_SPRAM256KA": "its model in +/ice40/cells_sim.v is read with EQUIV defined, which "
                          "leaves out its memory"}),
     "asic": CellModels(()),
+    # Issue 45: the models of every other family, as Yosys 0.70 ships them; each reads with
+    # read_verilog -overwrite, no defines (the Lattice files include common_sim.vh and
+    # ccu2d_sim.vh from their own directory). Block RAMs they define only as black boxes (Gowin
+    # SP/SDP/DP, Nexus and MachXO2/3 block RAM, Xilinx RAMB4/RAMB16/RAMB8BWER/Virtex-5 RAMB*)
+    # are refused by name (netlist_rtlil).
+    "gowin": CellModels(("+/gowin/cells_sim.v",)),
+    "nexus": CellModels(("+/nexus/cells_sim.v",)),
+    "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",)),
+    "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
+    "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
 }
+#: One model file for every ``synth_xilinx -family`` fabric (aesdse.flow.families.xilinx).
+CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",))) for name in (
+    "spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
 WRAPPED_CORE = "top.core"
@@ -190,6 +202,18 @@ def wrapper_rtlil(wrapper) -> str:
     return "".join(line for chunk in chunks if "module \\top\n" in chunk for line in chunk)
 
 
+#: Yosys's ``hierarchy -check`` error for a cell whose type no model file defines.
+_MISSING_MODULE = re.compile(r"Module `\\?([^']+)' referenced in module .* is not part of "
+                             r"the design")
+
+
+def _read_log(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
 def _cell_types(netlist_path: Path) -> set:
     """Cell types used by the modules of a JSON netlist that are not black boxes."""
     modules = json.loads(netlist_path.read_text()).get("modules", {})
@@ -242,6 +266,12 @@ def netlist_rtlil(netlist_file: str, top: str, family: str, workdir: Path,
         raise NetlistToolCrashed(f"{exit_reason('yosys', run)} (reading the netlist with the "
                                  f"{where}):\n{run.log_tail()}")
     if not run.ok:
+        missing = _MISSING_MODULE.findall(_read_log(workdir / _LOG))
+        if missing:
+            raise NetlistUnsupported(
+                f"cells without a simulation model in the {where}: "
+                + ", ".join(sorted(set(missing))) + " (Yosys ships no model of "
+                f"{'them' if len(set(missing)) > 1 else 'it'}, at most a black box)")
         raise NetlistUnsupported(f"yosys failed (exit status {run.returncode}) reading the "
                                  f"netlist with the {where}:\n{run.log_tail()}")
     text = (workdir / _OUTPUT).read_text()
