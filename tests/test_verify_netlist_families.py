@@ -155,3 +155,28 @@ def test_a_cell_without_a_model_is_named(tmp_path):
                        match=r"xilinx/cells_sim\.v of family virtex2pro: RAMB16_S9 \(Yosys "
                              r"ships no model"):
         netlist_rtlil("netlist.json", "top", "virtex2pro", tmp_path)
+
+
+@pytest.mark.parametrize("family, verdict", [("gowin", "not checked"), ("virtex7", "not checked"),
+                                             ("ecp5", None), ("ice40", None)])
+def test_a_model_past_its_limit_fails_only_where_the_models_are_proven(monkeypatch, family,
+                                                                       verdict):
+    # A netlist model that runs past its time limit fails the point on ECP5 and iCE40, whose
+    # models play sequential netlists in the tests; on the families added in issue 45 (proven on
+    # combinational netlists only) it is no verdict on the design, and the row says why.
+    from aesdse.engine import netlist_check
+    from aesdse.verify.cxxrtl import PlayError
+
+    def past_limit(*args, **kwargs):
+        raise PlayError("the model ran past its time limit of 600 s")
+    monkeypatch.setattr(netlist_check, "play_netlist", past_limit)
+    options = netlist_options("verilator")
+    if verdict is None:
+        with pytest.raises(PlayError, match="time limit"):
+            netlist_check._play_verdict("m", None, None, family, options, {}, {})
+        return
+    got = netlist_check._play_verdict("m", None, None, family, options, {}, {})
+    assert got["verdict"] == verdict and got["reason"] == (
+        f"the model ran past its time limit of 600 s: the {family} cell models are proven by "
+        f"aesdse's tests on combinational netlists only")
+    assert not CELL_MODELS[family].proven and CELL_MODELS["ecp5"].proven

@@ -83,11 +83,17 @@ class CellModels:
     shipped : tuple of str
         Model files in :data:`MODELS_DIR`, read after ``files`` (also with ``-overwrite``:
         they replace black boxes ``files`` define).
+    proven : bool
+        Whether aesdse's tests play sequential netlists (flip-flops, distributed RAM) of this
+        family through these models. Where they do not (yet: only combinational netlists of the
+        families added in issue 45), a model that runs past its time limit is no verdict on the
+        design: the row says "not checked" and why, instead of failing the point.
     """
     files: tuple
     defines: tuple = ()
     left_out: dict = field(default_factory=dict)
     shipped: tuple = ()
+    proven: bool = True
 
     def names(self) -> list:
         """The model files in the order they are read, for messages."""
@@ -111,14 +117,17 @@ CELL_MODELS = {
     # ccu2d_sim.vh from their own directory). Block RAMs they define only as black boxes (Gowin
     # SP/SDP/DP, Nexus and MachXO2/3 block RAM, Xilinx RAMB4/RAMB16/RAMB8BWER/Virtex-5 RAMB*)
     # are refused by name (netlist_rtlil).
-    "gowin": CellModels(("+/gowin/cells_sim.v",)),
-    "nexus": CellModels(("+/nexus/cells_sim.v",)),
-    "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",)),
-    "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
-    "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
+    # Their models play the S-box netlists of the tests; a compact core's netlist ran past 60 s
+    # on every one of them (under heavy load; ECP5 and iCE40 take seconds), not yet explained:
+    # not proven.
+    "gowin": CellModels(("+/gowin/cells_sim.v",), proven=False),
+    "nexus": CellModels(("+/nexus/cells_sim.v",), proven=False),
+    "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",), proven=False),
+    "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",), proven=False),
+    "gatemate": CellModels(("+/gatemate/cells_sim.v",), proven=False),
 }
 #: One model file for every ``synth_xilinx -family`` fabric (aesdse.flow.families.xilinx).
-CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",))) for name in (
+CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",), proven=False)) for name in (
     "spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
