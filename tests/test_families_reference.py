@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from aesdse.flow.tools import ToolRun
 from aesdse.flow import nextpnr, yosys
 from aesdse.flow.nextpnr import flow_args
 from aesdse.flow.yosys import SynthOptions
@@ -62,8 +63,8 @@ def _capture(monkeypatch, module, calls):
         calls.append(list(args))
         # A failed run (aesdse.flow.tools.ToolRun's fields that are read); its log is never
         # written, which reads as empty.
-        return SimpleNamespace(timed_out=False, ok=False, returncode=1, seconds=0.0,
-                               log_path=Path(workdir) / log, log_tail=lambda: "")
+        return ToolRun(returncode=1, seconds=0.0, log_path=Path(workdir) / log,
+                       timed_out=False)
     monkeypatch.setattr(module, "run_tool", run_tool)
     monkeypatch.setattr(module, "find_tool", lambda name: SimpleNamespace(version=name))
 

@@ -419,3 +419,16 @@ def test_fuzzed_import_lines_are_stored_or_refused_never_a_traceback(tmp_path):
     for command in (["report"], ["db", "list", "--all"], ["db", "export"]):
         outcome = CliRunner().invoke(main, command + ["--db", str(tmp_path / "db.sqlite")])
         assert outcome.exit_code == 0 and outcome.exception is None, outcome.exc_info
+
+
+def test_artifacts_given_relative_to_the_working_directory_are_stored_relative_to_the_database(
+        tmp_path, monkeypatch):
+    # `aesdse sweep` with the default --results-dir results passes relative paths.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "runs" / "k1").mkdir(parents=True)
+    with Store("results/aesdse.sqlite") as store:
+        store.put(Row(**{k: v for k, v in _good("k1", artifacts="results/runs/k1").items()
+                         if k != "pnr_runs"}))
+        assert store.get("k1").artifacts == str(tmp_path / "results" / "runs" / "k1")
+    with sqlite3.connect(tmp_path / "results" / "aesdse.sqlite") as sql:
+        assert sql.execute("SELECT artifacts FROM points").fetchone()[0] == "runs/k1"

@@ -409,14 +409,16 @@ class Store:
         return self._transaction()
 
     def relative_artifacts(self, artifacts: str | None) -> str | None:
-        """``artifacts`` relative to the database's directory (:attr:`home`) when it lies inside
-        it, as stored; other paths unchanged."""
-        if not artifacts or self.home is None or not Path(artifacts).is_absolute():
+        """``artifacts`` (absolute, or relative to the working directory) relative to the
+        database's directory (:attr:`home`) when it lies inside it, as stored; other paths
+        unchanged."""
+        if not artifacts or self.home is None:
             return artifacts
+        path = Path(artifacts).resolve()
         try:
-            return Path(artifacts).resolve().relative_to(self.home).as_posix()
+            return path.relative_to(self.home).as_posix()
         except ValueError:
-            return artifacts
+            return str(path)
 
     def artifacts_path(self, stored: str | None) -> str | None:
         """A stored ``artifacts`` value as a path to use: relative ones are taken from the
@@ -434,12 +436,14 @@ class Store:
     def __exit__(self, *exc):
         self.close()
 
-    def _column_values(self, row: Row) -> dict:
-        """The row's columns as SQL values (JSON columns as text, artifacts relative to
-        :attr:`home` when inside it); ``created_at`` only when set (otherwise the database
-        stamps it)."""
+    def _column_values(self, row: Row, *, made_here: bool = True) -> dict:
+        """The row's columns as SQL values (JSON columns as text; the artifacts of a row
+        ``made_here`` relative to :attr:`home` when inside it, an imported row's as they are:
+        relative to the database already); ``created_at`` only when set (otherwise the
+        database stamps it)."""
         values = row.as_dict()
-        values["artifacts"] = self.relative_artifacts(values["artifacts"])
+        if made_here:
+            values["artifacts"] = self.relative_artifacts(values["artifacts"])
         if values["created_at"] is None:
             values.pop("created_at")
         for name in _JSON:
@@ -475,7 +479,7 @@ class Store:
         ``created_at`` included, with its Fmax-search ``runs``, in one transaction; False, and
         nothing changed, when its key is already stored (unless ``replace_stored``: an
         unreadable stored row is replaced so)."""
-        values = self._column_values(row)
+        values = self._column_values(row, made_here=False)
         columns = ", ".join(values)
         marks = ", ".join(f":{c}" for c in values)
         verb = "REPLACE" if replace_stored else "IGNORE"

@@ -97,12 +97,18 @@ def row_record(row: Row, runs=None, *, store: Store | None = None,
                           for run in runs or ()]
     if not host_paths:
         record["host"] = None
-        relative = store.relative_artifacts(row.artifacts) if store else row.artifacts
-        record["artifacts"] = relative if _plain_relative(relative) else None
+        record["artifacts"] = _portable(store, row.artifacts)
         for run in record["pnr_runs"]:
-            relative = store.relative_artifacts(run["report_path"]) if store else None
-            run["report_path"] = relative if _plain_relative(relative) else None
+            run["report_path"] = _portable(store, run["report_path"])
     return record
+
+
+def _portable(store: Store | None, path: str | None) -> str | None:
+    """``path`` as an exported row may carry it: relative to ``store``'s directory (a relative
+    path is that already), or None when it names a place elsewhere."""
+    if path and Path(path).is_absolute() and store is not None:
+        path = store.relative_artifacts(path)
+    return path if _plain_relative(path) else None
 
 
 def export_rows(store: Store, path, rows, *, host_paths: bool = False) -> int:
