@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from aesdse.cli import main
-from aesdse.store import database
+from aesdse.store import where
 from aesdse.store.database import Row, Store, WhereError
 from aesdse.store.exchange import ExchangeError, export_rows, import_rows, read_rows
 from aesdse.store.places import PlaceError, export_file, own_artifact_dir
@@ -204,14 +204,14 @@ def test_a_runaway_where_stops_at_its_limit(tmp_path, monkeypatch):
         store.put(Row(**{k: v for k, v in _good("k1").items() if k != "pnr_runs"}))
     forever = ("key IN (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
                "SELECT x FROM c)")
-    monkeypatch.setattr(database, "WHERE_LIMIT_STEPS", 2_000_000)
+    monkeypatch.setattr(where, "WHERE_LIMIT_STEPS", 2_000_000)
     with Store(db, readonly=True) as store:
         with pytest.raises(WhereError, match=r"stopped after 2,000,000 SQLite steps \(the "
                                              r"limit\); write a simpler condition"):
             store.select_keys(forever)
         assert store.select_keys("luts > 1") == {"k1"}  # the handler is gone afterwards
-    monkeypatch.setattr(database, "WHERE_LIMIT_STEPS", 10**12)
-    monkeypatch.setattr(database, "WHERE_LIMIT_S", 0.3)
+    monkeypatch.setattr(where, "WHERE_LIMIT_STEPS", 10**12)
+    monkeypatch.setattr(where, "WHERE_LIMIT_S", 0.3)
     with Store(db, readonly=True) as store:
         with pytest.raises(WhereError, match=r"stopped after 0\.3 s \(the limit\)"):
             store.select_keys(forever)

@@ -41,8 +41,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote
 
-from ..spec.schema import CONFIG_IGNORED_FLOW, IDENTIFIER, config_key
+from ..spec.schema import CONFIG_IGNORED_FLOW, config_key
+from .errors import StoreError, StoreUnavailable, WhereError, open_problem, write_problem, why
 from .rowcheck import RowError, check_record
+from .where import object_sql, select_keys
 
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
            "StoreUnavailable", "BUSY_TIMEOUT_S", "LOCK_WAIT_S", "write_problem",
@@ -146,52 +148,9 @@ CLAIM_STALE_S = 600.0
 BUSY_TIMEOUT_S = 60.0
 
 
-class StoreError(Exception):
-    """The database cannot be opened or read (missing, not SQLite, newer schema)."""
-
-
-class StoreUnavailable(StoreError):
-    """A finished row could not be stored (the database stayed locked, its disk is full, it
-    became read-only); the message says where the row was kept instead."""
-
-
 #: Seconds a sweep keeps trying to store a finished row while another process holds the
 #: database's write lock, before it keeps the row in a file and stops.
 LOCK_WAIT_S = 600.0
-
-
-def write_problem(error: sqlite3.Error) -> str | None:
-    """What a failed write says about the database (locked, full, read-only, I/O), or None
-    for an error that is not about the database's place (a bug: let it raise)."""
-    text = str(error)
-    for marker in ("locked", "busy", "full", "readonly", "read-only", "disk I/O", "unable to open"):
-        if marker in text:
-            return _open_problem(error)
-    return None
-
-
-def _why(error: BaseException) -> str:
-    return getattr(error, "strerror", None) or str(error)
-
-
-def _open_problem(error: sqlite3.Error) -> str:
-    """What an SQLite error on opening a database says about it, in words: the file is not a
-    database only when SQLite says so; a lock, a full disk, read-only media or missing
-    permissions are named as such."""
-    text = str(error)
-    if "not a database" in text or "malformed" in text:
-        return f"not an aesdse results database ({text})"
-    if "locked" in text or "busy" in text:
-        return f"locked by another process for more than {BUSY_TIMEOUT_S:g} s ({text})"
-    if "full" in text:
-        return f"the disk is full ({text})"
-    if "readonly" in text or "read-only" in text:
-        return f"read-only: cannot be written here ({text})"
-    return f"cannot be opened ({text}); check the file's permissions and its file system"
-
-
-class WhereError(StoreError):
-    """A ``--where`` condition is not a valid read-only condition on the points."""
 
 
 @dataclass
@@ -296,7 +255,7 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
-            raise StoreError(f"{self.path}: cannot open for writing ({_why(e)})") from None
+            raise StoreError(f"{self.path}: cannot open for writing ({why(e)})") from None
         if self.path.is_file() and not os.access(self.path.parent, os.W_OK):
             self._db.close()
             raise StoreError(f"{self.path}: read-only file system or directory; a sweep must "
@@ -309,7 +268,7 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise StoreError(f"{self.path}: {_open_problem(e)}") from None
+            raise StoreError(f"{self.path}: {open_problem(e)}") from None
         except StoreError:
             self._db.close()
             raise
@@ -335,7 +294,7 @@ class Store:
                 retry = isinstance(e, sqlite3.OperationalError) and (
                     "unable to open" in str(e) or "readonly" in str(e))
                 if suffix or not retry:
-                    raise StoreError(f"{self.path}: {_open_problem(e)}") from None
+                    raise StoreError(f"{self.path}: {open_problem(e)}") from None
             except StoreError:
                 db.close()
                 raise
@@ -570,10 +529,10 @@ class Store:
         """Names usable in a :meth:`select_keys` condition -> what each is."""
         names = {r[1]: "column" for r in self._db.execute("PRAGMA table_info(points)")}
         for (name,) in self._db.execute(
-                f"SELECT DISTINCT j.key FROM points, json_each({_object_sql('params')}) AS j"):
+                f"SELECT DISTINCT j.key FROM points, json_each({object_sql('params')}) AS j"):
             names.setdefault(name, "parameter")
         for (name,) in self._db.execute(
-                f"SELECT DISTINCT j.key FROM points, json_each({_object_sql('flow')}) AS j"):
+                f"SELECT DISTINCT j.key FROM points, json_each({object_sql('flow')}) AS j"):
             names.setdefault(f"flow_{name}", "flow option")
         return names
 
@@ -593,32 +552,7 @@ class Store:
         WhereError
             With SQLite's message and the names that can be used.
         """
-        _check_condition(condition)
-        names = self.columns()
-        # Only identifiers become columns (an imported row is checked so, but a database file
-        # may come from anywhere): a name is never pasted into SQL otherwise.
-        extra = [f"json_extract({_object_sql('params')}, '$.{n}') AS \"{n}\""
-                 for n, kind in names.items() if kind == "parameter" and IDENTIFIER.fullmatch(n)]
-        extra += [f"json_extract({_object_sql('flow')}, '$.{n[5:]}') AS \"{n}\""
-                  for n, kind in names.items()
-                  if kind == "flow option" and IDENTIFIER.fullmatch(n[5:])]
-        view = "SELECT points.*" + "".join(f", {e}" for e in extra) + " FROM points"
-        sql = f"SELECT key FROM ({view}) AS points WHERE ({condition})"
-        self._db.set_authorizer(_read_only_authorizer)
-        budget = _QueryBudget(WHERE_LIMIT_S, WHERE_LIMIT_STEPS)
-        self._db.set_progress_handler(budget, _QueryBudget.EVERY)
-        try:
-            return {r[0] for r in self._db.execute(sql) if isinstance(r[0], str)}
-        except sqlite3.Error as e:
-            if budget.exceeded:
-                raise WhereError(f"--where {_clip(condition)!r}: {budget.exceeded}; write a "
-                                 f"simpler condition") from None
-            known = ", ".join(sorted(n for n in names if IDENTIFIER.fullmatch(n)))
-            raise WhereError(f"--where {_clip(condition)!r}: {e}; names you can use: "
-                             f"{known}") from None
-        finally:
-            self._db.set_authorizer(None)
-            self._db.set_progress_handler(None, 0)
+        return select_keys(self._db, condition, self.columns())
 
     def get(self, key: str) -> Row | None:
         """The row ``key``; None when it is not stored or is unreadable (then named in
@@ -722,41 +656,6 @@ def _claim_alive(held) -> bool:
     return time.time() - held["heartbeat"] < CLAIM_STALE_S
 
 
-#: Limits of one ``--where`` query: seconds, and SQLite virtual-machine steps (a recursive CTE
-#: or a cross join of the table with itself would otherwise run for ever).
-WHERE_LIMIT_S = 20.0
-WHERE_LIMIT_STEPS = 200_000_000
-
-
-class _QueryBudget:
-    """SQLite progress handler that interrupts a query past its time or step limit
-    (:attr:`exceeded` then says which)."""
-    EVERY = 10_000  # steps between calls
-
-    def __init__(self, seconds: float, steps: int):
-        self.deadline = time.monotonic() + seconds
-        self.seconds, self.calls_left = seconds, steps // self.EVERY
-        self.exceeded = ""
-
-    def __call__(self) -> int:
-        self.calls_left -= 1
-        if self.calls_left < 0:
-            self.exceeded = f"stopped after {WHERE_LIMIT_STEPS:,} SQLite steps (the limit)"
-        elif time.monotonic() > self.deadline:
-            self.exceeded = f"stopped after {self.seconds:g} s (the limit)"
-        return 1 if self.exceeded else 0
-
-
-_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION}
-
-
-def _object_sql(column: str) -> str:
-    """SQL for ``column`` as a JSON object, ``'{}'`` where a damaged row holds anything else (so
-    one such row does not stop a query over all of them; readers name it unreadable)."""
-    return (f"(CASE WHEN json_valid({column}) THEN (CASE WHEN json_type({column}) = 'object' "
-            f"THEN {column} ELSE '{{}}' END) ELSE '{{}}' END)")
-
-
 def _parses(text) -> bool:
     try:
         json.loads(text) if text is not None else None
@@ -765,41 +664,5 @@ def _parses(text) -> bool:
     return True
 
 
-def _read_only_authorizer(action, *args):
-    # SQLITE_RECURSIVE (33) comes with CTEs; everything that is not reading is refused.
-    return sqlite3.SQLITE_OK if action in _READ_ACTIONS or action == 33 else sqlite3.SQLITE_DENY
-
-
 def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _check_condition(condition: str) -> None:
-    """Refuse a condition that could reach outside its parentheses: unbalanced parentheses,
-    statement separators or comments outside string literals."""
-    depth, quote = 0, None
-    i = 0
-    while i < len(condition):
-        c = condition[i]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                raise WhereError(f"--where {_clip(condition)!r}: unbalanced ')'")
-        elif c == ";":
-            raise WhereError(f"--where {_clip(condition)!r}: one condition only, no ';'")
-        elif condition.startswith("--", i) or condition.startswith("/*", i):
-            raise WhereError(f"--where {_clip(condition)!r}: comments are not allowed")
-        i += 1
-    if quote:
-        raise WhereError(f"--where {_clip(condition)!r}: unterminated string")
-    if depth:
-        raise WhereError(f"--where {_clip(condition)!r}: unbalanced '('")
-    if not condition.strip():
-        raise WhereError("--where: empty condition")
