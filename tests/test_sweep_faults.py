@@ -185,3 +185,23 @@ def test_unwritable_outputs_are_one_line(tmp_path, fixture_db):
     generated = CliRunner().invoke(main, ["generate", "sbox", "-o", "/proc/out"])
     assert generated.exit_code == 1 and "cannot write" in generated.output, generated.output
     assert not os.path.exists("/proc/report.md")
+
+
+def test_an_immutable_database_is_reported_on_and_a_sweep_says_it_is_read_only(tmp_path,
+                                                                                fake_tools):
+    yaml, db, results = _yaml(tmp_path / "x.yaml"), tmp_path / "db.sqlite", tmp_path / "results"
+    assert _sweep(yaml, db, results).exit_code == 0
+    try:
+        subprocess.run(["chattr", "+i", str(db)], check=True, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        pytest.skip(f"needs chattr on a file system with the immutable flag (root): {e}")
+    try:
+        report = CliRunner().invoke(main, ["report", "--db", str(db)])
+        assert report.exit_code == 0 and "LFE5U-85F" in report.output, report.output
+        swept = _sweep(yaml, db, results, "--force")
+        last = swept.output.splitlines()[-1]
+        assert swept.exit_code == 1 and last.startswith(
+            f"Error: {db}: read-only: cannot be written here (attempt to write a readonly "
+            f"database)"), swept.output
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=False)
