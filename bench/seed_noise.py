@@ -13,7 +13,9 @@ per seed; leave it out with ``--points sbox,compact``). Rows go to their own dat
 ``results/seed_noise.sqlite``), so the shipped reference results are untouched; a point already
 measured there is not run again.
 
-Runs the real Yosys and nextpnr. Not part of the test suite.
+Runs the real Yosys and nextpnr. Not part of the test suite. The rows it stored are shipped as
+``results/reference/seed_noise_*.jsonl`` (``aesdse db export --db results/seed_noise.sqlite
+--by-experiment results/reference``): the records table decides those classes on 16 seeds.
 
     python bench/seed_noise.py                          # all three points, seeds 1..16
     python bench/seed_noise.py --points sbox --seeds 2  # the smallest, to try it out
