@@ -396,7 +396,8 @@ def test_fuzzed_import_lines_are_stored_or_refused_never_a_traceback(tmp_path):
     import random
     rng = random.Random(45)
     values = [None, "", "x", -1, 0, 2**70, 1.5, float("inf"), True, [], [1], {}, {"a": {}},
-              {'q"': 1}, "../..", "/abs", "a" * 200, "\x00", {"a": [[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]}]
+              {'q"': 1}, "../..", "/abs", "a" * 200, "\x00",
+              {"a": json.loads("[" * 19 + "]" * 19)}]
     columns = list(_good()) + ["surprise"]
     lines = []
     for n in range(400):

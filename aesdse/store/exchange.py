@@ -181,10 +181,10 @@ def _parse_line(text: str) -> tuple[Row, list]:
     runs = record.pop("pnr_runs", None) or []
     unknown = sorted(set(record) - set(COLUMNS))
     if unknown:
-        raise ValueError(f"unknown column{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(u if IDENTIFIER.fullmatch(u) else _clip(repr(u), 40) for u in unknown[:5])}"
-                         f" (exported by "
-                         f"a newer aesdse?)")
+        names = ", ".join(u if IDENTIFIER.fullmatch(u) else _clip(repr(u), 40)
+                          for u in unknown[:5])
+        raise ValueError(f"unknown column{'s' if len(unknown) > 1 else ''} {names} (exported "
+                         f"by a newer aesdse?)")
     if not isinstance(runs, list):
         raise ValueError("pnr_runs must be a list of objects")
     record = {name: record.get(name) for name in COLUMNS}
