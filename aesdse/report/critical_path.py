@@ -15,14 +15,13 @@ import json
 
 from ..flow.critical_path import CriticalPath
 from ..store.database import Row
+from .kinds import CRITICAL_PATH_FORMATS
 from .table import (column_header, label, number, param_value, row_order, show_value,
                     varying_params)
 
 __all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "describe_paths",
            "render_critical_paths", "crossing_of"]
 
-#: Output formats of the critical-path report.
-CRITICAL_PATH_FORMATS = ("markdown", "json")
 
 #: What the report says for an ``ok`` row without stored paths.
 NOT_STORED = ("critical path not stored: the row was made before aesdse recorded critical paths; "

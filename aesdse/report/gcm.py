@@ -34,6 +34,7 @@ import json
 
 from ..flow.families import FAMILIES as DEVICE_FAMILIES
 from ..store.database import Row
+from .kinds import GCM_FORMATS
 from .table import (FMAX_STATS, aggregate, column_header, family_of_row, label, latex_escape,
                     number, param_value, show_value, varying_params)
 
@@ -46,8 +47,6 @@ GCM_ARCHS = ("gcm_iterative", "gcm_unrolled", "gcm_compact")
 #: The submodule name of the GHASH accumulator in :class:`archs.gcm.GCMCore`.
 GHASH_INSTANCE = "ghash"
 
-#: Output formats of the GCM table.
-GCM_FORMATS = ("markdown", "csv", "latex", "json")
 
 #: (header, key) of the columns after the varying parameters.
 _COLUMNS = (("Target", "target"), ("LUT4", "luts"), ("FF", "ffs"), ("BRAM", "brams"),

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from ..flow.families import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
 from ..store.database import Row
+from .kinds import PLOT_AREAS, PLOT_KINDS, PLOT_METRICS
 from .table import (RUN_FLOW_KEYS, param_value, show_value, aggregate, area_of_row, family_of_row,
                     varying_params)
 
@@ -50,22 +51,8 @@ __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
            "published_points", "pareto_figure", "sweep_figure", "bars_figure",
            "families_figure", "family_bars", "gcm_figure", "save", "plot", "PlotError"]
 
-KINDS = ("pareto", "sweep", "bars", "families", "gcm")
-
-#: Area measures: name -> axis label.
-AREAS = {
-    "luts": "Area (LUT4)",
-    "slices": "Area (logic slices; ECP5 slice = 2 LUT4 + 2 FF)",
-    "slice-eq": "Area (slice-equivalents, block RAM included)",
-}
-
-#: Metrics a sweep can plot: Row attribute -> axis label.
-METRICS = {
-    "luts": "LUT4", "ffs": "FF", "brams": "BRAM (18 Kb)", "slices": "Slices",
-    "fmax_mhz": "Fmax (MHz)", "latency_cycles": "Latency (cycles)",
-    "cycles_per_block": "Cycles/block", "throughput_mbps": "Throughput (Mbit/s)",
-    "mbps_per_lut": "Mbit/s per LUT4", "mbps_per_slice": "Mbit/s per slice",
-}
+#: The figures, area measures and sweep metrics (declared in :mod:`aesdse.report.kinds`).
+KINDS, AREAS, METRICS = PLOT_KINDS, PLOT_AREAS, PLOT_METRICS
 
 #: The fixed style of every figure: one paper column, 7 pt text (8 pt titles), DejaVu Sans (ships
 #: with matplotlib, so the output does not depend on the fonts of the machine).

@@ -52,6 +52,7 @@ from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..spec.schema import Target
 from ..store.database import Row
 from . import stats
+from .kinds import FMAX_STATS, FORMATS, GROUP_BY
 
 __all__ = ["COLUMNS", "ASIC_COLUMNS", "JSON_KEYS", "FORMATS", "FMAX_STATS", "GROUP_BY", "TableLine",
            "aggregate", "render", "varying_params", "label", "number", "family_of_row",
@@ -77,8 +78,6 @@ COLUMNS = (
 #: ``details["asic"]`` (:mod:`aesdse.flow.asic`; the asic driver's ``extra_columns``).
 ASIC_COLUMNS = DEVICE_FAMILIES["asic"].extra_columns
 
-#: How ``render`` can split a table.
-GROUP_BY = ("family",)
 
 #: Keys of every JSON object (machine-readable output is stable for scripts). ``seed`` and
 #: ``key`` are those of the representative row; ``seeds`` and ``keys`` list every aggregated one;
@@ -107,10 +106,6 @@ JSON_KEYS = ("key", "experiment", "arch", "params", "target", "status", "reason"
              "area_unit", "seed_count", "fmax_ci_low_mhz", "fmax_ci_high_mhz",
              "fmax_ci_coverage", "fmax_noise", "lut_count", "lut_inputs")
 
-FORMATS = ("markdown", "csv", "latex", "json")
-
-#: How rows that differ only by seed become one line.
-FMAX_STATS = ("median", "best", "min", "all")
 
 #: Flow options that are not design-space axes (they never make two designs differ).
 #: Flow keys that differ from run to run of one design (seed, target frequency, tool time
