@@ -24,6 +24,7 @@ editing a primitive changes every family that imports it.
 import ast
 import hashlib
 import json
+import os
 from functools import lru_cache
 from importlib import metadata
 from importlib.util import find_spec
@@ -56,9 +57,41 @@ def _module_path(name: str) -> Path | None:
     return Path(spec.origin)
 
 
+def _memo_dir() -> Path:
+    """Where :func:`_imports` keeps what it read: ``$XDG_CACHE_HOME/aesdse/imports`` (default
+    ``~/.cache``). Entries are named by the digest of a module's name and source, so an edit
+    never finds an old entry; a directory that cannot be written only costs the parse."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "aesdse" / "imports"
+
+
 def _imports(name: str, path: Path) -> set[str]:
-    """Names of the ``archs`` modules that module ``name`` imports (absolute, resolved)."""
-    tree = ast.parse(read_source(path))
+    """Names of the ``archs`` modules that module ``name`` imports (absolute, resolved).
+
+    Parsing every source of a family is most of the time a cached re-run of a sweep takes, so
+    the answer is kept by the digest of the module's name and source (:func:`_memo_dir`)."""
+    source = read_source(path)
+    memo = _memo_dir() / (hashlib.sha256(name.encode() + b"\0" + source).hexdigest() + ".json")
+    try:
+        found = json.loads(memo.read_text())
+        if isinstance(found, list) and all(isinstance(n, str) for n in found):
+            return set(found)
+    except (OSError, ValueError):
+        pass
+    found = _parse_imports(name, path, source)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        part = memo.with_suffix(f".{os.getpid()}.tmp")
+        part.write_text(json.dumps(sorted(found)))
+        os.replace(part, memo)
+    except OSError:
+        pass
+    return found
+
+
+def _parse_imports(name: str, path: Path, source: bytes) -> set[str]:
+    """:func:`_imports`, read from the ``source`` of module ``name`` at ``path``."""
+    tree = ast.parse(source)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
     for node in ast.walk(tree):
