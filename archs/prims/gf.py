@@ -41,14 +41,15 @@ def mul(a: int, b: int) -> int:
 
 
 def _build_inverse_table() -> tuple[int, ...]:
-    # a^254 = a^-1 for a != 0; inv(0) = 0 by the AES convention (FIPS-197 section 5.1.1).
-    table = [0] * 256
-    for a in range(1, 256):
-        r = 1
-        for _ in range(254):
-            r = mul(r, a)
-        table[a] = r
-    return tuple(table)
+    # The powers of the generator x + 1 (0x03) run through every non-zero element, so
+    # a = 3^k has the inverse 3^(255 - k); inv(0) = 0 by the AES convention (FIPS-197 section
+    # 5.1.1). (Raising each a to a^254 gives the same table in 250 times the multiplications:
+    # most of the time `import archs` took.)
+    powers = [1] * 255
+    for k in range(1, 255):
+        powers[k] = mul(powers[k - 1], 3)
+    log = {a: k for k, a in enumerate(powers)}
+    return (0,) + tuple(powers[(255 - log[a]) % 255] for a in range(1, 256))
 
 
 _INVERSE = _build_inverse_table()
