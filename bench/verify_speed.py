@@ -88,7 +88,7 @@ The driver already speaks the CXXRTL harness's text protocol, so
    flow uses (as :meth:`VerilatorConfig.build` does).
 2. ``verilator_bin --cc --x-assign 0 --x-initial 0 -Wno-fatal -Wno-lint -Wno-style --top-module
    top`` (the ELF binary, not the ``bin/verilator`` Perl wrapper, so neither Perl nor make is
-   needed), then the compiler of :func:`aesdse.verify.cxxrtl.find_compiler` on the generated
+   needed), then the compiler of :func:`aesdse.verify.compiler.find_compiler` on the generated
    ``.cpp`` files, grouped into a few translation units (``*Slow.cpp`` at ``-O0``, the rest and
    the driver's design side at ``-O1``; two at a time), linked with the driver and with
    Verilator's runtime library, both compiled once per compiler and flags into cached entries,

@@ -139,3 +139,84 @@ def private_imports() -> list[str]:
 
 def test_no_private_name_is_imported_across_modules():
     assert private_imports() == []
+
+
+def import_graph() -> dict:
+    """Module -> the aesdse and archs modules it imports (lazy imports included), each import
+    resolved to the module that defines it (``from archs.prims import gf`` is archs.prims.gf,
+    ``from aesdse.verify.cxxrtl import X`` is aesdse.verify.cxxrtl)."""
+    modules = {_module_name(p): p for p in SOURCES}
+    graph = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+def cycles(graph: dict) -> list:
+    """The import cycles of ``graph``: its strongly connected components of more than one
+    module (Tarjan's algorithm, iterative), each sorted."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(sorted(component))
+    return out
+
+
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_sees_a_cycle():
+    # The verify cycle of issue 46 (backends -> cxxrtl -> script -> blocks -> vectors ->
+    # backends), and a module alone or a chain is none.
+    graph = {"backends": {"cxxrtl"}, "cxxrtl": {"script"}, "script": {"blocks", "vectors"},
+             "blocks": {"vectors"}, "vectors": {"backends"}, "spec": set(), "a": {"spec"}}
+    assert cycles(graph) == [["backends", "blocks", "cxxrtl", "script", "vectors"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []

@@ -14,6 +14,7 @@ import functools
 import os
 
 from ..spec.schema import VERIFY_BACKENDS, VerifyOptions
+from .compiler import CompileError, find_compiler, verilator_root
 
 __all__ = ["BACKEND_ENV", "resolved_backend", "plays_compiled", "resolved_options"]
 
@@ -41,8 +42,6 @@ def resolved_backend(backend: str) -> str:
 def _verilator_found(cxx: str | None, path: str | None) -> bool:
     """Verilator and a C++ compiler are found (cached per ``AESDSE_CXX`` and ``PATH``: a point
     of an experiment asks, and there may be thousands)."""
-    from .cxxrtl import CompileError, find_compiler   # here: cxxrtl imports the scripts
-    from .verilator import verilator_root
     try:
         verilator_root()
         find_compiler()

