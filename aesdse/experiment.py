@@ -188,13 +188,6 @@ class Experiment:
     path: str
     points: tuple
 
-    @property
-    def varying(self) -> list[str]:
-        """Parameter names whose value differs between points (the leading report columns)."""
-        names = sorted({k for p in self.points for k, _ in p.params})
-        return [n for n in names
-                if len({repr(p.params_dict.get(n)) for p in self.points}) > 1]
-
 
 # --- validation -------------------------------------------------------------------------------
 

@@ -49,11 +49,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["STAGES", "CACHE_FORMAT", "CacheEntry", "StageCache", "stage_key", "file_digest",
+__all__ = ["CACHE_FORMAT", "CacheEntry", "StageCache", "stage_key", "file_digest",
            "owner_tag"]
-
-#: Cached stages, in flow order.
-STAGES = ("design", "synth", "netlist", "pnr")
 
 #: Bumped when what an entry holds, or how a stage is run, changes.
 CACHE_FORMAT = 2

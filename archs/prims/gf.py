@@ -12,7 +12,7 @@ from amaranth.hdl import Const, Value
 
 __all__ = [
     "AES_POLY", "xtime", "mul", "inv", "affine", "inv_affine",
-    "SBOX", "INV_SBOX", "RCON", "sbox", "inv_sbox",
+    "SBOX", "INV_SBOX", "RCON", "sbox",
     "xtime_value", "mul_const_value",
     "int_bits", "bits_int", "affine_parts", "apply_affine", "gf2_matrix_inverse", "anf",
     "apply_anf",
@@ -83,11 +83,6 @@ INV_SBOX = tuple(inv(inv_affine(a)) for a in range(256))
 def sbox(a: int) -> int:
     """SubBytes on one byte."""
     return SBOX[a]
-
-
-def inv_sbox(a: int) -> int:
-    """InvSubBytes on one byte."""
-    return INV_SBOX[a]
 
 
 def _build_rcon() -> tuple[int, ...]:
