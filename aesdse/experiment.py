@@ -236,17 +236,50 @@ def _choice(mapping, key, value, index, choices):
     return value
 
 
+def _flat_params(params, fam: archs.Family, line) -> LineDict:
+    """An entry's ``params`` with its groups (``keys: {key_schedule: ..., ...}``,
+    :data:`archs.presets.GROUPS`) flattened to parameter names; each name keeps its line."""
+    check_keys(params, [p.name for p in fam.params] + list(fam.groups), f"params of {fam.name}",
+               line)
+    flat = LineDict()
+    flat.line, flat.key_lines = params.line, {}
+    for key, value in params.items():
+        if key not in fam.groups:
+            members = [(key, value, line_of(params, key))]
+        else:
+            if not isinstance(value, dict):
+                raise YamlError(line_of(params, key),
+                                f"{key}: a group of {fam.name}'s parameters, given as a mapping "
+                                f"of {allowed(fam.groups[key])}; not {kind(value)}")
+            check_keys(value, fam.groups[key], f"the {key} group of {fam.name}",
+                       line_of(params, key))
+            members = [(name, v, line_of(value, name)) for name, v in value.items()]
+        for name, v, at in members:
+            if name in flat:
+                raise YamlError(at, f"{name}: given twice (a parameter is given once, by its "
+                                    f"name or in its group {fam.group_of(name)})")
+            flat[name] = v
+            flat.key_lines[name] = at
+    return flat
+
+
 def _param_columns(entry, fam: archs.Family, line):
-    """Per parameter, the list of (name, value) pairs the grid takes."""
+    """Per parameter, the list of (name, value) pairs the grid takes: the entry's ``params``
+    (groups flattened), else its ``preset``'s value, else the default."""
     params = entry.get("params", LineDict())
     if params is None:
         params = LineDict()
-    check_keys(params, [p.name for p in fam.params], f"params of {fam.name}",
-                line_of(entry, "params") if "params" in entry else line)
+    params = _flat_params(params, fam, line_of(entry, "params") if "params" in entry else line)
+    base = fam.defaults()
+    if "preset" in entry:
+        base = fam.preset(_choice(entry, "preset", entry["preset"], 0, sorted(fam.presets))) \
+            if fam.presets else None
+        if base is None:
+            raise YamlError(line_of(entry, "preset"), f"preset: {fam.name} has no presets")
     grid = []
     for p in fam.params:
         if p.name not in params:
-            grid.append([(p.name, p.default)])
+            grid.append([(p.name, base[p.name])])
             continue
         values = _as_list(params[p.name])
         if not values:
@@ -473,7 +506,7 @@ def _parse(doc, path) -> Experiment:
     grids, total = [], 0
     for n, entry in enumerate(entries):
         entry_line = item_line(doc, "architectures", n)
-        check_keys(entry, ("arch", "params"), "an architectures entry", entry_line)
+        check_keys(entry, ("arch", "preset", "params"), "an architectures entry", entry_line)
         if "arch" not in entry:
             raise YamlError(line_of(entry),
                             f"missing key 'arch'; allowed: {allowed(archs.FAMILIES)}")
@@ -529,12 +562,17 @@ def load_experiment(path) -> Experiment:
     return parse_experiment(data, str(path))
 
 
-def make_point(arch: str, params: dict | None = None, **kwargs) -> DesignPoint:
+def make_point(arch: str, params: dict | None = None, *, preset: str | None = None,
+               **kwargs) -> DesignPoint:
     """A single design point with validated parameters (defaults filled in), for the CLI and
-    tests: ``make_point("iterative", {"sbox": "lut"})``. The values are checked as in an
+    tests: ``make_point("iterative", {"sbox": "lut"})``; ``preset``: the family's preset
+    (:data:`archs.presets.PRESETS`) that ``params`` override. The values are checked as in an
     experiment file (``1`` is not ``true``), and so is the combination."""
     fam = archs.family(arch)
-    merged = fam.defaults()
+    try:
+        merged = fam.preset(preset) if preset is not None else fam.defaults()
+    except ValueError as e:
+        raise ExperimentError(str(e)) from None
     for name, value in (params or {}).items():
         try:
             p = fam.param(name)

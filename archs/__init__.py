@@ -12,7 +12,8 @@ pairing takes and the GHASH parameters (:data:`archs.gcm.GHASH_PARAMS`). They ar
 cores with the ``"gcm"`` mode, verified on GCM messages (:mod:`aesdse.verify.blocks`).
 """
 
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .buffered import Buffered
@@ -23,12 +24,13 @@ from .lanes import (LANE_HAND_OUT_PARAM, LANE_KEYS, LANE_KEYS_PARAM, Lanes, Para
                     check_lane_hand_out, check_lane_keys)
 from .multimode import Multimode
 from .params import Param
+from .presets import GROUPS, PRESETS, Preset
 from .prims.keyschedule import ROUNDS
 from .sbox_standalone import StandaloneSBox
 from .tbox import TBox
 from .unrolled import Unrolled
 
-__all__ = ["Param", "Family", "FAMILIES", "family", "LANE_KEYS"]
+__all__ = ["Param", "Preset", "Family", "FAMILIES", "family", "LANE_KEYS"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class Family:
     #: values the family cannot build, without building anything; None: every combination works.
     check: Callable[..., Any] | None = None
     wrappers: tuple = ()
+    groups: dict = field(default_factory=dict)
+    presets: dict = field(default_factory=dict)
 
     def point_params(self, pairs) -> tuple:
         """The ``(name, value)`` pairs a design point records, sorted: ``pairs`` without the
@@ -112,6 +116,68 @@ class Family:
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
+
+    def group_of(self, name: str) -> str | None:
+        """The group (:data:`archs.presets.GROUPS`) parameter ``name`` is in, or None."""
+        for group, members in self.groups.items():
+            if name in members:
+                return group
+        return None
+
+    def preset(self, name: str) -> dict:
+        """The parameters of preset ``name`` (:data:`archs.presets.PRESETS`), defaults filled
+        in; ``ValueError`` names the family's presets."""
+        try:
+            return {**self.defaults(), **self.presets[name].params}
+        except KeyError:
+            raise ValueError(f"{self.name} has no preset {name!r}; presets: "
+                             f"{', '.join(sorted(self.presets)) or 'none'}") from None
+
+    def sample(self, rng, start: dict | None = None, passes: int = 3) -> dict:
+        """A random valid parameter dict (complete).
+
+        Uniform draws of every parameter are almost never valid for a family whose
+        parameters depend on each other (none of 3,000 of the unrolled core's are), so this
+        walks from a valid point instead: ``start`` (default: the defaults, or with an even
+        chance a random preset), then ``passes`` times over the parameters in a random order,
+        each set to a random value that the family's ``check`` accepts together with the
+        others (the current value always is). Every point it returns can be built; which
+        points it reaches depends on the walk, not on a uniform measure over the valid set.
+        ``rng``: a :class:`random.Random`."""
+        if start is None:
+            names = sorted(self.presets)
+            start = self.preset(rng.choice(names)) if names and rng.random() < 0.5 \
+                else self.defaults()
+        values = dict(start)
+        problem = self.check_params(values)
+        if problem:
+            raise ValueError(f"{self.name}: the start of the walk is not valid: {problem}")
+        for _ in range(passes):
+            order = [p for p in self.params]
+            rng.shuffle(order)
+            for p in order:
+                choices = list(p.choices)
+                rng.shuffle(choices)
+                for value in choices:
+                    trial = {**values, p.name: value}
+                    if value == values[p.name] or self.check_params(trial) is None:
+                        values = trial
+                        break
+        return values
+
+    def valid_points(self, limit: int = 100_000) -> list[dict]:
+        """Every valid parameter dict of the family, in grid order; ``ValueError`` when the
+        grid of all allowed values has more than ``limit`` points (then :meth:`sample`)."""
+        size = 1
+        for p in self.params:
+            size *= len(p.choices)
+        if size > limit:
+            raise ValueError(f"{self.name}: {size:,} combinations of allowed values, more than "
+                             f"{limit:,}: sample them (Family.sample)")
+        names = [p.name for p in self.params]
+        points = [dict(zip(names, combo))
+                  for combo in itertools.product(*(p.choices for p in self.params))]
+        return [point for point in points if self.check_params(point) is None]
 
 
 def _builder(core, *, build_only=()):
@@ -291,6 +357,12 @@ FAMILIES = {
         _params(Compact, "datapath_width", "sbox", "sbox_stages", "shared_memory", "mixcolumns"),
         doc=_GCM_DOC.format(cipher="compact (folded datapath, 128-bit port, AES-128)")),
 }
+
+
+# The groups and presets (archs.presets) are names for parameters and designs, not part of how
+# a family builds: they are attached here, outside the entries the fingerprints digest.
+FAMILIES = {name: replace(fam, groups=GROUPS.get(name, {}), presets=PRESETS.get(name, {}))
+            for name, fam in FAMILIES.items()}
 
 
 def family(name: str) -> Family:

@@ -1,6 +1,7 @@
-"""Measure how far nextpnr's Fmax moves with the placer seed alone, on three records points.
+"""Measure how far nextpnr's Fmax moves with the placer seed alone, on records points.
 
-Each point is one configuration of an ``experiments/records/*.yaml`` file (one architecture
+Each point is one configuration of an experiment (``experiments/records/*.yaml``, and
+``experiments/unrolled.yaml`` for the iterative record; one architecture
 entry, list-valued parameters and flow options fixed to the record's value) swept with placer
 seeds 1..N (default 16) and nothing else changed: the same netlist placed and routed N times.
 For each point it prints the median Fmax, the min-max range, the distribution-free 95% interval
@@ -9,7 +10,10 @@ coefficient of variation (sample standard deviation / mean), and with ``--json``
 
 The points: the S-box record (encryption, the smallest: seconds per seed), the compact 8-bit
 record (a minute or so per seed) and the fully pipelined record (~20,000 LUT4: several minutes
-per seed; leave it out with ``--points sbox,compact``). Rows go to their own database (default
+per seed; leave it out with ``--points sbox,compact``). The other records classes whose verdict
+depends on the Fmax (``one_chip``, ``iterative``, ``iterative_logic``, ``tbox_pumped``,
+``multimode``) are points too, measured on 5 seeds (``--seeds 5``) so that the records table
+decides them. Rows go to their own database (default
 ``results/seed_noise.sqlite``), so the shipped reference results are untouched; a point already
 measured there is not run again.
 
@@ -41,23 +45,39 @@ from aesdse.report.stats import seed_spread  # noqa: E402
 from aesdse.report.table import aggregate, label  # noqa: E402
 from aesdse.store.database import Store  # noqa: E402
 
-__all__ = ["POINTS", "point_experiment", "measure", "summarize", "main"]
+__all__ = ["POINTS", "NOISE_POINTS", "point_experiment", "measure", "summarize", "main"]
 
-#: name -> (records experiment, architecture entry index, parameter values fixed, flow fixed).
+#: name -> (experiment under experiments/, architecture entry index, parameter values fixed,
+#: flow fixed). The first three are the 16-seed noise measurement; the others are the records
+#: classes whose verdict depends on the Fmax, measured on 5 seeds so that the records table
+#: decides them (``--points one_chip,iterative,iterative_logic,tbox_pumped,multimode --seeds 5``).
 POINTS = {
-    "sbox": ("1_sbox.yaml", 0, {"direction": "encrypt"}, {}),
-    "compact": ("2_compact.yaml", 1, {}, {}),
-    "pipelined": ("5_pipelined.yaml", 2, {"local_flag_copies": True},
+    "sbox": ("records/1_sbox.yaml", 0, {"direction": "encrypt"}, {}),
+    "compact": ("records/2_compact.yaml", 1, {}, {}),
+    "pipelined": ("records/5_pipelined.yaml", 2, {"local_flag_copies": True},
                   {"placer_timing_weight": 30}),
+    "one_chip": ("records/6_one_chip.yaml", 1, {}, {}),
+    "iterative": ("unrolled.yaml", 0, {"schedule": "split", "sbox": "bram"}, {}),
+    "iterative_logic": ("records/4_iterative_logic.yaml", 4, {}, {"nowidelut": True}),
+    "tbox_pumped": ("records/7_tbox_pumped.yaml", 1, {"interleaved_blocks": 3}, {}),
+    "multimode": ("records/8_multimode.yaml", 3, {}, {}),
 }
+#: The points of the 16-seed noise measurement (the default).
+NOISE_POINTS = ("sbox", "compact", "pipelined")
 
 
 def point_experiment(name: str, seeds: int):
     """The experiment of point ``name`` (:data:`POINTS`) with placer seeds 1..``seeds``."""
     file, index, params, flow = POINTS[name]
-    data = yaml.safe_load((ROOT / "experiments" / "records" / file).read_text())
+    data = yaml.safe_load((ROOT / "experiments" / file).read_text())
     entry = data["architectures"][index]
-    entry["params"] = {**entry["params"], **params}
+    given = dict(entry.get("params") or {})
+    for group, members in list(given.items()):  # a fixed value replaces one in a group
+        if isinstance(members, dict):
+            given[group] = {k: v for k, v in members.items() if k not in params}
+            if not given[group]:
+                del given[group]
+    entry["params"] = {**given, **params}
     data["architectures"] = [entry]
     data["flow"] = {**data["flow"], **flow, "seeds": seeds}
     data["name"] = f"seed_noise_{name}"
@@ -101,8 +121,9 @@ def _line(s: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--points", default=",".join(POINTS),
-                        help=f"comma-separated, of {', '.join(POINTS)} (default: all)")
+    parser.add_argument("--points", default=",".join(NOISE_POINTS),
+                        help=f"comma-separated, of {', '.join(POINTS)} "
+                             f"(default: {','.join(NOISE_POINTS)})")
     parser.add_argument("--seeds", type=int, default=16, help="placer seeds 1..N (default 16)")
     parser.add_argument("--db", type=Path, default=ROOT / "results" / "seed_noise.sqlite")
     parser.add_argument("--results-dir", type=Path, default=ROOT / "results" / "seed_noise")

@@ -42,7 +42,7 @@ def test_keys_are_stable_and_distinct():
     (GOOD.replace("sbox: [lut]", "sbox: [lutt]"),
      "grid.yaml:5: sbox: 'lutt' is not one of: "),
     (GOOD.replace("    params:", "    parms:"),
-     "grid.yaml:4: unknown key 'parms' in an architectures entry; allowed keys: arch, params"),
+     "grid.yaml:4: unknown key 'parms' in an architectures entry; allowed keys: arch, preset, params"),
     (GOOD.replace("arch: iterative", "arch: iterativ"),
      "grid.yaml:3: arch: 'iterativ' is not one of: "),
     (GOOD.replace("  seeds: 2", "  seed: 2"),

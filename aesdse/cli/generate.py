@@ -36,12 +36,15 @@ def _parse_params(values):
 @click.argument("arch", type=LazyChoice(_family_names))
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="Architecture parameter (repeatable); see `aesdse list archs`.")
+@click.option("--preset", metavar="NAME",
+              help="Start from the family's preset NAME (see `aesdse list archs`); --param "
+                   "overrides it.")
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path),
               default=Path("out"), show_default=True, help="Output directory.")
 @click.option("--target", type=click.Choice(["generic", "ecp5"]), default="generic",
               show_default=True,
               help="Netlist flavour: portable, or with ECP5 primitives (e.g. DP16KD).")
-def generate_cmd(arch, params, output, target):
+def generate_cmd(arch, params, preset, output, target):
     """Write the Verilog and JSON manifest of one design point of ARCH.
 
     The top module is named after the design point; output is deterministic. The manifest
@@ -52,12 +55,13 @@ def generate_cmd(arch, params, output, target):
     \b
     Example:
       aesdse generate iterative --param sbox=lut -o out/
+      aesdse generate unrolled --preset record_iterative_logic --param lean_control=false
     """
     from ..experiment import ExperimentError, make_point
     from ..flow.tools import ToolNotFound
     from ..generate import GenerateError, generate, write_verilog
     try:
-        point = make_point(arch, _parse_params(params))
+        point = make_point(arch, _parse_params(params), preset=preset)
         design = generate(point, target=target)
         verilog = write_verilog(design, output)
     except (ExperimentError, GenerateError, ToolNotFound) as e:
