@@ -293,3 +293,76 @@ def test_a_model_past_its_limit_fails_only_where_the_models_are_proven(monkeypat
     assert got["verdict"] == "not checked" and got["reason"] == (
         f"the model ran past its time limit of 600 s: the {family} cell models are proven by "
         f"aesdse's tests on combinational netlists only")
+
+
+# --- the Xilinx estimates keep their netlist, and the sweep checks it -------------------------
+
+
+def test_a_cached_stage_without_a_required_file_runs_again(tmp_path):
+    """A synthesis stage cached before the Xilinx estimate kept its netlist has none: with
+    ``required``, the entry is replaced by a new run; without, it is used as it is."""
+    from aesdse.engine.point import PointRun
+    cache = StageCache(tmp_path / "cache")
+    run = PointRun(tmp_path / "work", cache)
+    run.work.mkdir()
+    cache.put("synth", "k", {"stat.json": "{}"}, {"seconds": 1})
+    calls = []
+
+    def produce():
+        calls.append(1)
+        for name in ("stat.json", "netlist.json"):
+            (run.work / name).write_text("{}")
+        return {"seconds": 2}
+    meta, entry, hit = run.stage("synth", "k", ("stat.json", "netlist.json"), produce)
+    assert hit and meta == {"seconds": 1} and "netlist.json" not in entry and not calls
+    meta, entry, hit = run.stage("synth", "k", ("stat.json", "netlist.json"), produce,
+                                 required=("netlist.json",))
+    assert not hit and meta == {"seconds": 2} and "netlist.json" in entry and calls == [1]
+    assert not cache.rejected            # replaced, not reported as a corrupted entry
+    meta, entry, hit = run.stage("synth", "k", ("stat.json", "netlist.json"), produce,
+                                 required=("netlist.json",))
+    assert hit and meta == {"seconds": 2} and calls == [1]
+
+
+@pytest.mark.flow
+def test_a_xilinx_estimate_row_has_its_netlist_verified(tmp_path, monkeypatch):
+    """A Virtex-II Pro estimate (no place and route) keeps its netlist in the synthesis stage's
+    cache entry and the row says it was verified; a design stage cached when the estimate kept
+    no netlist (its script: "the virtex2pro estimate keeps no netlist") gets its script now."""
+    _compiler_or_skip()
+    from aesdse.engine import point as point_mod
+    from aesdse.engine.netlist_check import OLD_ESTIMATE_REASON, SCRIPT_FILE
+    from aesdse.experiment import make_point
+    from aesdse.flow.tools import tool_versions
+    from aesdse.spec.schema import Target
+    # The netlist's model in the default model cache (built once per machine).
+    monkeypatch.setattr(point_mod, "model_cache_dir", lambda cache: default_cache_dir())
+    point = make_point("sbox", {"sbox": "lut"}, target=Target("xc2vp", None, None))
+    cache_dir = tmp_path / "cache"
+
+    def run(name):
+        row = point_mod.run_point(point, "test", str(tmp_path / name), tool_versions(),
+                                  cache_dir=str(cache_dir), netlist_verify=True)
+        assert row.status == "ok", row.reason
+        return row
+    row = run("first")
+    record = row.details["verification"]
+    assert record["netlist_verified"].startswith(f"yes ({netlist_backend()}, 512 transfers)")
+    assert record["netlist"]["models"] == ["+/xilinx/cells_sim.v"]
+    assert row.slices and row.fmax_mhz is None
+    synth, = (cache_dir / "synth").iterdir()
+    assert (synth / "netlist.json").is_file()          # in the cache, not in the artifacts
+    assert not (tmp_path / "first" / "runs" / row.key / "netlist.json").exists()
+
+    cache = StageCache(cache_dir)
+    key = point_mod.design_key(point)
+    entry = cache.get("design", key)
+    files = {name: (entry.path / name).read_bytes() for name in entry.files
+             if name != SCRIPT_FILE}
+    meta = {**entry.meta, "netlist_script": {
+        "unsupported": OLD_ESTIMATE_REASON.format(family="virtex2pro")}}
+    cache.discard("design", key)
+    cache.put("design", key, files, meta)
+    again = run("again")
+    assert set(again.cache_hits.split(",")) >= {"design", "synth"}
+    assert again.details["verification"]["netlist_verified"] == record["netlist_verified"]
