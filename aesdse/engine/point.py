@@ -72,11 +72,11 @@ from ..store.database import PnrRun, Row
 from ..verify.cxxrtl import CompileError, PlayError, find_compiler
 from ..verify.netlist import NETLIST_MISMATCH
 from ..verify.verify import verify_component
-from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, SCRIPT_FILE, TURNED_OFF,
-                            VERIFICATION_KEY, check_netlist, estimate_unchecked_reason,
-                            OLD_ESTIMATE_REASON, model_cache_dir, netlist_backend, netlist_key,
-                            netlist_summary,
-                            netlist_verify_default, rtl_script, unchecked, verification_record)
+from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, OLD_ESTIMATE_REASON,
+                            SCRIPT_FILE, TURNED_OFF, VERIFICATION_KEY, check_netlist,
+                            estimate_unchecked_reason, model_cache_dir, netlist_backend,
+                            netlist_key, netlist_summary, netlist_verify_default, rtl_script,
+                            unchecked, verification_record)
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
@@ -232,9 +232,9 @@ class PointRun:
             The files copied into ``directory`` on a cache hit (default: all ``files``; large
             ones can be fetched later with :meth:`fetch`).
         required : tuple of str, optional
-            Files a cached entry must hold to be used: an entry stored
-            before the stage kept them (a Xilinx estimate before issue 45 kept no netlist) is
-            discarded and the stage runs again.
+            Files a cached entry must hold to be used: an entry stored before the stage kept
+            them (a Xilinx estimate before issue 45 kept no netlist) is discarded and the stage
+            runs again.
 
         Returns
         -------
