@@ -269,6 +269,21 @@ def test_a_cell_without_a_model_is_named(tmp_path):
         netlist_rtlil("netlist.json", "top", "virtex2pro", tmp_path)
 
 
+def test_a_7_series_block_ram_is_refused_saying_its_model_has_no_behaviour(tmp_path):
+    """RAMB18E1 / RAMB36E1 (the T-box tables on xc7): +/xilinx/cells_sim.v has their ports and
+    timing only; the netlist is refused before Yosys runs, saying so."""
+    netlist = {"creator": "test", "modules": {"top": {
+        "attributes": {}, "ports": {}, "netnames": {},
+        "cells": {"ram": {"type": "RAMB36E1", "parameters": {}, "port_directions": {},
+                          "connections": {}}}}}}
+    (tmp_path / "netlist.json").write_text(json.dumps(netlist))
+    with pytest.raises(NetlistUnsupported, match=r"family virtex7: RAMB36E1: its module in "
+                                                 r"\+/xilinx/cells_sim\.v declares ports, "
+                                                 r"parameters and timing \(specify\) only"):
+        netlist_rtlil("netlist.json", "top", "virtex7", tmp_path)
+    assert not (tmp_path / "netlist_sim.ys").exists()       # refused before Yosys ran
+
+
 @pytest.mark.parametrize("family, proven", [("gowin", False), ("virtex7", True),
                                             ("ecp5", True)])
 def test_a_model_past_its_limit_fails_only_where_the_models_are_proven(monkeypatch, family,

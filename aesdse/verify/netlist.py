@@ -131,8 +131,15 @@ CELL_MODELS = {
     "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
     "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
 }
+#: The 7 Series / Virtex-6 block RAMs: +/xilinx/cells_sim.v declares their ports, parameters and
+#: timing (``specify``) only, no behaviour, so a netlist with one is refused before Yosys runs
+#: (the T-box tables on xc7, for example).
+_XILINX_LEFT_OUT = {name: "its module in +/xilinx/cells_sim.v declares ports, parameters and "
+                          "timing (specify) only, no behaviour"
+                    for name in ("RAMB18E1", "RAMB36E1")}
 #: One model file for every ``synth_xilinx -family`` fabric (aesdse.flow.families.xilinx).
-CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",))) for name in (
+CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",), left_out=_XILINX_LEFT_OUT))
+                   for name in (
     "spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
