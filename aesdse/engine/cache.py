@@ -171,6 +171,11 @@ class StageCache:
         _remove(self.entry_path(stage, key))
         return None
 
+    def discard(self, stage: str, key: str) -> None:
+        """Remove the entry ``stage/key`` (sound, but stored before its stage kept a file it
+        now needs; :meth:`aesdse.engine.point.PointRun.stage`): not a rejected one."""
+        _remove(self.entry_path(stage, key))
+
     def put(self, stage: str, key: str, files: dict, meta: dict) -> CacheEntry | None:
         """Store an entry: ``files`` maps entry file name -> source path (copied) or str/bytes
         (written). Returns the entry, or None when the disk refused."""

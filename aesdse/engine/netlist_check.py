@@ -14,8 +14,9 @@ json`` shows them with the row's other details.
 
 The netlist stage
 -----------------
-After synthesis, before place and route, the netlist Yosys wrote is simulated with the family's
-cell models (:mod:`aesdse.verify.netlist`) and plays the verify stage's script; its playback must
+After synthesis, before place and route (the Xilinx estimates, which have none: after their
+synthesis, the netlist kept in its cache entry), the netlist Yosys wrote is simulated with the
+family's cell models (:mod:`aesdse.verify.netlist`) and plays the verify stage's script; its playback must
 equal the RTL's edge for edge (:func:`aesdse.verify.netlist.first_difference`). A difference is
 the row's status ``netlist-mismatch``, its reason the first differing transfer, and the point
 gets no numbers. The script and the RTL's playback of it are made in the design stage
@@ -74,8 +75,7 @@ into files compiled two at a time), and its model plays the script 20-50 times f
 about 15 s of Yosys and 194 s to build, under the load above.
 
 A point whose netlist cannot be simulated keeps its numbers and records why ("not checked"): a
-family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`), an estimate family
-(the Xilinx fabrics, whose models are listed but whose netlist the estimate does not keep), a
+family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`), a
 core the script builder does not cover yet
 (:class:`aesdse.verify.script.ScriptUnsupported`), cells without a model, no C++ compiler, or
 the stage turned off (``aesdse sweep --no-netlist-verify``, or ``AESDSE_NETLIST_VERIFY=0`` in
@@ -120,7 +120,7 @@ __all__ = ["VERIFICATION_KEY", "SCRIPT_FILE", "NETLIST_DIR", "NETLIST_FILES", "C
            "netlist_verify_default", "model_cache_dir", "verification_record", "rtl_script",
            "script_to_json", "script_from_json", "wrapper_from_json", "netlist_key",
            "check_netlist",
-           "netlist_summary", "unchecked", "estimate_unchecked_reason"]
+           "netlist_summary", "unchecked", "estimate_unchecked_reason", "OLD_ESTIMATE_REASON"]
 
 #: Key of the verification record in a row's ``details``.
 VERIFICATION_KEY = "verification"
@@ -195,8 +195,14 @@ def netlist_summary(verdict: dict) -> str:
     return f"{verdict['verdict']}: {verdict['reason']}"
 
 
+#: What a design stage cached by an aesdse before issue 45 recorded as its script for a Xilinx
+#: estimate, whose netlist was not kept then (``{family}``): a script is made now instead.
+OLD_ESTIMATE_REASON = "the {family} estimate keeps no netlist"
+
+
 def estimate_unchecked_reason(family: str) -> str:
-    """Why the netlist of an estimate family (no place and route) is not simulated."""
+    """Why the netlist of an estimate family (no place and route) whose estimate keeps no
+    netlist (``asic``; the Xilinx estimates keep theirs and are checked) is not simulated."""
     if family == "asic":
         return ("the asic estimate maps the design to the cells of aesdse/flow/ge.lib, which "
                 "have no simulation models (aesdse.verify.netlist.CELL_MODELS covers Yosys's "
@@ -205,7 +211,7 @@ def estimate_unchecked_reason(family: str) -> str:
         cell_models(family)
     except NetlistUnsupported as e:
         return str(e)
-    return f"the {family} estimate keeps no netlist"
+    return OLD_ESTIMATE_REASON.format(family=family)
 
 
 # --- the script, made in the design stage ----------------------------------------------------

@@ -72,10 +72,11 @@ from ..store.database import PnrRun, Row
 from ..verify.cxxrtl import CompileError, PlayError, find_compiler
 from ..verify.netlist import NETLIST_MISMATCH
 from ..verify.verify import verify_component
-from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, SCRIPT_FILE, TURNED_OFF,
-                            VERIFICATION_KEY, check_netlist, estimate_unchecked_reason,
-                            model_cache_dir, netlist_backend, netlist_key, netlist_summary,
-                            netlist_verify_default, rtl_script, unchecked, verification_record)
+from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, OLD_ESTIMATE_REASON,
+                            SCRIPT_FILE, TURNED_OFF, VERIFICATION_KEY, check_netlist,
+                            estimate_unchecked_reason, model_cache_dir, netlist_backend,
+                            netlist_key, netlist_summary, netlist_verify_default, rtl_script,
+                            unchecked, verification_record)
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
@@ -216,7 +217,8 @@ class PointRun:
 
     def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
               label: str | None = None, directory: Path | None = None,
-              restore: tuple | None = None) -> tuple[dict, CacheEntry | None, bool]:
+              restore: tuple | None = None,
+              required: tuple = ()) -> tuple[dict, CacheEntry | None, bool]:
         """Take stage ``name`` from the cache, or run it and store it.
 
         Parameters
@@ -229,6 +231,10 @@ class PointRun:
         restore : tuple of str, optional
             The files copied into ``directory`` on a cache hit (default: all ``files``; large
             ones can be fetched later with :meth:`fetch`).
+        required : tuple of str, optional
+            Files a cached entry must hold to be used: an entry stored before the stage kept
+            them (a Xilinx estimate before issue 45 kept no netlist) is discarded and the stage
+            runs again.
 
         Returns
         -------
@@ -246,6 +252,9 @@ class PointRun:
         # Locked: a process needing the same entry meanwhile waits, then hits.
         with self.cache.lock(name, key):
             entry = self.cache.get(name, key)
+            if entry is not None and any(need not in entry for need in required):
+                self.cache.discard(name, key)
+                entry = None
             if entry is not None:
                 for file in (files if restore is None else restore):
                     if file in entry:
@@ -467,15 +476,26 @@ def _verify_netlist(point: DesignPoint, run: PointRun, design: dict, synth: dict
                                             f"RTL: {verdict['reason']}", **known)
 
 
+def _keeps_netlist(family: str) -> bool:
+    """Whether the family's synthesis stage keeps the netlist for the netlist stage: every
+    placed-and-routed family, and an estimate whose driver lists ``netlist.json`` in its
+    :attr:`~aesdse.flow.families.base.FamilyDriver.estimate_files` (the Xilinx fabrics; not
+    ``asic``, whose cells have no simulation models)."""
+    driver = family_info(family)
+    return driver.pnr_tool is not None or "netlist.json" in driver.estimate_files
+
+
 def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
                      known: dict) -> dict:
     """The netlist stage's verdict, from the cache or run (``"cached"`` says which)."""
     script = design.get("netlist_script")
     if not run.netlist_verify:
         return unchecked(TURNED_OFF)
-    if script is None:
-        # A design stage made while the netlist stage was off (or by an older aesdse): the
-        # script is made now, elaborating the core again.
+    if script is None or script.get("unsupported") == OLD_ESTIMATE_REASON.format(
+            family=point.device_family):
+        # A design stage made while the netlist stage was off (or by an older aesdse, e.g. of
+        # a Xilinx estimate before it kept its netlist): the script is made now, elaborating
+        # the core again.
         script = _netlist_script(point, run, bool(design.get("harness_digest")))
         design = {**design, "netlist_script": script}
     if "unsupported" in script:
@@ -646,17 +666,36 @@ def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict)
             raise StageFailed("failed-flow", f"yosys ({driver.name}): {e.reason}",
                               synth_seconds=e.seconds, **known) from None
 
-    meta, _, hit = run.stage("synth", synth_key(point, design["digest"], design["top"]),
-                             driver.estimate_files, produce,
-                             label=f"synthesize ({driver.name})")
+    kept = _keeps_netlist(point.device_family)
+
+    def produce_kept():
+        meta = produce()
+        if kept:
+            meta["netlist"] = file_digest(run.work / "netlist.json")
+        return meta
+
+    # The netlist is kept in the cache entry, as a synthesis stage's, for the netlist stage;
+    # an entry cached before the estimate kept it is made again.
+    meta, entry, hit = run.stage("synth", synth_key(point, design["digest"], design["top"]),
+                                 driver.estimate_files, produce_kept,
+                                 label=f"synthesize ({driver.name})",
+                                 restore=tuple(f for f in driver.estimate_files
+                                               if f != "netlist.json"),
+                                 required=("netlist.json",) if kept else ())
     if hit:
         run.hits.append("synth")
-    (run.work / "netlist.json").unlink(missing_ok=True)  # large; the numbers are in stat.json
+    known["synth_seconds"] = meta["seconds"]
+    try:
+        if kept:  # correct before measured: a mismatch is a row without numbers
+            _verify_netlist(point, run, design, meta, entry, known)
+    finally:
+        (run.work / "netlist.json").unlink(missing_ok=True)  # large; the cache keeps it
     columns, estimate_details = driver.estimate_columns(meta)
     details = dict(known.get("details") or {})
-    verdict = unchecked(estimate_unchecked_reason(point.device_family))
-    details[VERIFICATION_KEY] = {**details.get(VERIFICATION_KEY, {}), "netlist": verdict,
-                                 "netlist_verified": netlist_summary(verdict)}
+    if not kept:
+        verdict = unchecked(estimate_unchecked_reason(point.device_family))
+        details[VERIFICATION_KEY] = {**details.get(VERIFICATION_KEY, {}), "netlist": verdict,
+                                     "netlist_verified": netlist_summary(verdict)}
     details[driver.details_key] = estimate_details
     return {**known, "synth_seconds": meta["seconds"], **columns,
             "cycles_per_block": verified["cycles_per_block"],
@@ -757,7 +796,7 @@ def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
     family whose flow wraps the core in the measurement harness (``harnessed``) the core's RTLIL
     alone (:data:`CORE_FILE`). Returns the metadata of
     :func:`aesdse.engine.netlist_check.rtl_script`."""
-    if family_info(point.device_family).pnr_tool is None:
+    if not _keeps_netlist(point.device_family):
         return {"unsupported": estimate_unchecked_reason(point.device_family)}
     try:
         meta, text = rtl_script(lambda: build_component(point), point,

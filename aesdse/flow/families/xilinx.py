@@ -261,6 +261,9 @@ class XilinxDriver(FamilyDriver):
     speed_limits = _NO_LIMITS
     synth_command = "synth_xilinx"
     synth_options = ("nowidelut",)
+    # The netlist is kept (in the synthesis stage's cache entry) for the netlist stage, which
+    # simulates it with +/xilinx/cells_sim.v (aesdse.engine.netlist_check).
+    estimate_files = ("stat.json", "yosys.log", "netlist.json")
     out_of_context = True
     area_column = ("slices", "Slices (estimate)")
     details_key = "xilinx"
