@@ -21,6 +21,21 @@ os.environ.setdefault("AESDSE_NETLIST_VERIFY", "0")
 os.environ.setdefault("AESDSE_VERIFY_BACKEND", "amaranth")
 
 
+# --- the order of the run (pytest-xdist: ``--dist worksteal`` in pyproject.toml) -------------
+#
+# The run ends when its last worker does: a minute-long flow test that starts last is a minute
+# of idle cores. The real-tool tests (marked ``flow``) are collected first, the rest after, each
+# part in the modules' own order (a module's tests stay together, so a module-scoped fixture is
+# still built once per worker that runs them). Worksteal hands each worker a contiguous part
+# of that order and lets a worker that runs out take half of what another has left: the run
+# ends on short tests.
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.get_closest_marker("flow") is None)   # a stable sort
+
+
 def _ok(key, arch, params, *, luts, ffs, fmax, cpb, brams=0, seed=1, latency=None,
         experiment="fixture", freq=100.0, capped=None):
     slices = max(-(-luts // 2), -(-ffs // 2))

@@ -383,7 +383,9 @@ def test_sweep_with_fmax_search_end_to_end(tmp_path):
         env.pop(name, None)
     exp = tmp_path / "search.yaml"
     # Two designs: two worker processes; each search gets both slots for its nextpnr batches.
-    exp.write_text(_yaml("    low_mhz: 50\n    high_mhz: 400\n    seeds: 2",
+    # A bracket around the fake peak: three batches of two runs each (the default bracket, 50
+    # to 400 MHz, takes seven; how a search narrows a bracket is tested above).
+    exp.write_text(_yaml("    low_mhz: 100\n    high_mhz: 200\n    seeds: 2",
                          sbox="[lut, composite]"))
     db, results = tmp_path / "db.sqlite", tmp_path / "results"
     args = ["sweep", exp, "--db", db, "--results-dir", results, "--jobs", "2", "--json"]
