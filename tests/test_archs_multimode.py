@@ -36,12 +36,13 @@ class SharedCore(NamedTuple):
     simulation: ReusableSimulation
 
 
-@functools.lru_cache(maxsize=4)      # the tests of one core run together
+# The tests of one core run together; a multimode simulator holds ~0.5 GB.
+@functools.lru_cache(maxsize=2)
 def shared_core(**params) -> SharedCore:
     """``Multimode(**params)`` and one simulation of it, shared by every test that feeds that
     core messages (here, in tests/test_archs_multimode_ccm.py and
-    tests/test_archs_multimode_pipelined.py): building a multimode simulator takes ~20 s, most
-    tests' messages a few. Every run starts from the core's reset state, as on a fresh core
+    tests/test_archs_multimode_pipelined.py): building a multimode simulator takes ~8 CPU-s
+    (sbox lut), more than many tests' messages. Every run starts from the core's reset state, as on a fresh core
     (:class:`aesdse.verify.testbench.ReusableSimulation`)."""
     dut = Multimode(**params)
     return SharedCore(dut, ReusableSimulation(dut))
