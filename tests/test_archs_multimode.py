@@ -3,14 +3,16 @@
 random messages mixing modes, key sizes and directions against ``cryptography``, with stalls on
 both sides; back-to-back timing per key size; the family as the sweep sees it."""
 
+import functools
 import random
+from typing import NamedTuple
 
 import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches, stream_get,
-                              stream_put)
+from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, random_gaps, random_ready,
+                                     stream_get, stream_put)
 from aesdse.verify.verify import verify_component
 from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.vectors import SP800_38A_MODES, oracle_mode
@@ -29,9 +31,27 @@ def message_items(mode, key, key_bits, iv, data, decrypt):
     return items, expected
 
 
-def rtl_run(dut, items, *, rng, stall_probability, result=lambda payload: payload.data):
-    """Send ``items`` into ``dut``; return ``result(payload)`` of each output (default its data)
-    and the edges they came out at."""
+class SharedCore(NamedTuple):
+    dut: Multimode
+    simulation: ReusableSimulation
+
+
+# The tests of one core run together; a multimode simulator holds ~0.5 GB.
+@functools.lru_cache(maxsize=2)
+def shared_core(**params) -> SharedCore:
+    """``Multimode(**params)`` and one simulation of it, shared by every test that feeds that
+    core messages (here, in tests/test_archs_multimode_ccm.py and
+    tests/test_archs_multimode_pipelined.py): building a multimode simulator takes ~8 CPU-s
+    (sbox lut), more than many tests' messages. Every run starts from the core's reset state, as on a fresh core
+    (:class:`aesdse.verify.testbench.ReusableSimulation`)."""
+    dut = Multimode(**params)
+    return SharedCore(dut, ReusableSimulation(dut))
+
+
+def rtl_run(core, items, *, rng, stall_probability, result=lambda payload: payload.data):
+    """Send ``items`` into ``core`` (a :func:`shared_core`); return ``result(payload)`` of each
+    output (default its data) and the edges they came out at."""
+    dut = core.dut
     count = sum(1 for kind, _ in items if kind == "block")
     outputs, cycles = [], []
     gaps = random_gaps(rng, stall_probability)
@@ -50,7 +70,7 @@ def rtl_run(dut, items, *, rng, stall_probability, result=lambda payload: payloa
             outputs.append(result(payload))
             cycles.append(clock.now)
 
-    run_testbenches(dut, producer, consumer)
+    core.simulation.run(producer, consumer)
     return outputs, cycles
 
 
@@ -128,7 +148,7 @@ def test_sp800_38a_all_key_sizes_both_directions():
             assert e == list(v.plaintexts if decrypt else v.ciphertexts)
             items += i
             expected += e
-    outputs, _ = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0.3)
+    outputs, _ = rtl_run(shared_core(sbox="lut"), items, rng=rng, stall_probability=0.3)
     assert outputs == expected
 
 
@@ -152,7 +172,7 @@ def test_random_messages_mixed():
     i, e = message_items("ctr", 1, 128, (1 << 128) - 2, [5, 6, 7], False)
     items += i
     expected += e
-    outputs, _ = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0.25)
+    outputs, _ = rtl_run(shared_core(sbox="lut"), items, rng=rng, stall_probability=0.25)
     assert outputs == expected
 
 
@@ -169,7 +189,7 @@ def test_back_to_back_cycles_per_key_size():
             runs.append((len(expected), key_bits))
             items += i
             expected += e
-    outputs, cycles = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0)
+    outputs, cycles = rtl_run(shared_core(sbox="lut"), items, rng=rng, stall_probability=0)
     assert outputs == expected
     for start, key_bits in runs:
         deltas = {cycles[n + 1] - cycles[n] for n in range(start, start + 4)}

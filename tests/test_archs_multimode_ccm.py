@@ -15,7 +15,7 @@ from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.vectors import RFC3610, cavp_ccm, cavp_modes, ccm_blocks, oracle_ccm, oracle_mode
 from archs.multimode import CCMPhase, Mode, Multimode
 
-from test_archs_multimode import rtl_run as multimode_rtl_run
+from test_archs_multimode import rtl_run as multimode_rtl_run, shared_core
 
 
 def key_item(key, key_bits):
@@ -45,10 +45,10 @@ def mode_items(mode, key, key_bits, iv, data, decrypt):
     return items, [(o, 0) for o in out]
 
 
-def rtl_run(dut, items, *, rng, stall_probability):
-    """Send ``items`` into ``dut``; return the (data, auth_fail) results and the edges they
-    came out at."""
-    return multimode_rtl_run(dut, items, rng=rng, stall_probability=stall_probability,
+def rtl_run(core, items, *, rng, stall_probability):
+    """Send ``items`` into ``core`` (a :func:`shared_core`); return the (data, auth_fail)
+    results and the edges they came out at."""
+    return multimode_rtl_run(core, items, rng=rng, stall_probability=stall_probability,
                              result=lambda payload: (payload.data, payload.auth_fail))
 
 
@@ -129,7 +129,7 @@ def test_ccm_messages_mixed_with_other_modes():
 
     for out, want, source in checks:
         assert out == want, source
-    outputs, _ = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0.2)
+    outputs, _ = rtl_run(shared_core(sbox="lut"), items, rng=rng, stall_probability=0.2)
     assert outputs == expected
 
 
@@ -139,7 +139,7 @@ def test_ccm_payload_cycles():
     rng = random.Random(4)
     key = rng.getrandbits(128)
     items, expected, _ = ccm_items(key, 128, bytes(13), b"", rng.randbytes(64), 8)
-    outputs, cycles = rtl_run(Multimode(sbox="lut"), [key_item(key, 128)] + items, rng=rng,
+    outputs, cycles = rtl_run(shared_core(sbox="lut"), [key_item(key, 128)] + items, rng=rng,
                               stall_probability=0)
     assert outputs == expected
     deltas = [b - a for a, b in zip(cycles, cycles[1:])]
@@ -169,7 +169,7 @@ def test_cavp_ecb_cbc_sample():
             assert [x for x, _ in e] == list(want), v.source
             items += [key_item(v.key, bits)] + i
             expected += e
-    outputs, _ = rtl_run(Multimode(sbox="lut"), items, rng=rng, stall_probability=0.2)
+    outputs, _ = rtl_run(shared_core(sbox="lut"), items, rng=rng, stall_probability=0.2)
     assert outputs == expected
 
 

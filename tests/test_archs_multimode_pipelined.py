@@ -5,19 +5,20 @@ in flight. Mixed messages (ECB, CBC, CTR, CCM sealed and opened, a wrong tag; th
 both directions) with stalls on both sides against ``cryptography``; the timing of pairs and of
 chained blocks; the CTR counter's carries between its segments; the result queue under a long
 stall of the result port; the verify stage on the records configuration. A multimode simulator
-takes ~10 s to build, so the checks are batched into few simulations."""
+takes ~10 s to build, so the checks are batched into few simulations, all on one simulator of
+each core (test_archs_multimode.shared_core)."""
 
 import random
 
 import pytest
 
 from aesdse.spec.schema import VerifyOptions
-from aesdse.verify.testbench import EdgeClock, run_testbenches, stream_get, stream_put
+from aesdse.verify.testbench import EdgeClock, stream_get, stream_put
 from aesdse.verify.verify import verify_component
 from aesdse.verify.vectors import oracle_mode
 from archs import FAMILIES
 from archs.multimode import Mode, Multimode
-from test_archs_multimode import message_items, rtl_run
+from test_archs_multimode import message_items, rtl_run, shared_core
 from test_archs_multimode_streams import ccm_message
 
 
@@ -74,7 +75,7 @@ def test_mixed_messages_with_stalls():
             e = [(x, 0) for x in e]
         items += i
         expected += e
-    outputs, _ = rtl_run(Multimode(sbox="lut", pipelined_round=True), items, rng=rng,
+    outputs, _ = rtl_run(shared_core(sbox="lut", pipelined_round=True), items, rng=rng,
                          stall_probability=0.25, result=data_and_auth)
     assert outputs == expected
     assert sum(a for _, a in outputs) == 2                  # the two wrong tags, nothing else
@@ -109,8 +110,9 @@ def test_pairs_and_chained_blocks_back_to_back():
     expected += oracle_mode("cbc", key, 128, iv, cbc, decrypt=True)
     expected += oracle_mode("ecb", key, 128, None, [ecb], decrypt=True)
 
-    core = Multimode(sbox="lut", pipelined_round=True, affine_retimed=True)
-    outputs, cycles = rtl_run(core, items, rng=rng, stall_probability=0)
+    core = shared_core(sbox="lut", pipelined_round=True, affine_retimed=True).dut
+    outputs, cycles = rtl_run(shared_core(sbox="lut", pipelined_round=True, affine_retimed=True),
+                              items, rng=rng, stall_probability=0)
     assert outputs == expected
     for start, key_bits, chained in runs[:-1]:
         nr1 = core.cycles_per_block(key_bits)
@@ -152,7 +154,7 @@ def test_counter_carries_between_segments():
                             "iv": iv}) for n, b in enumerate(blocks))
     expected.extend(oracle_mode("cbc", key, 128, iv, blocks, decrypt=True))
     ctr(high | ones, 3, first=False)
-    outputs, _ = rtl_run(Multimode(sbox="lut", pipelined_round=True), items, rng=rng,
+    outputs, _ = rtl_run(shared_core(sbox="lut", pipelined_round=True), items, rng=rng,
                          stall_probability=0.2)
     assert outputs == expected
 
@@ -169,7 +171,7 @@ def test_results_wait_in_the_queue():
     ccm, exp = ccm_message(0, rng, 128, decrypt=True, wrong_tag=True)
     items += one_stream(ccm)
     expected += exp
-    dut = Multimode(sbox="lut", pipelined_round=True)
+    dut, simulation = shared_core(sbox="lut", pipelined_round=True)
     outputs, produced = [], []
 
     async def producer(ctx):
@@ -185,7 +187,7 @@ def test_results_wait_in_the_queue():
             outputs.append((payload.data, payload.auth_fail))
             produced.append(clock.now)
 
-    run_testbenches(dut, producer, consumer)
+    simulation.run(producer, consumer)
     assert outputs == expected
     # The queue's four results leave back to back when the port opens; the rest as computed.
     assert [b - a for a, b in zip(produced[:4], produced[1:4])] == [1, 1, 1]

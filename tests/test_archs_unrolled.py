@@ -2,16 +2,18 @@
 """Tests of archs.unrolled: plans, parameter errors, every configuration the experiments use
 through the common verifier, key agility with back-pressure, and a reduced-round test core."""
 
+import functools
 import random
 import re
+from typing import NamedTuple
 
 import pytest
 from amaranth.back import rtlil
 
 import archs
 from aesdse.verify import reference
-from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready, run_testbenches,
-                               stream_get, stream_put)
+from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, random_gaps, random_ready,
+                                     stream_get, stream_put)
 from aesdse.verify.verify import verify_component
 from aesdse.spec.schema import VerifyOptions
 from archs.prims.circuits import CIRCUITS
@@ -241,19 +243,29 @@ def _dp16kd_instances(dut):
              if re.search(rf"connect \\AD{port}3 (?!1'0\b)", body)} for _, body in cells]
 
 
+#: The core of the two-port BRAM tests, with one read port per block RAM.
+BRAM_PORTS = {"round_units": 10, "sbox": "composite", "sbox_stages": 3, "bram_rounds": 5,
+              "lean_control": True}
+
+
 @pytest.mark.parametrize("fabric_registers", [0, 2])
 def test_bram_read_ports(fabric_registers):
-    # Two S-box lookups per DP16KD (ports A and B): the same core as one port per block, in
-    # half the block RAMs, every block serving two lookups; with fabric registers every
-    # BRAM round that many stages deeper.
-    params = {"round_units": 10, "sbox": "composite", "sbox_stages": 3, "bram_rounds": 5,
-              "lean_control": True}
+    # Two S-box lookups per DP16KD (ports A and B): the same core as one port per block,
+    # verified; with fabric registers every BRAM round that many stages deeper. (The block
+    # RAMs themselves do not depend on the fabric registers: test_bram_read_ports_pair_lookups.)
+    params = BRAM_PORTS
     dut, result = verify(bram_read_ports=2, bram_fabric_registers=fabric_registers, **params)
     one_port = Unrolled(**params)
     assert dut.stages_per_round == tuple(s + fabric_registers * (r < 5)
                                          for r, s in enumerate(one_port.stages_per_round))
     assert (result.latency_cycles, result.cycles_per_block) == \
         (one_port.latency + 5 * fabric_registers, 1.0)
+
+
+def test_bram_read_ports_pair_lookups():
+    # In the ECP5 build, two read ports take half the block RAMs of one, every block serving
+    # two lookups (ports A and B).
+    params = BRAM_PORTS
     single = _dp16kd_instances(Unrolled(device_family="ecp5", **params))
     paired = _dp16kd_instances(Unrolled(device_family="ecp5", bram_read_ports=2, **params))
     # 5 rounds of 16 S-boxes and 10 key steps of 4.
@@ -313,7 +325,7 @@ def key_change_gaps(param, params, items):
     stalls, with ``param`` false and true."""
     gaps = {}
     for on in (False, True):
-        edges = [edge for _, edge in rtl_run(Unrolled(**{param: on}, **params), items[:4],
+        edges = [edge for _, edge in rtl_run(shared_core(**{param: on}, **params), items[:4],
                                              stall=0.0)[1]]
         gaps[on] = [b - a for a, b in zip(edges, edges[1:])]
     return gaps
@@ -330,7 +342,8 @@ def test_round_key_chain():
     dut, result = verify(round_key_chain=True, **params)
     assert (result.latency_cycles, result.cycles_per_block) == (Unrolled(**params).latency, 1.0)
     items, expected = agile_items(8, seed=5)
-    outputs, _, _ = rtl_run(dut, items, stall=0.3, seed=6)
+    outputs, _, _ = rtl_run(shared_core(round_key_chain=True, **params), items, stall=0.3,
+                            seed=6)
     assert outputs == expected
     gaps = key_change_gaps("round_key_chain", params, items)
     # A key is taken whenever no other key waits or walks and held (pending) until the
@@ -352,7 +365,7 @@ def test_registered_key_flags():
     params = {"round_units": 10, "sbox": "lut", "key_schedule": "precomputed",
               "lean_control": True, "round_key_chain": True}
     items, expected = agile_items(8, seed=5)
-    outputs, _, _ = rtl_run(Unrolled(registered_key_flags=True, **params), items, stall=0.3,
+    outputs, _, _ = rtl_run(shared_core(registered_key_flags=True, **params), items, stall=0.3,
                             seed=6)
     assert outputs == expected
     gaps = key_change_gaps("registered_key_flags", params, items)
@@ -521,15 +534,15 @@ def test_lean_control_in_a_loop(params):
     assert (result.latency_cycles, dut.latency) == (plain.latency + 1, plain.latency + 1)
     assert result.cycles_per_block == plain.cycles_per_block
     assert dut.fifo_depth == plain.fifo_depth + 2
+    core = shared_core(lean_control=True, **params)
     items, expected = agile_items(2 * dut.fifo_depth, key_bits=key_bits, seed=3)
-    outputs, in_cycles, out_cycles = rtl_run(dut, items, input_stall=0.0, seed=2)
+    outputs, in_cycles, out_cycles = rtl_run(core, items, input_stall=0.0, seed=2)
     assert outputs == expected
     block_cycles = [c for kind, c in in_cycles if kind == "block"]
     assert [o - i for i, o in zip(block_cycles, out_cycles)] == [dut.latency] * len(outputs)
     # (The output takes a block in one cycle of 20, slower than the loop delivers them.)
-    dut = Unrolled(lean_control=True, **params)
     items, expected = one_key_items(2 * dut.fifo_depth, key_bits=key_bits, seed=3)
-    assert most_outstanding(dut, items, expected, stall=0.95) == dut.fifo_depth
+    assert most_outstanding(core, items, expected, stall=0.95) == dut.fifo_depth
 
 
 @pytest.mark.parametrize("params, enable", [
@@ -624,11 +637,27 @@ def test_key_sizes(key_bits, round_units, schedule, key_schedule):
 # --- Own testbench: key agility, back-pressure, reduced rounds --------------------------------
 
 
-def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000, input_stall=None):
+class SharedCore(NamedTuple):
+    dut: Unrolled
+    simulation: ReusableSimulation
+
+
+@functools.lru_cache(maxsize=4)      # the tests of one core run together
+def shared_core(**params) -> SharedCore:
+    """``Unrolled(**params)`` and one simulation of it, for a test that runs the same core more
+    than once (building the simulator of a fully pipelined core takes seconds, more than most
+    runs); every run starts from the core's reset state, as on a fresh core."""
+    dut = Unrolled(**params)
+    return SharedCore(dut, ReusableSimulation(dut))
+
+
+def rtl_run(core, items, *, stall=0.0, seed=0, max_cycles=5000, input_stall=None):
     """Feed ``items`` (("key", int) or ("block", int)) in order with random input gaps, and take
     the outputs with back-pressure, both of probability ``stall`` (the gaps ``input_stall`` if
     given); return the outputs, the (kind, clock edge) of every input transfer and the clock
-    edge of every output transfer."""
+    edge of every output transfer. ``core``: an :class:`Unrolled`, or a :func:`shared_core`
+    whose simulation is reused."""
+    dut, simulation = core if isinstance(core, SharedCore) else (core, ReusableSimulation(core))
     gaps = random_gaps(random.Random(seed), stall if input_stall is None else input_stall)
     ready = random_ready(random.Random(seed + 1), stall)
     outputs, out_cycles, in_cycles = [], [], []
@@ -651,7 +680,7 @@ def rtl_run(dut, items, *, stall=0.0, seed=0, max_cycles=5000, input_stall=None)
             outputs.append(payload.data)
             out_cycles.append(clock.now)
 
-    run_testbenches(dut, producer, consumer)
+    simulation.run(producer, consumer)
     return outputs, in_cycles, out_cycles
 
 
@@ -662,10 +691,10 @@ def one_key_items(count, key_bits=128, seed=1):
     return items, [reference.encrypt_int(items[0][1], block, key_bits) for _, block in items[1:]]
 
 
-def most_outstanding(dut, items, expected, *, stall):
+def most_outstanding(core, items, expected, *, stall):
     """Run ``items`` with an output that is mostly not ready (probability ``stall``), check the
     results, and return the most blocks accepted but not yet handed out at any time."""
-    outputs, in_cycles, out_cycles = rtl_run(dut, items, stall=stall, input_stall=0.0, seed=9,
+    outputs, in_cycles, out_cycles = rtl_run(core, items, stall=stall, input_stall=0.0, seed=9,
                                              max_cycles=20000)
     assert outputs == expected
     block_cycles = [c for kind, c in in_cycles if kind == "block"]

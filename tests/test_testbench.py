@@ -8,7 +8,8 @@ from amaranth.hdl import ClockDomain, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from aesdse.verify.testbench import (EdgeClock, StreamTimeout, random_ready, run_testbenches,
+from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, StreamTimeout, random_ready,
+                                     run_testbenches,
                               stream_get, stream_put)
 
 
@@ -83,6 +84,41 @@ def test_timeout():
 
     with pytest.raises(StreamTimeout, match=r"^no transfer out of the stream within 5 cycles$"):
         run_testbenches(dut, consumer)
+
+
+def test_a_reused_simulation_starts_every_run_from_reset():
+    # Each run sees the core as a fresh one (the value held from the run before is gone, the
+    # edges count from 1), with any number of testbenches; a run that raises is reported and
+    # the next one runs on a simulator built again.
+    dut = Delay(hold=1)
+    simulation = ReusableSimulation(dut)
+
+    def run(values, *, stop_after=None):
+        seen = []
+
+        async def producer(ctx):
+            for value in values:
+                await stream_put(ctx, dut.i, value)
+
+        async def consumer(ctx):
+            clock = EdgeClock()
+            for _ in values:
+                value = await stream_get(ctx, dut.o, clock=clock)
+                seen.append((clock.now, value))
+                if len(seen) == stop_after:
+                    raise RuntimeError("stop")
+        simulation.run(producer, consumer)
+        return seen
+    first = run([5, 6])
+    assert [v for _, v in first] == [5, 6]
+    assert run([5, 6]) == first
+
+    async def idle(ctx):
+        await ctx.tick()
+    simulation.run(idle)                                   # fewer testbenches than slots
+    with pytest.raises(RuntimeError, match="^stop$"):
+        run([1, 2, 3], stop_after=1)
+    assert run([5, 6]) == first
 
 
 class TwoClocks(wiring.Component):

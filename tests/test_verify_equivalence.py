@@ -17,10 +17,11 @@ import warnings
 import pytest
 
 import archs
+from aesdse.fingerprint import design_identity
 from aesdse.spec.schema import VerifyOptions
 from aesdse.verify import verify as verify_module
 from aesdse.verify.blocks import checking_blocks, core_directions, key_items
-from aesdse.verify.cxxrtl import CompileError, design_rtlil, find_compiler, play_compiled
+from aesdse.verify.cxxrtl import CompileError, find_compiler
 from aesdse.verify.script import (Playback, ScriptMismatch, check_playback, common_interface,
                                   items_script, play_amaranth, stalls, verification_script)
 from aesdse.verify.verify import Player, verify_component
@@ -81,11 +82,24 @@ OLD = {
 
 POINTS = list(OLD)
 
+_SELECT_PLAYER = verify_module.select_player
+
 
 def _build(arch, params):
     fam = archs.family(arch)
     settings = {**fam.defaults(), **dict(params)}
     return lambda: fam.build(device_family="generic", **settings)
+
+
+def _identity(point):
+    """What decides the RTLIL of the point's core as both tests build it (the sweep's
+    :func:`aesdse.fingerprint.design_identity`, named for these tests): the two find its
+    Verilator model by it (:mod:`aesdse.verify.design_index`), so a core is converted to RTLIL
+    at most once per machine and version of the sources, not once per test (a multimode core
+    takes ~15 s)."""
+    arch, params = point
+    settings = {**archs.family(arch).defaults(), **dict(params)}
+    return "tests/test_verify_equivalence.py: " + design_identity(arch, settings, "generic")
 
 
 def _sample(blocks, per_category=2):
@@ -127,11 +141,10 @@ def test_amaranth_and_verilator_play_alike(point, model_cache):
     blocks = _sample(checking_blocks(dut, options, key_sizes, directions))
     script = items_script(dut, key_items(blocks), max_cycles=options.max_cycles,
                           stalls=stalls(options))
-    model = verilator_backend.compile_verilator_model(design_rtlil(build()),
-                                                      cache_dir=model_cache)
+    compiled = _SELECT_PLAYER(build, build(), "verilator", model_cache, _identity(point))
     python = play_amaranth(dut, script)
     check_playback(script, python)
-    assert play_compiled(model, script) == python
+    assert compiled.play(script) == python
     # Stalls really happened on both sides; every kind of check is in the sample.
     assert any(item.gap for item in script.items) and "0" in script.outputs[0].ready
     kinds = {category for b in blocks for category in b.categories}
@@ -141,8 +154,6 @@ def test_amaranth_and_verilator_play_alike(point, model_cache):
         if dict(point[1]).get("streams") == 2:
             assert {b.stream for b in blocks} == {0, 1}
 
-
-_SELECT_PLAYER = verify_module.select_player
 
 
 def _both_players(build, first, backend, model_cache, design_identity=None):
@@ -174,7 +185,7 @@ def test_measurements_equal_the_old_testbench(point, model_cache, monkeypatch):
                               VerifyOptions(random_vectors=2, backend="verilator",
                                             monte_carlo=False, cavp="sample"),
                               key_sizes=fam.key_sizes, directions=fam.directions,
-                              model_cache=model_cache)
+                              model_cache=model_cache, design_identity=_identity(point))
     assert result.ok, result.reason
     assert {k: getattr(result, k) for k in old} == old
     assert result.verified_with.startswith("verilator ") and result.fallback_reason is None
