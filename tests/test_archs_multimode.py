@@ -11,8 +11,9 @@ import pytest
 from amaranth.hdl import Module
 from amaranth.lib import wiring
 
-from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, random_gaps, random_ready,
+from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready,
                                      stream_get, stream_put)
+from reused_simulation import ReusableSimulation
 from aesdse.verify.verify import verify_component
 from aesdse.spec.schema import VerifyOptions
 from aesdse.verify.vectors import SP800_38A_MODES, oracle_mode
@@ -43,7 +44,7 @@ def shared_core(**params) -> SharedCore:
     core messages (here, in tests/test_archs_multimode_ccm.py and
     tests/test_archs_multimode_pipelined.py): building a multimode simulator takes ~8 CPU-s
     (sbox lut), more than many tests' messages. Every run starts from the core's reset state, as on a fresh core
-    (:class:`aesdse.verify.testbench.ReusableSimulation`)."""
+    (:class:`reused_simulation.ReusableSimulation`)."""
     dut = Multimode(**params)
     return SharedCore(dut, ReusableSimulation(dut))
 

@@ -12,8 +12,9 @@ from amaranth.back import rtlil
 
 import archs
 from aesdse.verify import reference
-from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, random_gaps, random_ready,
+from aesdse.verify.testbench import (EdgeClock, random_gaps, random_ready,
                                      stream_get, stream_put)
+from reused_simulation import ReusableSimulation
 from aesdse.verify.verify import verify_component
 from aesdse.spec.schema import VerifyOptions
 from archs.prims.circuits import CIRCUITS

@@ -8,9 +8,10 @@ from amaranth.hdl import ClockDomain, Module, Signal
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from aesdse.verify.testbench import (EdgeClock, ReusableSimulation, StreamTimeout, random_ready,
+from aesdse.verify.testbench import (EdgeClock, StreamTimeout, random_ready,
                                      run_testbenches,
                               stream_get, stream_put)
+from reused_simulation import ReusableSimulation
 
 
 class Delay(wiring.Component):
