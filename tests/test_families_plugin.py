@@ -95,16 +95,16 @@ def test_the_flow_runs_the_new_drivers_script_and_arguments(toyfpga, monkeypatch
 
 
 def test_stage_keys_resources_and_report_come_from_the_driver(toyfpga, monkeypatch):
-    from aesdse.engine import point as point_mod
+    from aesdse.engine import keys as stage_keys
     from aesdse.experiment import make_point
     from aesdse.metrics import common_resources, synthesized_resources
     from aesdse.report.table import cross_family_label
     from aesdse.spec.schema import Target
-    monkeypatch.setattr(point_mod, "stage_key", lambda stage, identity: identity)
-    monkeypatch.setattr(point_mod, "find_tool", lambda name: SimpleNamespace(version=name))
+    monkeypatch.setattr(stage_keys, "stage_key", lambda stage, identity: identity)
+    monkeypatch.setattr(stage_keys, "find_tool", lambda name: SimpleNamespace(version=name))
     p = make_point("sbox", target=Target("TOY-1K", "QFN48", 3))
-    assert point_mod.synth_key(p, "r", "top")["command"] == "synth_toy -noflatten"
-    key = point_mod.pnr_key(p, "n", 50.0, 1)
+    assert stage_keys.synth_key(p, "r", "top")["command"] == "synth_toy -noflatten"
+    key = stage_keys.pnr_key(p, "n", 50.0, 1)
     assert key["args"] == ["--device", "TOY-1K/QFN48/3", "--toy-mode", "fast"]
     assert key["pins"] == [None, ("P1", "P2", "P3", "P4", "P5")]
     assert key["nextpnr"] == "nextpnr-toy"

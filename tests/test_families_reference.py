@@ -117,16 +117,16 @@ def test_asic_reference_script(monkeypatch, tmp_path):
 def test_stage_key_identities_per_family(monkeypatch):
     # What the synthesis and place-and-route cache keys hash (command, arguments, pin tables)
     # is unchanged, so cached stages stay valid.
-    from aesdse.engine import point as point_mod
+    from aesdse.engine import keys as stage_keys
     from aesdse.experiment import make_point
-    monkeypatch.setattr(point_mod, "stage_key", lambda stage, identity: {stage: identity})
-    monkeypatch.setattr(point_mod, "find_tool", lambda name: SimpleNamespace(version=name))
+    monkeypatch.setattr(stage_keys, "stage_key", lambda stage, identity: {stage: identity})
+    monkeypatch.setattr(stage_keys, "find_tool", lambda name: SimpleNamespace(version=name))
     keys = {}
     for family, targets in sorted(TARGETS.items()):
         for target in targets:
             p = make_point("sbox", target=target, flow=FlowOptions(nowidelut=True, dff=True))
-            keys[target.label] = [point_mod.synth_key(p, "r" * 64, "top"),
-                                  point_mod.pnr_key(p, "n" * 64, 50.0, 2)]
+            keys[target.label] = [stage_keys.synth_key(p, "r" * 64, "top"),
+                                  stage_keys.pnr_key(p, "n" * 64, 50.0, 2)]
     path = REFERENCES / "stage_keys.json"
     if os.environ.get("AESDSE_WRITE_REFERENCES"):
         path.write_text(json.dumps(keys, indent=1) + "\n")

@@ -108,20 +108,20 @@ def test_stage_keys_change_with_aesdse_own_tool_arguments(monkeypatch):
     # A changed router option, clock pin or synthesis command must not reuse a cached result.
     from aesdse.flow import families
     from aesdse.flow.families import machxo2
-    from aesdse.engine import point as point_mod
+    from aesdse.engine import keys as stage_keys
     from aesdse.experiment import make_point
     from aesdse.spec.schema import Target
     p = make_point("sbox", target=Target("LCMXO2-1200HC", "TG144", 6))
-    before = point_mod.pnr_key(p, "n" * 64, 50.0, 1), point_mod.synth_key(p, "r" * 64, "top")
+    before = stage_keys.pnr_key(p, "n" * 64, 50.0, 1), stage_keys.synth_key(p, "r" * 64, "top")
     monkeypatch.setitem(machxo2.CLOCK_PINS, ("LCMXO2-1200HC", "TG144"), "PB1")
-    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
+    assert stage_keys.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
     monkeypatch.undo()
-    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) == before[0]
-    monkeypatch.setattr(point_mod, "nextpnr_args", lambda target: ["--router", "router2"])
-    assert point_mod.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
+    assert stage_keys.pnr_key(p, "n" * 64, 50.0, 1) == before[0]
+    monkeypatch.setattr(stage_keys, "nextpnr_args", lambda target: ["--router", "router2"])
+    assert stage_keys.pnr_key(p, "n" * 64, 50.0, 1) != before[0]
     info = families.family_info("machxo2")
     monkeypatch.setattr(info, "synth_command", info.synth_command + " -noccu2")
-    assert point_mod.synth_key(p, "r" * 64, "top") != before[1]
+    assert stage_keys.synth_key(p, "r" * 64, "top") != before[1]
 
 
 def test_gowin_and_gatemate_nextpnr_arguments():
@@ -171,16 +171,16 @@ def test_placer_and_router_choices_reach_nextpnr_and_the_stage_key(monkeypatch, 
     # cache entries stay valid), and replacing a family's own --router (Nexus) on the command
     # line instead of repeating it (nextpnr refuses an option given twice).
     from dataclasses import replace as dc_replace
-    from aesdse.engine import point as point_mod
+    from aesdse.engine import keys as stage_keys
     from aesdse.experiment import make_point
     from aesdse.spec.schema import Target
     from aesdse.flow import nextpnr
     p = make_point("sbox")
-    default_key = point_mod.pnr_key(p, "n" * 64, 50.0, 1)
-    assert point_mod.pnr_key(dc_replace(p, flow=dc_replace(p.flow, placer="heap")), "n" * 64,
+    default_key = stage_keys.pnr_key(p, "n" * 64, 50.0, 1)
+    assert stage_keys.pnr_key(dc_replace(p, flow=dc_replace(p.flow, placer="heap")), "n" * 64,
                              50.0, 1) == default_key
     other = dc_replace(p, flow=dc_replace(p.flow, router="router2"))
-    assert point_mod.pnr_key(other, "n" * 64, 50.0, 1) != default_key
+    assert stage_keys.pnr_key(other, "n" * 64, 50.0, 1) != default_key
     assert nextpnr._merge_args(["--nexus", "--router", "router1", "--x"],
                                ["--router", "router2"]) == ["--nexus", "--x", "--router",
                                                             "router2"]

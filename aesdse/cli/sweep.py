@@ -101,6 +101,12 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
         click.echo("\ninterrupted: finished points are stored; run the same command to resume",
                    err=True)
         sys.exit(130)
+    failures = _report_summary(exp, summary, as_json)
+    sys.exit(1 if failures or summary.errors else 0)
+
+
+def _report_summary(exp, summary, as_json: bool) -> list:
+    """Print the sweep's summary (one JSON object, or lines); the failed points as dicts."""
     failures = [{"arch": r.arch, "params": r.params, "freq_mhz": r.freq_mhz, "seed": r.seed,
                  "status": r.status, "reason": (r.reason or "\n").splitlines()[0] or None,
                  "artifacts": r.artifacts} for r in summary.failed]
@@ -127,7 +133,7 @@ def sweep(experiment, db_path, results_dir, jobs, executor, scheduler, timeout_s
         for e in summary.errors:
             click.echo(f"  ERROR (not stored, retried next time): {e}")
         _verification_lines(summary)
-    sys.exit(1 if failures or summary.errors else 0)
+    return failures
 
 
 def _database_fault(error: sqlite3.OperationalError, db_path) -> click.ClickException:

@@ -173,7 +173,7 @@ class StageCache:
 
     def discard(self, stage: str, key: str) -> None:
         """Remove the entry ``stage/key`` (sound, but stored before its stage kept a file it
-        now needs; :meth:`aesdse.engine.point.PointRun.stage`): not a rejected one."""
+        now needs; :meth:`aesdse.engine.runner.PointRun.stage`): not a rejected one."""
         _remove(self.entry_path(stage, key))
 
     def put(self, stage: str, key: str, files: dict, meta: dict) -> CacheEntry | None:

@@ -7,12 +7,11 @@ touches the database (only the sweep writes it).
 
 Stages and their cache
 ----------------------
-Every stage goes through :meth:`PointRun.stage`: take the stage's outputs from the stage cache
-(:mod:`aesdse.engine.cache`, checked against their digests) or run it and store them. Each stage's cache
-key is computed by one function: :func:`design_key`, :func:`synth_key`, :func:`pnr_key` (the
-Fmax search's runs use :func:`pnr_key` too, so a search and a plain run at the same target and
-seed share their result). So a new seed or target frequency runs only nextpnr, and a flow option
-never re-simulates.
+Every stage goes through :meth:`aesdse.engine.runner.PointRun.stage`: take the stage's outputs
+from the stage cache (:mod:`aesdse.engine.cache`, checked against their digests) or run it and
+store them. Each stage's cache key is computed by one function of :mod:`aesdse.engine.keys`
+(:func:`design_key`, :func:`synth_key`, :func:`pnr_key`), so a new seed or target frequency
+runs only nextpnr, and a flow option never re-simulates.
 
 Verification in the sweep
 -------------------------
@@ -31,40 +30,37 @@ the tool's process tree) becomes a failed row with its reason and the log tail, 
 A verification verdict is cached (the same design fails the same way); a crash of the simulator
 or a tool is not (it may be the machine's).
 
-Artifacts are written to a temporary directory (``runs/.tmp-<key>-<pid>@<host>``) and renamed to
-``runs/<key>`` when the point is finished, before the sweep stores the row, so a killed sweep
-leaves nothing that looks finished but is not.
+Artifacts are written to a temporary directory and published whole as ``runs/<key>`` when the
+point is finished (:mod:`aesdse.engine.artifacts`), before the sweep stores the row, so a killed
+sweep leaves nothing that looks finished but is not.
 """
 
 import hashlib
 import io
 import json
-import os
 import shutil
 import socket
 import tarfile
 import tempfile
 import time
 import traceback
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 import archs
 
-from .cache import CacheEntry, StageCache, file_digest, owner_tag, stage_key
-from ..flow.families import SYNTH_OPTIONS, driver_of, family_info, fits, speed_limits
+from .cache import CacheEntry, StageCache, file_digest
+from ..flow.families import family_info, fits, speed_limits
 from ..flow.families.base import EstimateFailed
 from ..experiment import DesignPoint
 from .fmax_search import Trial, search as search_fmax
 from ..flow.critical_path import (BREAKDOWN_INSTANCES, CriticalPath, NetlistCells,
                                   critical_paths, instance_breakdown, netlist_cells)
 from ..flow.floorplan import FloorplanError, apply_floorplan
-from ..flow.nextpnr import flow_args, nextpnr_args, parse_report, place_and_route
-from ..flow.tools import find_tool, kill_tool_processes, tool_versions
-from ..flow.yosys import SynthOptions, synthesize
+from ..flow.nextpnr import parse_report, place_and_route
+from ..flow.tools import kill_tool_processes, tool_versions
+from ..flow.yosys import synthesize
 from ..generate import GenerateError, build_component, convert_deterministic, generate
 from ..metrics import common_resources, compute_metrics, synthesized_resources, system_clock_mhz
 from ..fingerprint import design_identity, generator_fingerprint
@@ -72,6 +68,9 @@ from ..store.database import PnrRun, Row
 from ..verify.cxxrtl import CompileError, PlayError, find_compiler
 from ..verify.netlist import NETLIST_MISMATCH
 from ..verify.verify import verify_component
+from .artifacts import default_worker_cache, publish, tmp_name, unpack_artifacts
+from .keys import design_key, pnr_flow_args, pnr_key, synth_key, synth_options
+from .runner import PointRun, StageFailed
 from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, OLD_ESTIMATE_REASON,
                             SCRIPT_FILE, TURNED_OFF, VERIFICATION_KEY, check_netlist,
                             estimate_unchecked_reason, model_cache_dir, netlist_backend,
@@ -92,20 +91,6 @@ REJECTED_FILE = "cache-rejected.txt"
 #: File, in the design stage's outputs of a family whose flow wraps the core in the measurement
 #: harness, with the core's RTLIL alone (synthesized alone for the netlist stage).
 CORE_FILE = "core.il"
-
-
-# --- stage cache keys: one function per stage ------------------------------------------------
-
-
-def design_key(point: DesignPoint) -> str:
-    """The design stage (RTLIL, manifest, verification): what is built and how it is checked.
-    The top module name is in it too: the RTLIL and the file names hold it, and a name that
-    had to be shortened (:data:`aesdse.experiment.TOP_NAME_LIMIT`) must not find the
-    unshortened one's stage."""
-    return stage_key("design", {
-        "arch": point.arch, "params": point.params_dict, "family": point.device_family,
-        "verify": asdict(point.verify), "generator": generator_fingerprint(point.arch),
-        "top": point.top_name})
 
 
 #: LUT4 a logic S-box takes at least, for the capacity check before synthesis: half the smallest
@@ -134,147 +119,6 @@ def rtlil_flip_flops(rtlil_text: str) -> int:
         elif words[:1] == ["end"]:
             in_dff = False
     return count
-
-
-def _synth_options(point: DesignPoint) -> SynthOptions:
-    return SynthOptions(**{name: getattr(point.flow, name) for name in SYNTH_OPTIONS})
-
-
-def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
-    """The synthesis stage: the netlist text, the top module, the device family, the synthesis
-    options and the Yosys that runs them."""
-    return stage_key("synth", {
-        "rtlil": rtlil_digest, "top": top, "family": point.device_family,
-        "command": family_info(point.device_family).synth_command,
-        "options": _options_key(_synth_options(point)), "yosys": find_tool("yosys").version})
-
-
-def _options_key(options: SynthOptions) -> dict:
-    # abc_area came later: off, it leaves the key (and the stage cache) as it was before.
-    d = asdict(options)
-    if not d["abc_area"]:
-        del d["abc_area"]
-    return d
-
-
-def _pnr_flow_args(point: DesignPoint) -> list:
-    return flow_args(point.flow.placer, point.flow.router, point.flow.placer_timing_weight)
-
-
-def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:
-    """One place-and-route run: the netlist, the device, the target frequency, the placer seed,
-    aesdse's own nextpnr arguments and pin tables, and the nextpnr that runs them (a changed
-    router option or clock pin must not reuse a result made without it)."""
-    target = point.target
-    driver = driver_of(target.device)
-    return stage_key("pnr", {
-        "netlist": netlist_digest, "device": target.device, "package": target.package,
-        "speed": target.speed, "freq_mhz": freq_mhz, "seed": seed,
-        # The flow's placer and router add arguments only away from nextpnr's defaults.
-        "args": nextpnr_args(target) + _pnr_flow_args(point),
-        "pins": [driver.clock_pin(target.device, target.package),
-                 driver.port_pins(target.device, target.package)],
-        "nextpnr": find_tool(driver.pnr_tool).version,
-        # A floorplan changes the netlist nextpnr reads; without one the key is as before.
-        **({"floorplan": point.flow.floorplan} if point.flow.floorplan != "none" else {})})
-
-
-# --- the stage runner -------------------------------------------------------------------------
-
-
-class StageFailed(Exception):
-    """A stage failed for this point: it becomes a row of ``status`` with ``reason``."""
-
-    def __init__(self, status: str, reason: str, **fields):
-        super().__init__(reason)
-        self.status, self.reason, self.fields = status, reason, fields
-
-
-@dataclass
-class PointRun:
-    """The working state of one point: its run directory, the cache and what came from it.
-
-    Attributes
-    ----------
-    work : Path
-        Where this point's artifacts are written (published as ``runs/<key>`` at the end).
-    cache : StageCache
-    use_cache : bool
-        Take stages from the cache (results are stored in it either way).
-    on_stage : callable
-        Called with a stage's name when it starts running (the progress display).
-    hits : list of str
-        Stages taken from the cache.
-    netlist_verify : bool
-        Run the netlist stage (:mod:`aesdse.engine.netlist_check`).
-    """
-    work: Path
-    cache: StageCache
-    use_cache: bool = True
-    on_stage: Callable[[str], None] = lambda name: None
-    hits: list = field(default_factory=list)
-    netlist_verify: bool = True
-
-    def stage(self, name: str, key: str, files: tuple, produce: Callable[[], dict], *,
-              label: str | None = None, directory: Path | None = None,
-              restore: tuple | None = None,
-              required: tuple = ()) -> tuple[dict, CacheEntry | None, bool]:
-        """Take stage ``name`` from the cache, or run it and store it.
-
-        Parameters
-        ----------
-        files : tuple of str
-            The files of the stage's outputs in ``directory`` (default: the run directory).
-        produce : callable
-            Runs the stage: writes ``files`` and returns its metadata (JSON data); raises
-            :class:`StageFailed` when the stage failed (nothing is cached then).
-        restore : tuple of str, optional
-            The files copied into ``directory`` on a cache hit (default: all ``files``; large
-            ones can be fetched later with :meth:`fetch`).
-        required : tuple of str, optional
-            Files a cached entry must hold to be used: an entry stored before the stage kept
-            them (a Xilinx estimate before issue 45 kept no netlist) is discarded and the stage
-            runs again.
-
-        Returns
-        -------
-        (meta, entry, hit)
-            The metadata, the cache entry (None if the cache refused to store it) and whether
-            it came from the cache.
-        """
-        directory = directory or self.work
-        if not self.use_cache:
-            self.on_stage(label or name)
-            meta = produce()
-            entry = self.cache.put(name, key, {f: directory / f for f in files
-                                               if (directory / f).exists()}, meta)
-            return meta, entry, False
-        # Locked: a process needing the same entry meanwhile waits, then hits.
-        with self.cache.lock(name, key):
-            entry = self.cache.get(name, key)
-            if entry is not None and any(need not in entry for need in required):
-                self.cache.discard(name, key)
-                entry = None
-            if entry is not None:
-                for file in (files if restore is None else restore):
-                    if file in entry:
-                        self.cache.copy_out(entry, file, directory / file)
-                return entry.meta, entry, True
-            self.on_stage(label or name)
-            meta = produce()
-            entry = self.cache.put(name, key, {f: directory / f for f in files
-                                               if (directory / f).exists()}, meta)
-        return meta, entry, False
-
-    def fetch(self, entry: CacheEntry | None, name: str, dest: Path) -> None:
-        """Put file ``name`` of a stage's output at ``dest`` (unless it is there already): from
-        its cache entry, or from the run directory when the cache did not store it."""
-        if dest.exists():
-            return
-        if entry is not None and name in entry:
-            self.cache.copy_out(entry, name, dest)
-        else:
-            shutil.copyfile(self.work / name, dest)
 
 
 # --- the point --------------------------------------------------------------------------------
@@ -317,7 +161,7 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
     start = time.perf_counter()
     key = key or point.key(versions)
     runs = Path(results_dir) / "runs"
-    work = runs / _tmp_name(key)
+    work = runs / tmp_name(key)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     run = PointRun(work, StageCache(cache_dir or Path(results_dir) / "cache"), use_cache,
@@ -333,7 +177,7 @@ def run_point(point: DesignPoint, experiment: str, results_dir: str, versions: d
         # Said by the sweep: a corrupted or edited cache entry was found, not used, replaced.
         (work / REJECTED_FILE).write_text("\n".join(run.cache.rejected) + "\n")
     final = runs / key
-    _publish(work, final)
+    publish(work, final)
     return build_row(point, key, experiment, status, measured, reason=reason,
                      artifacts=str(final), cache_hits=",".join(run.hits) or None,
                      wall_seconds=time.perf_counter() - start)
@@ -562,7 +406,7 @@ def _core_alone(point: DesignPoint, run: PointRun, design: dict, directory: Path
     shutil.copyfile(run.work / CORE_FILE, directory / CORE_FILE)
 
     def produce():
-        synth = synthesize(CORE_FILE, top, directory, _synth_options(point),
+        synth = synthesize(CORE_FILE, top, directory, synth_options(point),
                            point.flow.synth_timeout_s, family=point.device_family)
         if not synth.ok:
             raise StageFailed("failed-flow", f"the core alone did not synthesize: "
@@ -660,7 +504,7 @@ def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict)
 
     def produce():
         try:
-            return driver.estimate("design.il", design["top"], run.work, _synth_options(point),
+            return driver.estimate("design.il", design["top"], run.work, synth_options(point),
                                    point.flow.synth_timeout_s)
         except EstimateFailed as e:
             raise StageFailed("failed-flow", f"yosys ({driver.name}): {e.reason}",
@@ -712,7 +556,7 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
     shutil.copyfile(run.work / "harness.il", directory / "harness.il")
 
     def produce_synth():
-        synth = synthesize("harness.il", "harness", directory, _synth_options(point),
+        synth = synthesize("harness.il", "harness", directory, synth_options(point),
                            point.flow.synth_timeout_s, family=point.device_family)
         if not synth.ok:
             raise StageFailed("failed-flow", f"yosys (harness alone): {synth.reason}", **known)
@@ -815,7 +659,7 @@ def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
 
 
 def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
-    synth = synthesize("design.il", top, run.work, _synth_options(point),
+    synth = synthesize("design.il", top, run.work, synth_options(point),
                        point.flow.synth_timeout_s, verilog_file=f"{top}.v",
                        family=point.device_family)
     if not synth.ok:
@@ -850,7 +694,7 @@ def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_
         try:
             pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
                                   point.flow.pnr_timeout_s, require_clock=require_clock,
-                                  extra_args=tuple(_pnr_flow_args(point)))
+                                  extra_args=tuple(pnr_flow_args(point)))
         finally:
             if directory != run.work:
                 (directory / "netlist.json").unlink(missing_ok=True)
@@ -996,40 +840,6 @@ def search_runs(row: Row) -> list | None:
                    reason=r["reason"]) for r in doc["runs"]]
 
 
-# --- artifacts --------------------------------------------------------------------------------
-
-
-def _tmp_name(key: str) -> str:
-    # The owner's pid and host are in the name, so a later sweep can tell a dead sweep's
-    # leftovers (removed by aesdse.engine.sweep.clean_stale) from a running sweep's work in progress.
-    return f".tmp-{key}-{owner_tag()}"
-
-
-def _publish(work: Path, final: Path) -> None:
-    """Rename the finished ``work`` directory to ``final``, replacing an older result."""
-    for _ in range(10):
-        try:
-            work.rename(final)
-            return
-        except OSError:
-            if not final.exists():
-                raise
-        # rename() does not replace a non-empty directory: move the old one aside first.
-        # Another process may do the same at the same time; whoever renames last wins.
-        trash = final.with_name(f".old-{final.name}-{uuid.uuid4().hex[:8]}-{owner_tag()}")
-        try:
-            final.rename(trash)
-        except OSError:
-            continue
-        shutil.rmtree(trash, ignore_errors=True)
-    work.rename(final)
-
-
-def default_worker_cache() -> str:
-    """Stage cache of a remote worker: ``$AESDSE_CACHE_DIR``, else ``~/.cache/aesdse``."""
-    return os.environ.get("AESDSE_CACHE_DIR") or str(Path.home() / ".cache" / "aesdse")
-
-
 def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: str,
                      on_stage=None, *, use_cache: bool = True, pnr_jobs: int = 1,
                      netlist_verify: bool | None = None) -> tuple:
@@ -1055,15 +865,3 @@ def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: s
         return row, buf.getvalue()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def unpack_artifacts(row: Row, blob: bytes, results_dir) -> Row:
-    """Write a remote point's artifact archive to ``results_dir/runs/<key>/`` (atomically)."""
-    runs = Path(results_dir) / "runs"
-    final, work = runs / row.key, runs / _tmp_name(row.key)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
-        tar.extractall(work, filter="data")  # "data": no absolute paths, links or devices
-    _publish(work, final)
-    return replace(row, artifacts=str(final))

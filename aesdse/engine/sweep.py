@@ -40,7 +40,8 @@ from .netlist_check import VERIFICATION_KEY, netlist_verify_default
 from ..spec.schema import flow_choices
 from ..experiment import DesignPoint, Experiment
 from ..flow.tools import TRANSIENT, ToolNotFound, tool_versions
-from .point import REJECTED_FILE, search_runs, unpack_artifacts
+from .artifacts import unpack_artifacts
+from .point import REJECTED_FILE, search_runs
 from .progress import Progress
 from ..store.database import Row, Store
 
