@@ -12,7 +12,8 @@ from aesdse.spec.schema import VerifyOptions
 from archs import FAMILIES
 from archs.buffered import Buffered
 
-from test_archs_multimode import message_items, rtl_run
+from test_archs_multimode import SharedCore, message_items, rtl_run
+from reused_simulation import ReusableSimulation
 
 
 def _iterative(depth):
@@ -78,7 +79,8 @@ def test_keys_stay_in_order_with_buffered_blocks():
         expected += e
     dut = FAMILIES["multimode"].build(sbox="lut", fifo_depth=4)
     assert isinstance(dut, Buffered) and dut.modes == dut.core.modes
-    outputs, _ = rtl_run(dut, items, rng=rng, stall_probability=0.6)
+    outputs, _ = rtl_run(SharedCore(dut, ReusableSimulation(dut)), items, rng=rng,
+                         stall_probability=0.6)
     assert outputs == expected
 
 

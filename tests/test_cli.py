@@ -121,7 +121,8 @@ def test_list_archs():
     result = CliRunner().invoke(main, ["list", "archs"])
     assert result.exit_code == 0
     assert "iterative: AES-128 encryption" in result.output
-    assert "  sbox             {lut" in result.output
+    # parameters by group where the family groups them, each with its allowed values
+    assert "  sboxes:\n    sbox                   {lut" in result.output
     data = json.loads(CliRunner().invoke(main, ["list", "archs", "--json"]).output)
     assert "lut" in data["iterative"]["params"]["sbox"]["choices"]
 
