@@ -13,20 +13,12 @@ Schema (every key optional unless marked)::
           sbox: [lut]
     targets:                          # default: one LFE5U-85F, CABGA381, speed 8
       - {device: LFE5U-85F, package: CABGA381, speed: 8}
-    flow:
-      freq_mhz: 100                   # nextpnr --freq (always passed); scalar or list
-      seeds: 1                        # a count (seeds 1..N) or an explicit list of seeds
-      nowidelut: false                # synth_ecp5 -nowidelut; scalar or list
-      abc9: false                     # synth_ecp5 -abc9; scalar or list
-      dff: false                      # synth_ecp5 -dff (ABC maps flip-flops too); scalar or list
-      placer: heap                    # nextpnr --placer: heap, sa or static; scalar or list
-      router: router1                 # nextpnr --router: router1 or router2; scalar or list
-      placer_timing_weight: 10        # nextpnr --placer-heap-timingweight (heap placer), 1..1000;
-                                      # scalar or list
-      floorplan: none                 # block RAMs fixed to sites: none or lane_rows (LFE5U-85F;
-                                      # aesdse.flow.floorplan); scalar or list
+    flow:                             # the flow options, each a scalar or (a grid option) a
+      freq_mhz: 100                   # list: aesdse.spec.flow_options.FLOW_OPTIONS declares
+      seeds: 1                        # them, with types, bounds and defaults (the table in
+      nowidelut: false                # docs/experiments.md is made from it)
+      placer: heap
       synth_timeout_s: 1800           # a tool that runs longer fails the point (timeout)
-      pnr_timeout_s: 3600
       fmax_search:                    # search the target frequency instead of freq_mhz/seeds
         low_mhz: 50                   #   initial bracket of nextpnr --freq targets
         high_mhz: 400
@@ -73,8 +65,9 @@ from pathlib import Path
 
 import archs
 
-from .flow.families import DEVICES, SYNTH_OPTIONS, family_of
-from .flow.floorplan import FLOORPLANS, floorplan_devices, floorplan_problem
+from .flow.families import DEVICES, family_of
+from .flow.floorplan import floorplan_devices, floorplan_problem
+from .spec.flow_options import FLOW_OPTIONS, OPTIONS, requirement_problem
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
                           VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key,
                           name_problem)
@@ -314,14 +307,9 @@ def _parse_targets(doc):
     return targets
 
 
-_FLOW_KEYS = ("freq_mhz", "seeds", "nowidelut", "abc9", "dff", "abc_area", "placer", "router",
-              "placer_timing_weight", "floorplan", "synth_timeout_s", "pnr_timeout_s",
-              "fmax_search")
-#: The on/off flow options, each a grid column: the synthesis options.
-_FLOW_BOOLEANS = SYNTH_OPTIONS
-#: Choices of the nextpnr flow options (nextpnr 0.11; aesdse.flow.nextpnr.PLACERS, ROUTERS).
-_FLOW_CHOICES = {"placer": ("heap", "sa", "static"), "router": ("router1", "router2"),
-                 "floorplan": FLOORPLANS}
+#: The keys of an experiment's ``flow`` mapping: the flow options (one table,
+#: :data:`aesdse.spec.flow_options.FLOW_OPTIONS`) and the Fmax search.
+_FLOW_KEYS = tuple(o.key for o in FLOW_OPTIONS) + ("fmax_search",)
 _SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
 #: fmax_search settings: (lowest, lowest excluded, highest).
 _SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
@@ -362,19 +350,62 @@ def _parse_search(flow):
     return SearchSettings(**values)
 
 
-def _flow_columns(doc):
-    """The flow options as grid columns: (freqs, nowidelut, abc9, dff, abc_area, placer, router,
-    placer_timing_weight, floorplan, seeds) and the fixed
-    options (timeouts, search)."""
+def _flow_columns(doc) -> tuple[dict, dict]:
+    """The flow options as grid columns, name -> the list of values the grid takes (table
+    order, the seeds last: a point's seeds are neighbours in a sweep), and the options that
+    are the same for every point (the tools' time limits, the Fmax search)."""
     flow = doc.get("flow")
     if flow is None:
         flow = LineDict()
     check_keys(flow, _FLOW_KEYS, "flow", line_of(doc, "flow"))
-    freqs = []
-    for n, v in enumerate(_as_list(flow.get("freq_mhz", FlowOptions.freq_mhz))):
-        _typed(flow, "freq_mhz", v, n, (int, float), "a frequency in MHz")
-        freqs.append(float(_bounded(flow, "freq_mhz", v, n, 0, LIMITS["freq_mhz"], " MHz",
-                                    low_open=True)))
+    columns, fixed = {}, {}
+    for option in FLOW_OPTIONS:
+        if option.name == "seed":
+            continue
+        if option.grid:
+            columns[option.name] = _option_column(flow, option)
+        else:
+            fixed[option.name] = _option_value(flow, option,
+                                               flow.get(option.key, option.default), 0)
+    problem = requirement_problem({name: values[0] if len(values) == 1 else None
+                                   for name, values in columns.items()
+                                   if values != [OPTIONS[name].default]})
+    if problem:
+        name, other, needed = problem
+        raise YamlError(line_of(flow, name), f"{name}: an option of the {needed} {other}; "
+                                             f"with it, {other} must be {needed}")
+    columns["seed"] = _seed_column(flow)
+    fixed["fmax_search"] = _parse_search(flow)
+    return columns, fixed
+
+
+def _option_value(flow, option, value, index):
+    """One value of flow option ``option`` (:class:`aesdse.spec.flow_options.FlowOption`),
+    checked against its type, choices and bounds; a number of type ``float`` as a float."""
+    if option.type is bool:
+        return _typed(flow, option.key, value, index, (bool,), "true or false")
+    if option.choices:
+        return _choice(flow, option.key, value, index, option.choices)
+    kinds = (int,) if option.type is int else (int, float)
+    _typed(flow, option.key, value, index, kinds, option.what)
+    low, high, low_open = option.bounds
+    _bounded(flow, option.key, value, index, low, high, option.unit, low_open=low_open)
+    return option.type(value)
+
+
+def _option_column(flow, option) -> list:
+    """The values of grid option ``option``: a scalar or a non-empty list."""
+    values = _as_list(flow.get(option.key, option.default))
+    if not values:
+        low, high, _ = option.bounds or (None, None, None)
+        hint = f"allowed values: {option.values}" if option.type is bool or option.choices \
+            else f"give {option.what} from {low:g} to {high:g}{option.unit}"
+        raise YamlError(line_of(flow, option.key), f"{option.key}: empty list; {hint}")
+    return [_option_value(flow, option, v, n) for n, v in enumerate(values)]
+
+
+def _seed_column(flow) -> list:
+    """``seeds``: a count (seeds 1..N) or an explicit list of seeds."""
     seeds = flow.get("seeds", 1)
     if isinstance(seeds, list):
         if not seeds:
@@ -383,49 +414,10 @@ def _flow_columns(doc):
         if len(seeds) > LIMITS["seeds"]:
             raise YamlError(line_of(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
                                                f"{LIMITS['seeds']} are allowed")
-        seeds = [_bounded(flow, "seeds", _typed(flow, "seeds", s, n, (int,), "a seed number"),
-                          n, 0, LIMITS["seed"]) for n, s in enumerate(seeds)]
-    else:
-        count = _typed(flow, "seeds", seeds, 0, (int,), "a count or a list of seeds")
-        _bounded(flow, "seeds", count, 0, 1, LIMITS["seeds"], " (a count of placer seeds)")
-        seeds = range(1, count + 1)
-    booleans = [[_typed(flow, key, v, n, (bool,), "true or false")
-                 for n, v in enumerate(_as_list(flow.get(key, False)))]
-                for key in _FLOW_BOOLEANS]
-    for key, column in zip(_FLOW_BOOLEANS, booleans):
-        if not column:
-            raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: false, true")
-    for key, choices in _FLOW_CHOICES.items():
-        column = [_choice(flow, key, v, n, choices)
-                  for n, v in enumerate(_as_list(flow.get(key, getattr(FlowOptions, key))))]
-        if not column:
-            raise YamlError(line_of(flow, key), f"{key}: empty list; allowed values: "
-                                                f"{allowed(choices)}")
-        booleans.append(column)
-    weights = [_bounded(flow, "placer_timing_weight",
-                        _typed(flow, "placer_timing_weight", v, n, (int,), "a whole number"),
-                        n, 1, LIMITS["placer_timing_weight"])
-               for n, v in enumerate(_as_list(flow.get("placer_timing_weight",
-                                                       FlowOptions.placer_timing_weight)))]
-    if not weights:
-        raise YamlError(line_of(flow, "placer_timing_weight"),
-                        "placer_timing_weight: empty list; give a whole number from 1 to "
-                        f"{LIMITS['placer_timing_weight']}")
-    if weights != [FlowOptions.placer_timing_weight] and booleans[-3] != ["heap"]:
-        raise YamlError(line_of(flow, "placer_timing_weight"),
-                        "placer_timing_weight: an option of the heap placer; with it, placer "
-                        "must be heap")
-    booleans.insert(-1, weights)
-    if not freqs:
-        raise YamlError(line_of(flow, "freq_mhz"), "freq_mhz: empty list")
-    fixed = {}
-    for key in ("synth_timeout_s", "pnr_timeout_s"):
-        value = _typed(flow, key, flow.get(key, getattr(FlowOptions, key)), 0, (int, float),
-                       "a number of seconds")
-        fixed[key] = float(_bounded(flow, key, value, 0, 0, LIMITS["timeout_s"], " seconds",
-                                    low_open=True))
-    fixed["fmax_search"] = _parse_search(flow)
-    return (freqs, *booleans, list(seeds)), fixed
+        return [_option_value(flow, OPTIONS["seed"], s, n) for n, s in enumerate(seeds)]
+    count = _typed(flow, "seeds", seeds, 0, (int,), "a count or a list of seeds")
+    _bounded(flow, "seeds", count, 0, 1, LIMITS["seeds"], " (a count of placer seeds)")
+    return list(range(1, count + 1))
 
 
 def _check_floorplan(doc, flows, targets):
@@ -514,15 +506,14 @@ def _parse(doc, path) -> Experiment:
         fam = archs.FAMILIES[arch]
         columns = _param_columns(entry, fam, entry_line)
         total += math.prod(len(c) for c in columns) * len(targets) \
-            * math.prod(len(c) for c in flow_columns)
+            * math.prod(len(c) for c in flow_columns.values())
         grids.append((fam, columns, line_of(entry, "arch")))
     if total > LIMITS["points"]:
         raise YamlError(line_of(doc, "architectures"),
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
-    flows = [FlowOptions(freq_mhz=f, seed=s, nowidelut=w, abc9=a, dff=d, abc_area=r, placer=pl,
-                         router=ro, placer_timing_weight=tw, floorplan=fp, **fixed)
-             for f, w, a, d, r, pl, ro, tw, fp, s in itertools.product(*flow_columns)]
+    flows = [FlowOptions(**dict(zip(flow_columns, values)), **fixed)
+             for values in itertools.product(*flow_columns.values())]
     _check_floorplan(doc, flows, targets)
     points, seen = [], set()
     for fam, columns, line in grids:

@@ -157,8 +157,8 @@ def test_abc_area_flow_option_expands_and_keeps_old_keys_when_off():
 def test_placer_router_flow_options_expand_validate_and_keep_old_keys():
     from aesdse.flow.nextpnr import PLACERS, ROUTERS, flow_args
     from aesdse.flow.floorplan import FLOORPLANS
-    from aesdse.experiment import _FLOW_CHOICES
-    assert _FLOW_CHOICES == {"placer": PLACERS, "router": ROUTERS, "floorplan": FLOORPLANS}
+    assert (PLACERS, ROUTERS, FLOORPLANS) == (("heap", "sa", "static"), ("router1", "router2"),
+                                              ("none", "lane_rows"))
     off = parse_experiment(GOOD, "grid.yaml").points[0]
     flow = off.flow.as_dict()
     assert "placer" not in flow and "router" not in flow  # points without them keep their keys

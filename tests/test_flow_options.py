@@ -97,3 +97,51 @@ def test_shipped_rows_keep_their_point_keys():
                 assert measured.key(row["tool_versions"]) == row["key"], (path, point.label)
                 compared += 1
     assert compared >= 200
+
+
+def test_the_docs_table_is_the_table():
+    from aesdse.spec.flow_options import markdown_table
+    text = (ROOT / "docs" / "experiments.md").read_text()
+    start = "<!-- flow-options table: aesdse.spec.flow_options.markdown_table() -->\n"
+    table = text[text.index(start) + len(start):text.index("<!-- end of flow-options table -->")]
+    assert table == markdown_table()
+    assert "| `placer_timing_weight` | from 1, at most 1,000 | 10 | yes | nextpnr | " \
+           "`--placer-heap-timingweight` |" in table
+
+
+def test_everything_is_derived_from_the_table():
+    from dataclasses import fields
+    from aesdse.experiment import _FLOW_KEYS
+    from aesdse.flow.families import SYNTH_OPTIONS
+    from aesdse.flow.yosys import SynthOptions
+    from aesdse.spec.flow_options import FLOW_OPTIONS, OPTIONS, stage_options
+    from aesdse.spec.schema import CONFIG_IGNORED_FLOW, PNR_CHOICES, FlowOptions
+    assert [f.name for f in fields(FlowOptions)] == [o.name for o in FLOW_OPTIONS] + [
+        "fmax_search"]
+    assert FlowOptions().placer_timing_weight == OPTIONS["placer_timing_weight"].default == 10
+    assert tuple(f.name for f in fields(SynthOptions)) == SYNTH_OPTIONS == (
+        "nowidelut", "abc9", "dff", "abc_area")
+    assert [o.name for o in stage_options("pnr")] == [
+        "freq_mhz", "seed", "placer", "router", "placer_timing_weight", "floorplan"]
+    assert _FLOW_KEYS[:2] == ("freq_mhz", "seeds") and _FLOW_KEYS[-1] == "fmax_search"
+    assert PNR_CHOICES == ("placer", "router", "placer_timing_weight", "floorplan")
+    assert CONFIG_IGNORED_FLOW == ("synth_timeout_s", "pnr_timeout_s")
+    for o in FLOW_OPTIONS:
+        assert not o.choices or o.default == o.choices[0], o.name
+        assert o.type is bool or o.choices or o.bounds, o.name
+        assert o.stage in ("synth", "pnr"), o.name
+    # The CLI's --where help names every option.
+    from click.testing import CliRunner
+    from aesdse.cli import main
+    help_text = " ".join(CliRunner().invoke(main, ["report", "--help"]).output.split())
+    assert all(f"flow_{o.name}" in help_text.replace("- ", "-") for o in FLOW_OPTIONS)
+
+
+def test_the_grid_expands_named_columns_with_the_seeds_fastest():
+    points = parse_experiment(GRIDS[0]).points
+    assert [(p.flow.freq_mhz, p.flow.floorplan, p.flow.seed) for p in points[:4]] == [
+        (100.0, "none", 1), (100.0, "none", 3), (100.0, "lane_rows", 1), (100.0, "lane_rows", 3)]
+    assert points[-1].flow.as_dict() == {
+        "freq_mhz": 250.5, "seed": 3, "nowidelut": True, "abc9": True, "dff": True,
+        "abc_area": True, "placer": "sa", "router": "router2", "floorplan": "lane_rows",
+        "synth_timeout_s": 60.0, "pnr_timeout_s": 90.0}

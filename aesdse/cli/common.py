@@ -24,12 +24,15 @@ def db_option(f):
 
 
 def where_option(f):
+    from ..spec.flow_options import FLOW_OPTIONS
+    later = ", ".join(f"flow_{o.name}" for o in FLOW_OPTIONS if o.omitted_at_default)
     return click.option(
         "--where", metavar="CONDITION",
         help="SQL condition on the rows: any column of the points table, any architecture "
-             "parameter by name, any flow option as flow_<option>, e.g. \"round_units = 2 AND "
-             "sbox = 'composite'\" or \"luts < 5000 AND flow_nowidelut = 1\". Read-only, one "
-             "expression.")(f)
+             "parameter by name, any flow option as flow_<option> "
+             f"({', '.join(f'flow_{o.name}' for o in FLOW_OPTIONS)}; {later} are NULL at "
+             "their defaults), e.g. \"round_units = 2 AND sbox = 'composite'\" or "
+             "\"luts < 5000 AND flow_nowidelut = 1\". Read-only, one expression.")(f)
 
 
 def current_only_option(f):

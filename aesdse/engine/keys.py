@@ -12,10 +12,12 @@ from dataclasses import asdict
 
 from ..experiment import DesignPoint
 from ..fingerprint import generator_fingerprint
-from ..flow.families import SYNTH_OPTIONS, driver_of, family_info
-from ..flow.nextpnr import flow_args, nextpnr_args
+from ..flow.families import driver_of, family_info
+from ..flow.nextpnr import nextpnr_args
 from ..flow.tools import find_tool
 from ..flow.yosys import SynthOptions
+from ..spec.flow_options import (pnr_args, pnr_key_options, stage_options,
+                                 synth_key_options)
 from .cache import stage_key
 
 __all__ = ["design_key", "synth_key", "pnr_key", "synth_options", "pnr_flow_args"]
@@ -33,7 +35,8 @@ def design_key(point: DesignPoint) -> str:
 
 
 def synth_options(point: DesignPoint) -> SynthOptions:
-    return SynthOptions(**{name: getattr(point.flow, name) for name in SYNTH_OPTIONS})
+    """The point's synthesis options."""
+    return SynthOptions(**{o.name: getattr(point.flow, o.name) for o in stage_options("synth")})
 
 
 def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
@@ -42,19 +45,15 @@ def synth_key(point: DesignPoint, rtlil_digest: str, top: str) -> str:
     return stage_key("synth", {
         "rtlil": rtlil_digest, "top": top, "family": point.device_family,
         "command": family_info(point.device_family).synth_command,
-        "options": _options_key(synth_options(point)), "yosys": find_tool("yosys").version})
-
-
-def _options_key(options: SynthOptions) -> dict:
-    # abc_area came later: off, it leaves the key (and the stage cache) as it was before.
-    d = asdict(options)
-    if not d["abc_area"]:
-        del d["abc_area"]
-    return d
+        # An option that came after cached stages existed is left out at its default.
+        "options": synth_key_options(point.flow), "yosys": find_tool("yosys").version})
 
 
 def pnr_flow_args(point: DesignPoint) -> list:
-    return flow_args(point.flow.placer, point.flow.router, point.flow.placer_timing_weight)
+    """nextpnr's arguments of the point's place-and-route options (none at nextpnr's
+    defaults); ``--freq`` and ``--seed`` are given per run."""
+    return pnr_args({o.name: getattr(point.flow, o.name) for o in stage_options("pnr")
+                     if not o.always_passed})
 
 
 def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int) -> str:
@@ -72,4 +71,4 @@ def pnr_key(point: DesignPoint, netlist_digest: str, freq_mhz: float, seed: int)
                  driver.port_pins(target.device, target.package)],
         "nextpnr": find_tool(driver.pnr_tool).version,
         # A floorplan changes the netlist nextpnr reads; without one the key is as before.
-        **({"floorplan": point.flow.floorplan} if point.flow.floorplan != "none" else {})})
+        **pnr_key_options(point.flow)})

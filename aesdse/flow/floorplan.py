@@ -30,11 +30,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ..spec.flow_options import OPTIONS
+
 __all__ = ["FLOORPLANS", "FloorplanError", "floorplan_devices", "block_ram_sites",
            "lane_rows", "apply_floorplan", "floorplan_problem"]
 
 #: Values of the ``floorplan`` flow option; the first is the default (nextpnr places everything).
-FLOORPLANS = ("none", "lane_rows")
+FLOORPLANS = OPTIONS["floorplan"].choices
 
 #: Block-RAM sites of the devices with a table: the rows (Y) and columns (X) of the DP16KD
 #: tiles; the site at column index ``i`` is ``X<x>/Y<y>/EBR<i % 4>`` (four per group of tiles).

