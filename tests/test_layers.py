@@ -5,7 +5,8 @@ crosses a layer fails here, not in a review. The layers, bottom up:
 
 * ``archs`` (the hardware) and ``aesdse.spec`` (the experiment schema) import nothing of aesdse;
 * ``aesdse.flow`` (device-family drivers, Yosys, nextpnr) reads the schema only;
-* ``aesdse.verify`` (testbench, vectors, reference model) reads the schema and the hardware;
+* ``aesdse.verify`` (testbench, vectors, reference model) reads the schema, the hardware and
+  the device-family drivers' cell models;
 * ``aesdse.store`` (the results database) reads the schema only;
 * ``aesdse.report`` reads stored rows and device facts; it never runs a tool nor the engine;
 * the stages at the top of ``aesdse`` (experiment, generate, fingerprint, metrics) compose those;
@@ -27,8 +28,10 @@ ALLOWED = {
     "aesdse.spec": {"aesdse.spec"},
     "aesdse.flow": {"aesdse.flow", "aesdse.spec"},
     # Netlist-level verification (aesdse.verify.netlist) runs Yosys the way the flow does: the
-    # tool runner only (YOSYS override, tool identity, process-tree kill on timeout).
-    "aesdse.verify": {"aesdse.verify", "aesdse.spec", "archs", "aesdse.flow.tools"},
+    # tool runner only (YOSYS override, tool identity, process-tree kill on timeout), with the
+    # cell models a device family's driver declares.
+    "aesdse.verify": {"aesdse.verify", "aesdse.spec", "archs", "aesdse.flow.tools",
+                      "aesdse.flow.families"},
     "aesdse.store": {"aesdse.store", "aesdse.spec"},
     # Reports read rows and device facts: no tool runner, no engine but the Fmax search's own
     # summary of stored runs (a pure function of the runs).

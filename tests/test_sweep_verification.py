@@ -23,7 +23,6 @@ from aesdse.engine.sweep import sweep
 from aesdse.experiment import parse_experiment
 from aesdse.generate import build_component
 from aesdse.store.database import Store
-from aesdse.verify import netlist as netlist_mod
 from aesdse.verify.cxxrtl import CompileError, find_compiler
 from aesdse.verify.verify import Verification
 
@@ -161,15 +160,17 @@ def test_a_model_past_its_time_limit_is_not_cached_and_is_built_again(tmp_path, 
 
 def test_a_family_without_cell_models_is_recorded_not_checked(tmp_path, fake_tools,
                                                               monkeypatch):
-    monkeypatch.delitem(netlist_mod.CELL_MODELS, "ecp5")
+    from aesdse.flow.families import FAMILIES
+    monkeypatch.setattr(FAMILIES["ecp5"], "cell_models", None)
     with Store(tmp_path / "db.sqlite") as store:
         sweep(experiment(), store, tmp_path / "results", echo=None, netlist_verify=True)
         row, = store.rows()
     assert row.status == "ok" and row.luts
-    others = ", ".join(sorted(netlist_mod.CELL_MODELS))  # ecp5 taken out above
+    others = ", ".join(sorted(n for n in FAMILIES if n != "ecp5"))  # ecp5 taken out above
     assert _record(row)["netlist_verified"] == (
         f"not checked: no cell simulation models for device family 'ecp5': aesdse simulates "
-        f"netlists of {others} only (aesdse.verify.netlist.CELL_MODELS)")
+        f"netlists of {others} only (the cell_models of a device-family driver, "
+        f"aesdse.flow.families)")
 
 
 @pytest.mark.parametrize("device, where", [
@@ -177,13 +178,14 @@ def test_a_family_without_cell_models_is_recorded_not_checked(tmp_path, fake_too
     ("LIFCL-40", "device family 'nexus'"), ("CCGM1A1", "device family 'gatemate'")])
 def test_families_without_models_say_where_and_why(device, where, monkeypatch):
     # Every family has models since issue 45; one taken out must still be named.
-    monkeypatch.delitem(netlist_mod.CELL_MODELS, where.split("'")[1])
+    from aesdse.flow.families import FAMILIES
+    monkeypatch.setattr(FAMILIES[where.split("'")[1]], "cell_models", None)
     exp = parse_experiment(f"name: t\narchitectures:\n  - arch: iterative\n"
                            f"targets:\n  - device: {device}\n")
     point = exp.points[0]
     meta, text = rtl_script(lambda: build_component(point), point)
     assert text is None and where in meta["unsupported"]
-    assert "CELL_MODELS" in meta["unsupported"]
+    assert "the cell_models of a device-family driver" in meta["unsupported"]
 
 
 def test_asic_rows_say_why_their_netlist_is_not_checked(tmp_path):

@@ -39,7 +39,7 @@ from aesdse.flow.families.xilinx import DRIVERS as XILINX, mark_roms
 from aesdse.flow.tools import find_tool
 from aesdse.flow.yosys import SynthOptions, synthesize
 from aesdse.verify.cxxrtl import CompileError, default_cache_dir, design_rtlil, find_compiler
-from aesdse.verify.netlist import (CELL_MODELS, NetlistUnsupported, first_difference,
+from aesdse.verify.netlist import (NetlistUnsupported, cell_models, first_difference,
                                    netlist_model, netlist_rtlil, play_netlist, wrapper_rtlil)
 from aesdse.verify.sbox_stream import SBoxStreamAdapter, sbox_script
 from aesdse.verify.script import check_playback, play_amaranth
@@ -181,8 +181,9 @@ def test_every_family_with_shipped_models_is_listed_and_proven():
     """Every Xilinx fabric target, Gowin, Nexus, MachXO2/3 and GateMate have cell models, proven
     on the sequential netlists below."""
     for family in FAMILIES:
-        assert CELL_MODELS[family].files and CELL_MODELS[family].proven, family
-    assert CELL_MODELS["machxo3"].files == ("+/lattice/cells_sim_xo3.v",)
+        models = cell_models(family)
+        assert models.files and models.proven, family
+    assert cell_models("machxo3").files == ("+/lattice/cells_sim_xo3.v",)
     assert set(SEQUENTIAL_CELLS) == set(FAMILIES)
 
 
@@ -298,7 +299,9 @@ def test_a_model_past_its_limit_fails_only_where_the_models_are_proven(monkeypat
     def past_limit(*args, **kwargs):
         raise PlayError("the model ran past its time limit of 600 s")
     monkeypatch.setattr(netlist_check, "play_netlist", past_limit)
-    monkeypatch.setitem(CELL_MODELS, family, replace(CELL_MODELS[family], proven=proven))
+    from aesdse.flow.families import family_info
+    driver = family_info(family)
+    monkeypatch.setattr(driver, "cell_models", replace(driver.cell_models, proven=proven))
     options = netlist_options("verilator")
     if proven:
         with pytest.raises(PlayError, match="time limit"):

@@ -75,7 +75,8 @@ into files compiled two at a time), and its model plays the script 20-50 times f
 about 15 s of Yosys and 194 s to build, under the load above.
 
 A point whose netlist cannot be simulated keeps its numbers and records why ("not checked"): a
-family without cell models (:data:`aesdse.verify.netlist.CELL_MODELS`), a
+family without cell models (its driver's
+:attr:`~aesdse.flow.families.base.FamilyDriver.cell_models`), a
 core the script builder does not cover yet
 (:class:`aesdse.verify.script.ScriptUnsupported`), cells without a model, no C++ compiler, or
 the stage turned off (``aesdse sweep --no-netlist-verify``, or ``AESDSE_NETLIST_VERIFY=0`` in
@@ -205,7 +206,7 @@ def estimate_unchecked_reason(family: str) -> str:
     netlist (``asic``; the Xilinx estimates keep theirs and are checked) is not simulated."""
     if family == "asic":
         return ("the asic estimate maps the design to the cells of aesdse/flow/ge.lib, which "
-                "have no simulation models (aesdse.verify.netlist.CELL_MODELS covers Yosys's "
+                "have no simulation models (the asic driver's cell models cover Yosys's "
                 "internal gates only), and its mapped netlist is not kept")
     try:
         cell_models(family)

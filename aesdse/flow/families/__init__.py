@@ -22,6 +22,7 @@ import importlib
 import math
 import pkgutil
 
+from ..tools import register_tools
 from .base import (FamilyDriver, Part, PUBLISHED_CONVENTIONS, SLICES_PER_BRAM_KBIT, SYNTH_OPTIONS,
                    SliceConvention, SpeedLimits, cap_fmax)
 
@@ -85,6 +86,7 @@ def discover() -> None:
     SLICE_CONVENTIONS.update({c.family: c for c in PUBLISHED_CONVENTIONS})
     PACKAGES = tuple(pkg for d in drivers for pkg in d.packages)
     SPEEDS = tuple(sorted({s for p in devices.values() for s in p.speeds}))
+    register_tools(d.pnr_tool_spec for d in drivers if d.pnr_tool_spec)
 
 
 def family_info(family: str) -> FamilyDriver:

@@ -3,7 +3,7 @@ package, no speed grade, no place and route)."""
 
 import math
 
-from .base import EstimateFailed, FamilyDriver, Part, SpeedLimits
+from .base import CellModels, EstimateFailed, FamilyDriver, Part, SpeedLimits
 from ..asic import estimate as asic_estimate
 
 __all__ = ["Asic", "DRIVERS", "PARTS", "SPEED_LIMITS"]
@@ -27,6 +27,8 @@ class Asic(FamilyDriver):
     parts = PARTS
     speed_limits = SPEED_LIMITS
     synth_command = "synth"
+    # No files: the netlist is of Yosys internal gates (synth without a cell library).
+    cell_models = CellModels(())
     synth_options = ()
     out_of_context = True
     unit = "gate equivalents (GE): NAND2 = 1 GE, generic estimate without place and route"

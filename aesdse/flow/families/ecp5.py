@@ -4,7 +4,7 @@ Numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-0201
 (March 2018), cited below by table; the exact LUT4 counts are those nextpnr reports as available.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, SpeedLimits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, SpeedLimits
 
 __all__ = ["Ecp5", "DRIVERS", "PARTS", "PACKAGES", "SPEEDS", "SPEED_LIMITS", "ABC_AREA_SCRIPT"]
 
@@ -85,6 +85,8 @@ class Ecp5(FamilyDriver):
     synth_command = "synth_ecp5"
     synth_options = ("nowidelut", "abc9", "dff", "abc_area")
     pnr_tool = "nextpnr-ecp5"
+    # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
+    cell_models = CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",))
     out_of_context = True
     unit = "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM"
     resource_names = {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),

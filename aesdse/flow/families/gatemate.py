@@ -3,7 +3,7 @@
 Numbers are what nextpnr-himbaechel-gatemate 0.11 reports available (see :data:`PARTS`).
 """
 
-from .base import FamilyDriver, Part, SliceConvention, uncited_limits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["GateMate", "DRIVERS", "PARTS", "SPEED_LIMITS"]
 
@@ -50,6 +50,11 @@ class GateMate(FamilyDriver):
     synth_command = "synth_gatemate -luttree -nomx8"
     synth_options = ()
     pnr_tool = "nextpnr-himbaechel-gatemate"
+    # The cell models as Yosys 0.70 ships them, read with read_verilog -overwrite, no defines.
+    # Block RAMs they define only as black boxes are refused by name
+    # (aesdse.verify.netlist.netlist_rtlil). They play sequential netlists in the tests
+    # (flip-flops with and without reset, distributed RAM, shift registers; issue 45).
+    cell_models = CellModels(("+/gatemate/cells_sim.v",))
     extra = "gatemate"
     unit = ("CPE = 2 LUT-tree (4-input) + 2 FF; CC_BRAM_20K 20 Kbit block RAM (half a "
             "CC_BRAM_40K)")

@@ -4,7 +4,7 @@ Numbers come from the GW1NR / GW2A data sheets (DS117, DS102) as nextpnr-himbaec
 them available.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, uncited_limits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["Gowin", "DRIVERS", "PARTS", "DIES", "PINS", "SPEED_LIMITS", "CST_FILE"]
 
@@ -88,6 +88,11 @@ class Gowin(FamilyDriver):
     synth_command = "synth_gowin -nowidelut"
     synth_options = ()
     pnr_tool = "nextpnr-himbaechel-gowin"
+    # The cell models as Yosys 0.70 ships them, read with read_verilog -overwrite, no defines.
+    # Block RAMs they define only as black boxes are refused by name
+    # (aesdse.verify.netlist.netlist_rtlil). They play sequential netlists in the tests
+    # (flip-flops with and without reset, distributed RAM, shift registers; issue 45).
+    cell_models = CellModels(("+/gowin/cells_sim.v",))
     pin_constraints = True
     extra = "gowin"
     unit = "CLS = 2 LUT4 + 2 FF; BSRAM 18 Kbit block RAM"

@@ -6,7 +6,7 @@ Numbers come from the Lattice "iCE40 LP/HX Family Data Sheet" (DS1040 v3.4, Tabl
 
 import math
 
-from .base import FamilyDriver, Part, SliceConvention, SpeedLimits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, SpeedLimits
 
 __all__ = ["Ice40", "DRIVERS", "PARTS", "SPEED_LIMITS"]
 
@@ -53,6 +53,12 @@ class Ice40(FamilyDriver):
     synth_command = "synth_ice40"
     synth_options = ("dff",)
     pnr_tool = "nextpnr-ice40"
+    # EQUIV leaves out the one memory of the file, SB_SPRAM256KA's 16,384 x 16 bits, which
+    # Yosys's Verilog front end turns into registers: about 30 CPU-s on every read. aesdse never
+    # infers SPRAM.
+    cell_models = CellModels(("+/ice40/cells_sim.v",), ("EQUIV",), {
+        "SB_SPRAM256KA": "its model in +/ice40/cells_sim.v is read with EQUIV defined, which "
+                         "leaves out its memory"})
     extra = "ice40"
     unit = "logic cell = 1 LUT4 + 1 FF; SB_RAM40_4K 4 Kbit block RAM"
     area_column = ("slices", "Logic cells")

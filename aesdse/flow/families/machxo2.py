@@ -4,7 +4,7 @@ Numbers come from the "MachXO2 Family Data Sheet" (FPGA-DS-02056, Table 1.1) and
 Family Data Sheet" (FPGA-DS-02032, Table 1.1).
 """
 
-from .base import FamilyDriver, Part, SliceConvention, uncited_limits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["MachXO2", "MachXO3", "DRIVERS", "PARTS", "CLOCK_PINS", "SPEED_LIMITS",
            "MACHXO3_SPEED_LIMITS", "LPF_FILE"]
@@ -82,6 +82,12 @@ class MachXO2(FamilyDriver):
     synth_command = "synth_lattice -family xo2"
     synth_options = ()
     pnr_tool = "nextpnr-machxo2"
+    # The cell models as Yosys 0.70 ships them, read with read_verilog -overwrite, no defines (the
+    # Lattice files include common_sim.vh and ccu2d_sim.vh from their own directory).
+    # Block RAMs they define only as black boxes are refused by name
+    # (aesdse.verify.netlist.netlist_rtlil). They play sequential netlists in the tests
+    # (flip-flops with and without reset, distributed RAM, shift registers; issue 45).
+    cell_models = CellModels(("+/lattice/cells_sim_xo2.v",))
     pin_constraints = True
     extra = "machxo2"
     unit = "slice = 2 LUT4 + 2 FF; DP8KC 9 Kbit block RAM"
@@ -125,6 +131,7 @@ class MachXO3(MachXO2):
         "machxo3", "Lattice MachXO3: slice = 2 LUT4 + 2 FF", 4, 2, 2, 9, "DP8KC",
         "Lattice FPGA-DS-02032 (slice, EBR); 001 Sec. 4 rate of 4 slices per Kbit")
     synth_command = "synth_lattice -family xo3"
+    cell_models = CellModels(("+/lattice/cells_sim_xo3.v",))
     note_family = "machxo2"
 
 

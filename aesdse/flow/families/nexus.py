@@ -3,7 +3,7 @@
 Numbers come from the "CrossLink-NX Family Data Sheet", FPGA-DS-02049, Table 1.1.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, uncited_limits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, uncited_limits
 
 __all__ = ["Nexus", "DRIVERS", "PARTS", "PINS", "SPEED_LIMITS", "PDC_FILE"]
 
@@ -63,6 +63,11 @@ class Nexus(FamilyDriver):
     synth_command = "synth_nexus -noccu2"
     synth_options = ("nowidelut",)
     pnr_tool = "nextpnr-nexus"
+    # The cell models as Yosys 0.70 ships them, read with read_verilog -overwrite, no defines.
+    # Block RAMs they define only as black boxes are refused by name
+    # (aesdse.verify.netlist.netlist_rtlil). They play sequential netlists in the tests
+    # (flip-flops with and without reset, distributed RAM, shift registers; issue 45).
+    cell_models = CellModels(("+/nexus/cells_sim.v",))
     pin_constraints = True
     extra = "nexus"
     unit = "slice = 2 LUT4 + 2 FF; EBR 18 Kbit block RAM"
