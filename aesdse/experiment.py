@@ -64,6 +64,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import archs
+from archs.floorplans import FLOORPLAN_CELLS
 
 from .flow.families import DEVICES, family_of
 from .flow.floorplan import floorplan_devices, floorplan_problem
@@ -521,7 +522,7 @@ def _parse(doc, path) -> Experiment:
             params = fam.point_params(combo)
             _check_point(fam, params, line)
             for floorplan in sorted({flow.floorplan for flow in flows}):
-                problem = floorplan_problem(floorplan, fam.name, dict(params))
+                problem = floorplan_problem(floorplan, fam.name, dict(params), FLOORPLAN_CELLS)
                 if problem:
                     raise YamlError(line, f"{fam.name}: {problem}")
             for target in targets:

@@ -8,6 +8,7 @@ import pytest
 from amaranth.back import rtlil
 
 import archs
+from archs.floorplans import FLOORPLAN_CELLS
 from aesdse.experiment import ExperimentError, load_experiment, make_point
 from aesdse.flow.floorplan import (FLOORPLANS, FloorplanError, apply_floorplan,
                                    block_ram_sites, floorplan_devices, lane_rows)
@@ -17,6 +18,8 @@ from aesdse.flow.yosys import SynthOptions, synthesize
 from aesdse.spec.schema import FlowOptions, Target
 
 DEVICE = "LFE5U-85F"
+#: The floorplannable cells the unrolled core declares.
+CELLS = FLOORPLAN_CELLS["unrolled"]
 
 
 def _names(lanes, bram_rounds, units=10, boxes=8, key_boxes=2, prefix=True):
@@ -51,7 +54,7 @@ def test_the_site_table_has_the_devices_block_rams():
 def test_lane_rows_gives_each_lane_a_band_and_each_bram_round_a_row():
     # The one-chip record: three lanes, four block-RAM rounds, every key step in block RAM.
     names = _names(3, 4)
-    sites = lane_rows(names, DEVICE)
+    sites = lane_rows(names, DEVICE, CELLS)
     assert sorted(sites) == sorted(names) and len(set(sites.values())) == 156
     rows = [int(row[0].split("/")[1][1:]) for row in block_ram_sites(DEVICE)]
     columns = sorted({_where(s)[0] for row in block_ram_sites(DEVICE) for s in row})
@@ -76,7 +79,7 @@ def test_lane_rows_gives_each_lane_a_band_and_each_bram_round_a_row():
 
 
 def test_lane_rows_of_one_core_takes_the_whole_width():
-    sites = lane_rows(_names(1, 2, prefix=False), DEVICE)
+    sites = lane_rows(_names(1, 2, prefix=False), DEVICE, CELLS)
     assert len(sites) == 2 * 8 + 10 * 2
     xs = sorted(_where(s)[0] for s in sites.values())
     assert xs[0] > 30 and xs[-1] < 95  # centred in the 4..120 columns
@@ -85,15 +88,15 @@ def test_lane_rows_of_one_core_takes_the_whole_width():
 def test_lane_rows_refuses_what_it_cannot_place():
     with pytest.raises(FloorplanError, match=r"^lane_rows: block RAM 'sbox.rom.bram' is not a "
                                              r"round unit's S-box"):
-        lane_rows(["sbox.rom.bram"], DEVICE)
+        lane_rows(["sbox.rom.bram"], DEVICE, CELLS)
     with pytest.raises(FloorplanError, match=r"^lane_rows: lane 0 has 5 block-RAM rounds; "
                                              r"LFE5U-85F has 4 block-RAM rows$"):
-        lane_rows(_names(1, 5), DEVICE)
+        lane_rows(_names(1, 5), DEVICE, CELLS)
     # Three lanes with one S-box per DP16KD: 16 per round do not fit a band of 17 columns
     # beside the key steps.
     with pytest.raises(FloorplanError, match=r"^lane_rows: lane 0 has 104 block RAMs; its band "
                                              r"of 17 columns in 4 rows holds \d+ of them"):
-        lane_rows(_names(3, 4, boxes=16, key_boxes=4), DEVICE)
+        lane_rows(_names(3, 4, boxes=16, key_boxes=4), DEVICE, CELLS)
 
 
 def _netlist(names):
@@ -105,18 +108,18 @@ def _netlist(names):
 
 def test_apply_floorplan_sets_nextpnrs_bel_attribute():
     netlist = _netlist(_names(2, 1))
-    sites = apply_floorplan(netlist, "lane_rows", DEVICE)
+    sites = apply_floorplan(netlist, "lane_rows", DEVICE, CELLS)
     cells = netlist["modules"]["top"]["cells"]
     assert {n: c["attributes"]["BEL"] for n, c in cells.items() if c["type"] == "DP16KD"} \
         == sites
     assert "BEL" not in cells["other"]["attributes"]
     untouched = _netlist(_names(2, 1))
-    assert apply_floorplan(untouched, "none", DEVICE) == {}
+    assert apply_floorplan(untouched, "none", DEVICE, CELLS) == {}
     assert untouched == _netlist(_names(2, 1))
     with pytest.raises(FloorplanError, match=r"^lane_rows: the netlist has no DP16KD to place$"):
-        apply_floorplan(_netlist([]), "lane_rows", DEVICE)
+        apply_floorplan(_netlist([]), "lane_rows", DEVICE, CELLS)
     with pytest.raises(FloorplanError, match=r"^floorplan must be one of none, lane_rows"):
-        apply_floorplan(_netlist([]), "rows", DEVICE)
+        apply_floorplan(_netlist([]), "rows", DEVICE, CELLS)
 
 
 def test_the_floorplan_flow_option(tmp_path):
@@ -218,7 +221,7 @@ def test_lane_rows_reads_the_names_yosys_gives_the_unrolled_cores_block_rams(tmp
     run = run_tool(find_tool("yosys"), ["-q", "-p", script], tmp_path, "yosys.log", 300)
     assert run.returncode == 0, (tmp_path / "yosys.log").read_text()[-2000:]
     netlist = json.loads((tmp_path / "flat.json").read_text())
-    sites = apply_floorplan(netlist, "lane_rows", DEVICE)
+    sites = apply_floorplan(netlist, "lane_rows", DEVICE, CELLS)
     # Per lane: the round's 16 S-boxes on 8 DP16KD; one key step (the last round's) in 2.
     assert sorted(sites) == sorted(f"lane{lane}.u0_{kind}sbox{k}.bram" for lane in range(2)
                                    for kind, count in (("", 8), ("k", 2)) for k in range(count))

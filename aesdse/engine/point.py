@@ -49,6 +49,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import archs
+from archs.floorplans import FLOORPLAN_CELLS
 
 from .cache import CacheEntry, StageCache, file_digest
 from ..flow.families import family_info, fits, speed_limits
@@ -728,7 +729,8 @@ def _apply_floorplan(point: DesignPoint, directory: Path) -> None:
     path = directory / "netlist.json"
     netlist = json.loads(path.read_text())
     try:
-        sites = apply_floorplan(netlist, point.flow.floorplan, point.target.device)
+        sites = apply_floorplan(netlist, point.flow.floorplan, point.target.device,
+                                FLOORPLAN_CELLS.get(point.arch))
     except FloorplanError as error:
         raise StageFailed("failed-flow", f"floorplan: {error}") from None
     path.write_text(json.dumps(netlist))

@@ -8,7 +8,8 @@ feeds 40-60 rows and columns away from it, a net of 4.3-5.8 ns that limited ever
 attribute on the cell in the netlist); the placer then puts the logic near its block RAMs.
 
 ``lane_rows`` is the floorplan of :class:`archs.lanes.ParallelLanes` around the unrolled core
-(:mod:`archs.unrolled`), read from the cell names Yosys keeps (``lane<n>.u<unit>_sbox<k>.bram``,
+(:mod:`archs.unrolled`), read from the cell names Yosys keeps, which the architecture declares
+(:data:`archs.floorplans.FLOORPLAN_CELLS`: ``lane<n>.u<unit>_sbox<k>.bram``,
 ``..._ksbox<k>.bram`` for a key-expansion step):
 
 * each lane gets a band of block-RAM columns, the same in every row (lane 0 on the left);
@@ -20,9 +21,10 @@ attribute on the cell in the netlist); the placer then puts the logic near its b
 * inside its row a group's blocks are side by side, centred in the band.
 
 A core without lanes is one lane with the whole width. An experiment naming a floorplan for a
-point it cannot place is an error when it is read (:func:`floorplan_problem`). The site table
-is that of the LFE5U-85F, the one device measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208
-DP16KD and writing the placed netlist (``--write``; each cell's ``NEXTPNR_BEL``).
+point it cannot place is an error when it is read (:func:`floorplan_problem`). The block-RAM
+sites are the device-family driver's
+(:attr:`aesdse.flow.families.base.FamilyDriver.block_ram_sites`: the ECP5 driver has the
+LFE5U-85F's, the one device measured).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import re
 from collections import defaultdict
 
 from ..spec.flow_options import OPTIONS
+from .families import FAMILIES, driver_of
 
 __all__ = ["FLOORPLANS", "FloorplanError", "floorplan_devices", "block_ram_sites",
            "lane_rows", "apply_floorplan", "floorplan_problem"]
@@ -38,62 +41,54 @@ __all__ = ["FLOORPLANS", "FloorplanError", "floorplan_devices", "block_ram_sites
 #: Values of the ``floorplan`` flow option; the first is the default (nextpnr places everything).
 FLOORPLANS = OPTIONS["floorplan"].choices
 
-#: Block-RAM sites of the devices with a table: the rows (Y) and columns (X) of the DP16KD
-#: tiles; the site at column index ``i`` is ``X<x>/Y<y>/EBR<i % 4>`` (four per group of tiles).
-_EBR_TABLES = {
-    "LFE5U-85F": ((22, 46, 70, 82),
-                  (4, 6, 8, 10, 13, 15, 17, 19, 22, 24, 26, 28, 31, 33, 35, 37, 40, 42, 44, 46,
-                   49, 51, 53, 55, 58, 60, 62, 64, 69, 71, 73, 75, 78, 80, 82, 84, 87, 89, 91,
-                   93, 96, 98, 100, 102, 105, 107, 109, 111, 114, 116, 118, 120)),
-}
-
-_BLOCK_RAM = "DP16KD"
-_NAME = re.compile(r"^(?:lane(?P<lane>\d+)\.)?u(?P<unit>\d+)_(?P<key>k?)sbox(?P<box>\d+)\.")
-
-
 class FloorplanError(ValueError):
     """A netlist the floorplan cannot place: the point fails with this reason."""
 
 
 def floorplan_devices() -> tuple:
     """The devices with a block-RAM site table (the only ones a floorplan can be used on)."""
-    return tuple(_EBR_TABLES)
+    return tuple(device for driver in FAMILIES.values() for device in driver.block_ram_sites)
 
 
 def block_ram_sites(device: str) -> list[list[str]]:
-    """The DP16KD sites of ``device`` as rows (top first) of sites (left to right)."""
-    try:
-        rows, columns = _EBR_TABLES[device]
-    except KeyError:
+    """The block-RAM sites of ``device`` as rows (top first) of sites (left to right)."""
+    driver = driver_of(device)
+    if device not in driver.block_ram_sites:
         raise FloorplanError(f"no block-RAM site table for {device}; floorplans exist for "
-                             f"{', '.join(floorplan_devices())}") from None
-    return [[f"X{x}/Y{y}/EBR{i % 4}" for i, x in enumerate(columns)] for y in rows]
+                             f"{', '.join(floorplan_devices())}")
+    return driver.block_ram_site_rows(device)
 
 
-def floorplan_problem(floorplan: str, arch: str, params: dict) -> str | None:
+def floorplan_problem(floorplan: str, arch: str, params: dict, declared: dict) -> str | None:
     """Why ``floorplan`` cannot place a point of ``arch`` with ``params`` (on a device with a
     site table), or ``None``: checked when an experiment is read, so that a point the floorplan
     would refuse at place and route is an error at its line instead. ``lane_rows`` places the
-    block-RAM rounds of the ``unrolled`` family, one device row each."""
+    block-RAM rounds of the architectures that declare their floorplannable cells
+    (``declared``: :data:`archs.floorplans.FLOORPLAN_CELLS`), one device row each."""
     if floorplan == "none":
         return None
-    rows = min(len(rows) for rows, _ in _EBR_TABLES.values())
-    bram_rounds = params.get("bram_rounds", 0)
-    if arch != "unrolled" or not 1 <= bram_rounds <= rows:
-        return (f"floorplan {floorplan} places the block-RAM rounds of arch unrolled, 1 to "
-                f"{rows} (a block-RAM row each); not arch {arch} with bram_rounds {bram_rounds}")
+    rows = min(len(driver.block_ram_sites[device][0]) for driver in FAMILIES.values()
+               for device in driver.block_ram_sites)
+    rows_param = (declared.get(arch) or next(iter(declared.values()))).rows_param
+    rounds = params.get(rows_param, 0)
+    if arch not in declared or not 1 <= rounds <= rows:
+        return (f"floorplan {floorplan} places the block-RAM rounds of arch "
+                f"{', '.join(declared)}, 1 to {rows} (a block-RAM row each); not arch {arch} "
+                f"with {rows_param} {rounds}")
     return None
 
 
-def lane_rows(names, device: str) -> dict[str, str]:
-    """The ``lane_rows`` floorplan of the block-RAM cells ``names``: cell name -> site."""
+def lane_rows(names, device: str, cells) -> dict[str, str]:
+    """The ``lane_rows`` floorplan of the block-RAM cells ``names`` of an architecture whose
+    floorplannable cells are ``cells`` (an :class:`archs.floorplans.FloorplanCells`): cell
+    name -> site."""
     rows = block_ram_sites(device)
+    pattern = re.compile(cells.pattern)
     groups = defaultdict(list)  # (lane, unit, key step?) -> [(box, name)]
     for name in names:
-        match = _NAME.match(name)
+        match = pattern.match(name)
         if match is None:
-            raise FloorplanError(f"lane_rows: block RAM {name!r} is not a round unit's S-box "
-                                 f"(lane<n>.u<unit>_sbox<k> or _ksbox<k>, archs.unrolled)")
+            raise FloorplanError(f"lane_rows: block RAM {name!r} is not {cells.shape}")
         lane = int(match["lane"] or 0)
         groups[lane, int(match["unit"]), bool(match["key"])].append((int(match["box"]), name))
     lanes = sorted({lane for lane, _, _ in groups})
@@ -129,24 +124,30 @@ def lane_rows(names, device: str) -> dict[str, str]:
     return sites
 
 
-def apply_floorplan(netlist: dict, floorplan: str, device: str) -> dict[str, str]:
+def apply_floorplan(netlist: dict, floorplan: str, device: str, cells) -> dict[str, str]:
     """Fix the block RAMs of a Yosys JSON ``netlist`` (changed in place) to the sites of
-    ``floorplan`` on ``device``; returns cell name -> site (empty for ``"none"``)."""
+    ``floorplan`` on ``device``, read by the names of the architecture's floorplannable
+    ``cells`` (:class:`archs.floorplans.FloorplanCells`); returns cell name -> site (empty for
+    ``"none"``)."""
     if floorplan not in FLOORPLANS:
         raise FloorplanError(f"floorplan must be one of {', '.join(FLOORPLANS)}, "
                              f"not {floorplan!r}")
     if floorplan == "none":
         return {}
+    if cells is None:
+        raise FloorplanError(f"{floorplan}: the architecture declares no floorplannable cells "
+                             f"(archs.floorplans)")
     modules = netlist.get("modules", {})
     tops = [m for m, v in modules.items() if str(v.get("attributes", {}).get("top", "0"))
             .strip("0") != ""]
     if len(tops) != 1:
         raise FloorplanError(f"{floorplan}: the netlist has {len(tops)} top modules, not one")
-    cells = modules[tops[0]]["cells"]
-    names = [n for n, c in cells.items() if c.get("type") == _BLOCK_RAM]
+    block_ram = driver_of(device).block_ram_cell
+    netlist_cells = modules[tops[0]]["cells"]
+    names = [n for n, c in netlist_cells.items() if c.get("type") == block_ram]
     if not names:
-        raise FloorplanError(f"{floorplan}: the netlist has no {_BLOCK_RAM} to place")
-    sites = lane_rows(names, device)
+        raise FloorplanError(f"{floorplan}: the netlist has no {block_ram} to place")
+    sites = lane_rows(names, device, cells)
     for name, site in sites.items():
-        cells[name].setdefault("attributes", {})["BEL"] = site
+        netlist_cells[name].setdefault("attributes", {})["BEL"] = site
     return sites

@@ -288,6 +288,12 @@ class FamilyDriver:
     pin_constraints : bool
         Its nextpnr gets a constraint file from :meth:`constraints` (read from the netlist's
         top-module ports).
+    block_ram_cell : str or None
+        The cell type of the family's block RAM that a floorplan fixes to sites (``DP16KD``).
+    block_ram_sites : dict
+        Part -> ``(rows, columns)``: the coordinates of the block-RAM tiles, for a floorplan
+        (:mod:`aesdse.flow.floorplan`; :meth:`block_ram_site` names a site); a part not here
+        cannot be floorplanned.
     cell_models : CellModels or None
         The simulation models of the family's cells, for the netlist stage; None: its netlists
         are not simulated (the row says so).
@@ -339,6 +345,8 @@ class FamilyDriver:
     pnr_env_var: str | None = None
     out_of_context: bool = False
     pin_constraints: bool = False
+    block_ram_cell: str | None = None
+    block_ram_sites: dict = {}
     cell_models: CellModels | None = None
     extra: str | None = None
     unit: str = ""
@@ -388,6 +396,16 @@ class FamilyDriver:
                 f"tee -q -o stat.json stat -json")
 
     # --- place and route ---------------------------------------------------------------------
+
+    def block_ram_site(self, x: int, y: int, index: int) -> str:
+        """The name nextpnr gives the block-RAM site in column ``x`` and row ``y`` of
+        :attr:`block_ram_sites`, the ``index``-th of its row (its ``BEL`` attribute)."""
+        raise NotImplementedError(f"{self.name} has no block-RAM site names")
+
+    def block_ram_site_rows(self, device: str) -> list[list[str]]:
+        """The block-RAM sites of ``device`` as rows (top first) of sites (left to right)."""
+        rows, columns = self.block_ram_sites[device]
+        return [[self.block_ram_site(x, y, i) for i, x in enumerate(columns)] for y in rows]
 
     def nextpnr_device(self, device: str, package: str | None, speed: int | None) -> str:
         """The name nextpnr's ``--device`` takes for a part: ``LCMXO2-1200HC-6SG32C`` (part,

@@ -6,7 +6,8 @@ Numbers come from the Lattice "ECP5 and ECP5-5G Family Data Sheet", FPGA-DS-0201
 
 from .base import CellModels, FamilyDriver, Part, SliceConvention, SpeedLimits
 
-__all__ = ["Ecp5", "DRIVERS", "PARTS", "PACKAGES", "SPEEDS", "SPEED_LIMITS", "ABC_AREA_SCRIPT"]
+__all__ = ["Ecp5", "DRIVERS", "PARTS", "PACKAGES", "SPEEDS", "SPEED_LIMITS", "ABC_AREA_SCRIPT",
+           "BLOCK_RAM_SITES"]
 
 # FPGA-DS-02012 v1.9 Table 1.1 "ECP5 and ECP5-5G Family Selection Guide": LUTs (12K/24K/44K/84K),
 # sysMEM blocks (32/56/108/208 x 18 Kb), 18x18 multipliers (28/28/72/156) and packages (user
@@ -69,6 +70,19 @@ ABC_AREA_SCRIPT = ("+strash;&get,-n;&dch,-f;&if,-K,4,-a;&put;mfs2;"
                    "strash;&get,-n;&dch,-f;&if,-K,4,-a;&satlut;&put")
 
 
+#: The DP16KD sites of the parts with a table (the ``floorplan`` flow option,
+#: :mod:`aesdse.flow.floorplan`): the rows (Y) and columns (X) of the DP16KD tiles; the site at
+#: column index ``i`` is ``X<x>/Y<y>/EBR<i % 4>`` (four per group of tiles). The LFE5U-85F's, the
+#: one part measured: 4 rows of 52 DP16KD, read from nextpnr-ecp5 0.11 by placing 208 DP16KD and
+#: writing the placed netlist (``--write``; each cell's ``NEXTPNR_BEL``).
+BLOCK_RAM_SITES = {
+    "LFE5U-85F": ((22, 46, 70, 82),
+                  (4, 6, 8, 10, 13, 15, 17, 19, 22, 24, 26, 28, 31, 33, 35, 37, 40, 42, 44, 46,
+                   49, 51, 53, 55, 58, 60, 62, 64, 69, 71, 73, 75, 78, 80, 82, 84, 87, 89, 91,
+                   93, 96, 98, 100, 102, 105, 107, 109, 111, 114, 116, 118, 120)),
+}
+
+
 class Ecp5(FamilyDriver):
     """Lattice ECP5: ``synth_ecp5`` with every synthesis option, nextpnr-ecp5 out of context."""
     name = "ecp5"
@@ -88,6 +102,8 @@ class Ecp5(FamilyDriver):
     # cells_sim.v has only a black box for the DP16KD block RAM: ecp5_dp16kd.v models it.
     cell_models = CellModels(("+/ecp5/cells_sim.v",), shipped=("ecp5_dp16kd.v",))
     out_of_context = True
+    block_ram_cell = "DP16KD"
+    block_ram_sites = BLOCK_RAM_SITES
     unit = "slice = 2 LUT4 + 2 FF; DP16KD 18 Kbit block RAM"
     resource_names = {"luts": ("pnr", ("TRELLIS_COMB",)), "ffs": ("pnr", ("TRELLIS_FF",)),
                       "brams": ("pnr", ("DP16KD",)), "dsps": ("pnr", ("MULT18X18D", "ALU54B")),
@@ -118,6 +134,9 @@ class Ecp5(FamilyDriver):
                 f"abc -lut 4 -script {ABC_AREA_SCRIPT}; clean; "
                 f"{command} -top {top}{flags} -run map_cells: -json netlist.json; "
                 f"tee -q -o stat.json stat -json")
+
+    def block_ram_site(self, x: int, y: int, index: int) -> str:
+        return f"X{x}/Y{y}/EBR{index % 4}"
 
     def nextpnr_args(self, target) -> list:
         part = self.parts[target.device]
