@@ -1,11 +1,15 @@
 """A device family that exists only for tests: one file, dropped on the driver path of
-:mod:`aesdse.flow.families`, adds a family with one part (tests/test_families_plugin.py).
+:mod:`aesdse.flow.families`, adds a family with one part (tests/test_families_plugin.py): its
+parts and limits, its Yosys script and options, its nextpnr tool (found like any other: the
+``NEXTPNR_TOY`` environment variable, else the ``yowasp-nextpnr-toy`` package), arguments and
+pin file, its cell models for the netlist stage, its block-RAM sites for a floorplan, its
+resource columns, area unit and table note.
 
 It is imported as ``aesdse.flow.families.toyfpga``, so it reaches the shared base by a relative
 import like every real driver.
 """
 
-from .base import FamilyDriver, Part, SliceConvention, SpeedLimits, port_bits
+from .base import CellModels, FamilyDriver, Part, SliceConvention, SpeedLimits, port_bits
 
 PARTS = {p.name: p for p in (
     Part("TOY-1K", "toyfpga", "--device", 1024, 1024, 4, 0, ("QFN48", "BGA64"), (3, 2)),
@@ -30,6 +34,9 @@ class ToyFpga(FamilyDriver):
     pnr_tool = "nextpnr-toy"
     pin_constraints = True
     extra = "toyfpga"
+    cell_models = CellModels(("+/toy/cells_sim.v",), ("TOY_SIM",))
+    block_ram_cell = "TOY_RAM8K"
+    block_ram_sites = {"TOY-1K": ((1, 2), (3, 4))}
     unit = "tile = 4 LUT4 + 4 FF; TOY_RAM8K 8 Kbit block RAM"
     area_column = ("slices", "Tiles")
     resource_names = {"luts": ("pnr", ("TOY_LUT",)), "ffs": ("pnr", ("TOY_FF",)),
@@ -37,6 +44,9 @@ class ToyFpga(FamilyDriver):
                       "carries": ("synth", ("TOY_CARRY",))}
     synth_capacity_names = {"luts": ("TOY_LUT",), "ffs": ("TOY_FF",), "brams": ("TOY_RAM8K",)}
     report_note = "ToyFPGA rows: a test family."
+
+    def block_ram_site(self, x, y, index):
+        return f"R{y}C{x}"
 
     def nextpnr_device(self, device, package, speed):
         return f"{device}/{package}/{speed}"
