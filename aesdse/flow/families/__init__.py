@@ -5,9 +5,11 @@ Everything aesdse knows and does for a device family lives in its driver module 
 :mod:`~aesdse.flow.families.machxo2` (MachXO2 and MachXO3), :mod:`~aesdse.flow.families.nexus`,
 :mod:`~aesdse.flow.families.gowin`, :mod:`~aesdse.flow.families.gatemate`,
 :mod:`~aesdse.flow.families.asic`): its parts, data-sheet speed limits, Yosys script and the
-synthesis options it takes, nextpnr tool, arguments and pin constraints, the cell names of its
-resource columns, its slice convention and area unit, whether it is measured out of context or
-in the harness, its pip extra and its table note (:class:`~aesdse.flow.families.base.FamilyDriver`).
+synthesis options it takes, nextpnr tool (registered with :mod:`aesdse.flow.tools`), arguments
+and pin constraints, its netlist cell models, its block-RAM sites for a floorplan, the cell names
+of its resource columns, its slice convention and area unit, whether it is measured out of
+context or in the harness, its pip extra and its table note
+(:class:`~aesdse.flow.families.base.FamilyDriver`).
 A module declares its drivers in ``DRIVERS``; :func:`discover` imports every module of this
 package and builds the registry, so adding a family is adding one file.
 
