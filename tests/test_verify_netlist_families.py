@@ -1,6 +1,6 @@
 """Netlist verification on every device family whose cell models Yosys ships (issue 45): the
 Xilinx fabrics, Gowin, Nexus, MachXO2/3 and GateMate, through the same machinery as ECP5 and
-iCE40 (aesdse.verify.netlist.CELL_MODELS), on sequential netlists.
+iCE40 (each driver's cell_models), on sequential netlists.
 
 The design (:class:`DelayedSBox`, made for these tests): the ``lut`` S-box table (SubBytes, 256 x
 8) between an input register and a four-register shift line without reset (shift registers:
