@@ -45,7 +45,7 @@ def test_functions_found():
     names = {(path, name) for path, name, _ in FUNCTIONS}
     assert {("aesdse/engine/sweep.py", "sweep"), ("aesdse/engine/point.py", "run_point"),
             ("archs/compact.py", "Compact.elaborate"),
-            ("aesdse/engine/point.py", "_search_fmax.run_batch")} <= names
+            ("aesdse/engine/pnr_stage.py", "search_point_fmax.run_batch")} <= names
 
 
 def test_the_check_sees_a_long_function():

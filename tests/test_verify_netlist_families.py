@@ -354,7 +354,9 @@ def test_a_xilinx_estimate_row_has_its_netlist_verified(tmp_path, monkeypatch):
     from aesdse.flow.tools import tool_versions
     from aesdse.spec.schema import Target
     # The netlist's model in the default model cache (built once per machine).
-    monkeypatch.setattr(point_mod, "model_cache_dir", lambda cache: default_cache_dir())
+    from aesdse.engine import netlist_stage
+    for module in (point_mod, netlist_stage):
+        monkeypatch.setattr(module, "model_cache_dir", lambda cache: default_cache_dir())
     point = make_point("sbox", {"sbox": "lut"}, target=Target("xc2vp", None, None))
     cache_dir = tmp_path / "cache"
 

@@ -9,7 +9,9 @@ Stages and their cache
 ----------------------
 Every stage goes through :meth:`aesdse.engine.runner.PointRun.stage`: take the stage's outputs
 from the stage cache (:mod:`aesdse.engine.cache`, checked against their digests) or run it and
-store them. Each stage's cache key is computed by one function of :mod:`aesdse.engine.keys`
+store them. This module runs the design, synthesis, harness and metrics stages; the netlist
+stage's place in the flow is :mod:`aesdse.engine.netlist_stage`, place and route and the Fmax
+search :mod:`aesdse.engine.pnr_stage`. Each stage's cache key is computed by one function of :mod:`aesdse.engine.keys`
 (:func:`design_key`, :func:`synth_key`, :func:`pnr_key`), so a new seed or target frequency
 runs only nextpnr, and a flow option never re-simulates.
 
@@ -44,54 +46,44 @@ import tarfile
 import tempfile
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 
 import archs
-from archs.floorplans import FLOORPLAN_CELLS
 
 from .cache import CacheEntry, StageCache, file_digest
 from ..flow.families import family_info, fits, speed_limits
 from ..flow.families.base import EstimateFailed
 from ..experiment import DesignPoint
-from .fmax_search import Trial, search as search_fmax
 from ..flow.critical_path import (BREAKDOWN_INSTANCES, CriticalPath, NetlistCells,
                                   critical_paths, instance_breakdown, netlist_cells)
-from ..flow.floorplan import FloorplanError, apply_floorplan
-from ..flow.nextpnr import parse_report, place_and_route
-from ..flow.tools import kill_tool_processes, tool_versions
+from ..flow.tools import tool_versions
 from ..flow.yosys import synthesize
-from ..generate import GenerateError, build_component, convert_deterministic, generate
-from ..metrics import common_resources, compute_metrics, synthesized_resources, system_clock_mhz
+from ..generate import GenerateError, build_component, generate
+from ..metrics import common_resources, compute_metrics, synthesized_resources
 from ..fingerprint import design_identity, generator_fingerprint
-from ..store.database import PnrRun, Row
-from ..verify.cxxrtl import CompileError, PlayError, find_compiler
-from ..verify.netlist import NETLIST_MISMATCH
+from ..store.database import Row
+from ..verify.cxxrtl import CompileError
 from ..verify.verify import verify_component
 from .artifacts import default_worker_cache, publish, tmp_name, unpack_artifacts
-from .keys import design_key, pnr_flow_args, pnr_key, synth_key, synth_options
-from .runner import PointRun, StageFailed
-from .netlist_check import (CHECK_FILE, NETLIST_DIR, NETLIST_FILES, OLD_ESTIMATE_REASON,
-                            SCRIPT_FILE, TURNED_OFF, VERIFICATION_KEY, check_netlist,
-                            estimate_unchecked_reason, model_cache_dir, netlist_backend,
-                            netlist_key, netlist_summary, netlist_verify_default, rtl_script,
-                            unchecked, verification_record)
+from .keys import design_key, pnr_key, synth_key, synth_options
+from .netlist_check import (SCRIPT_FILE, VERIFICATION_KEY, estimate_unchecked_reason,
+                            model_cache_dir, netlist_summary, netlist_verify_default, unchecked,
+                            verification_record)
+from .netlist_stage import CORE_FILE, keeps_netlist, netlist_script, verify_netlist
+from .pnr_stage import (SEARCH_FILE, place_and_route_point, pnr_once, search_point_fmax,
+                        search_runs)
+from .runner import PointRun, StageFailed, synthesis_metadata
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
            "CRITICAL_PATHS_FILE", "synthesis_metadata",
            "default_worker_cache"]
 
-#: File, in a searching point's artifacts, that lists every run of its Fmax search.
-SEARCH_FILE = "fmax_search.json"
 #: File, in a point's artifacts, with the summaries of its worst paths (also in the row's details).
 CRITICAL_PATHS_FILE = "critical_paths.json"
 #: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
 REJECTED_FILE = "cache-rejected.txt"
-#: File, in the design stage's outputs of a family whose flow wraps the core in the measurement
-#: harness, with the core's RTLIL alone (synthesized alone for the netlist stage).
-CORE_FILE = "core.il"
 
 
 #: LUT4 a logic S-box takes at least, for the capacity check before synthesis: half the smallest
@@ -230,14 +222,14 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
 
     synth, synth_entry = _synthesis_checked(point, run, design, top, known)
     # Correct before measured, at the netlist level too: before place and route.
-    _verify_netlist(point, run, design, synth, synth_entry, known)
+    verify_netlist(point, run, design, synth, synth_entry, known)
 
     # Place and route: one run, or an Fmax search of many (whose best run gives the row's
     # target frequency and seed).
     if point.flow.fmax_search is None:
-        pnr = _place_and_route(point, run, synth, synth_entry, known)
+        pnr = place_and_route_point(point, run, synth, synth_entry, known)
     else:
-        pnr = _search_fmax(point, run, synth, synth_entry, pnr_jobs, known)
+        pnr = search_point_fmax(point, run, synth, synth_entry, pnr_jobs, known)
         known.update(freq_mhz=pnr["freq_mhz"], seed=pnr["seed"])
     known["pnr_seconds"] = pnr["seconds"]
     return _metrics(point, run, design, synth, synth_entry, pnr, known)
@@ -304,122 +296,6 @@ def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str
             raise StageFailed("does-not-fit", f"{too_big} (after synthesis; nextpnr was not "
                                               f"run)", **known)
     return synth, synth_entry
-
-
-def _verify_netlist(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
-                    known: dict) -> None:
-    """The netlist stage (:mod:`aesdse.engine.netlist_check`): records its verdict in the row's
-    verification record; raises :class:`StageFailed` on a mismatch (status
-    ``netlist-mismatch``, the first differing transfer as reason) or a compiler or model crash
-    (``failed-verification``)."""
-    verdict = _netlist_verdict(point, run, design, synth, synth_entry, known)
-    known["details"][VERIFICATION_KEY].update(netlist_verified=netlist_summary(verdict),
-                                              netlist=verdict)
-    if verdict["verdict"] == "mismatch":
-        raise StageFailed(NETLIST_MISMATCH, f"the synthesized netlist, simulated with the "
-                                            f"{point.device_family} cell models, differs from the "
-                                            f"RTL: {verdict['reason']}", **known)
-
-
-def _keeps_netlist(family: str) -> bool:
-    """Whether the family's synthesis stage keeps the netlist for the netlist stage: every
-    placed-and-routed family, and an estimate whose driver lists ``netlist.json`` in its
-    :attr:`~aesdse.flow.families.base.FamilyDriver.estimate_files` (the Xilinx fabrics; not
-    ``asic``, whose cells have no simulation models)."""
-    driver = family_info(family)
-    return driver.pnr_tool is not None or "netlist.json" in driver.estimate_files
-
-
-def _netlist_verdict(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
-                     known: dict) -> dict:
-    """The netlist stage's verdict, from the cache or run (``"cached"`` says which)."""
-    script = design.get("netlist_script")
-    if not run.netlist_verify:
-        return unchecked(TURNED_OFF)
-    if script is None or script.get("unsupported") == OLD_ESTIMATE_REASON.format(
-            family=point.device_family):
-        # A design stage made while the netlist stage was off (or by an older aesdse, e.g. of
-        # a Xilinx estimate before it kept its netlist): the script is made now, elaborating
-        # the core again.
-        script = _netlist_script(point, run, bool(design.get("harness_digest")))
-        design = {**design, "netlist_script": script}
-    if "unsupported" in script:
-        return unchecked(script["unsupported"])
-    try:
-        compiler = find_compiler()
-    except CompileError as e:
-        return unchecked(str(e))
-    directory = run.work / NETLIST_DIR
-    directory.mkdir(parents=True, exist_ok=True)
-    netlist_digest, entry = synth["netlist"], synth_entry
-    if design.get("harness_digest"):
-        try:
-            netlist_digest, entry = _core_alone(point, run, design, directory, known)
-        except StageFailed as failed:
-            return unchecked(failed.reason)
-    top, family = design["top"], point.device_family
-    backend = netlist_backend()
-
-    def produce():
-        run.fetch(entry, "netlist.json", directory / "netlist.json")
-        try:
-            return check_netlist(directory, "netlist.json", top, family,
-                                 (run.work / SCRIPT_FILE).read_text(),
-                                 model_cache=model_cache_dir(run.cache), compiler=compiler,
-                                 backend=backend)
-        except (CompileError, PlayError) as e:
-            (directory / CHECK_FILE).write_text(f"{type(e).__name__}: {e}\n")
-            raise StageFailed("failed-verification", f"netlist simulation: {e}",
-                              **known) from None
-        finally:
-            (directory / "netlist.json").unlink(missing_ok=True)
-
-    def produce_kept():
-        verdict = produce()
-        if verdict.get("transient"):
-            raise _NotKept(verdict)  # a tool crash is no verdict: not cached
-        return verdict
-
-    try:
-        verdict, _, hit = run.stage("netlist", netlist_key(netlist_digest, family, top,
-                                                           script["digest"], compiler, backend),
-                                    NETLIST_FILES, produce_kept, label="verify netlist",
-                                    directory=directory)
-    except _NotKept as not_kept:
-        verdict, hit = not_kept.verdict, False
-    return {**verdict, "cached": hit}
-
-
-class _NotKept(Exception):
-    """A netlist stage's outcome that must not go in the stage cache (a tool crash)."""
-
-    def __init__(self, verdict: dict):
-        super().__init__(verdict.get("reason"))
-        self.verdict = verdict
-
-
-def _core_alone(point: DesignPoint, run: PointRun, design: dict, directory: Path,
-                known: dict) -> tuple[str, CacheEntry | None]:
-    """The core synthesized alone (:data:`CORE_FILE`, without the measurement harness its
-    flow's netlist holds) in ``directory``, cached like any synthesis: ``(netlist digest, cache
-    entry)``."""
-    top = design["top"]
-    shutil.copyfile(run.work / CORE_FILE, directory / CORE_FILE)
-
-    def produce():
-        synth = synthesize(CORE_FILE, top, directory, synth_options(point),
-                           point.flow.synth_timeout_s, family=point.device_family)
-        if not synth.ok:
-            raise StageFailed("failed-flow", f"the core alone did not synthesize: "
-                                             f"{synth.reason}", **known)
-        return synthesis_metadata(synth, directory)
-
-    synth, entry, _ = run.stage(
-        "synth", synth_key(point, design["netlist_script"]["core_digest"], top),
-        ("netlist.json", "stat.json", "yosys.log"), produce,
-        label="synthesize (core alone, for the netlist stage)", directory=directory,
-        restore=("yosys.log",))
-    return synth["netlist"], entry
 
 
 def _metrics(point: DesignPoint, run: PointRun, design: dict, synth: dict, synth_entry,
@@ -511,7 +387,7 @@ def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict)
             raise StageFailed("failed-flow", f"yosys ({driver.name}): {e.reason}",
                               synth_seconds=e.seconds, **known) from None
 
-    kept = _keeps_netlist(point.device_family)
+    kept = keeps_netlist(point.device_family)
 
     def produce_kept():
         meta = produce()
@@ -532,7 +408,7 @@ def _area_estimate(point: DesignPoint, run: PointRun, design: dict, known: dict)
     known["synth_seconds"] = meta["seconds"]
     try:
         if kept:  # correct before measured: a mismatch is a row without numbers
-            _verify_netlist(point, run, design, meta, entry, known)
+            verify_netlist(point, run, design, meta, entry, known)
     finally:
         (run.work / "netlist.json").unlink(missing_ok=True)  # large; the cache keeps it
     columns, estimate_details = driver.estimate_columns(meta)
@@ -568,8 +444,8 @@ def _measure_harness(point: DesignPoint, run: PointRun, design: dict, known: dic
         ("netlist.json", "stat.json", "yosys.log"), produce_synth,
         label="synthesize (harness alone)", directory=directory,
         restore=("stat.json", "yosys.log"))
-    pnr = _pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
-                    directory, "place-and-route (harness alone)", require_clock=False)
+    pnr = pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
+                   directory, "place-and-route (harness alone)", require_clock=False)
     (directory / "netlist.json").unlink(missing_ok=True)
     if not pnr["ok"]:
         raise StageFailed("failed-flow", f"harness alone: {pnr['reason']}", **known)
@@ -632,31 +508,8 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
                              "record": record},
             # Made with the design (so a cached design elaborates nothing), unless the netlist
             # stage is off: then only if the stage later needs it (_netlist_verdict).
-            "netlist_script": (_netlist_script(point, run, design.harness_rtlil is not None)
+            "netlist_script": (netlist_script(point, run, design.harness_rtlil is not None)
                                if v.ok and run.netlist_verify else None)}
-
-
-def _netlist_script(point: DesignPoint, run: PointRun, harnessed: bool) -> dict:
-    """The netlist stage's script and the RTL's playback of it (:data:`SCRIPT_FILE`), and for a
-    family whose flow wraps the core in the measurement harness (``harnessed``) the core's RTLIL
-    alone (:data:`CORE_FILE`). Returns the metadata of
-    :func:`aesdse.engine.netlist_check.rtl_script`."""
-    if not _keeps_netlist(point.device_family):
-        return {"unsupported": estimate_unchecked_reason(point.device_family)}
-    try:
-        meta, text = rtl_script(lambda: build_component(point), point,
-                                model_cache=model_cache_dir(run.cache))
-    except Exception as e:  # the check is lost, not the point: its verify stage passed
-        return {"unsupported": f"making the script failed: {type(e).__name__}: {e}"}
-    if text is None:
-        return meta
-    (run.work / SCRIPT_FILE).write_text(text)
-    if harnessed:
-        core = convert_deterministic(build_component(point, point.device_family),
-                                     point.top_name)
-        (run.work / CORE_FILE).write_text(core)
-        meta["core_digest"] = hashlib.sha256(core.encode()).hexdigest()
-    return meta
 
 
 def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dict:
@@ -669,177 +522,7 @@ def _synthesize(point: DesignPoint, run: PointRun, top: str, known: dict) -> dic
     return synthesis_metadata(synth, run.work)
 
 
-def synthesis_metadata(synth, directory: Path) -> dict:
-    """The cached metadata of a successful synthesis stage (:class:`aesdse.flow.yosys.Synthesis`
-    in ``directory``): seconds, cell counts, netlist digest, and the tool workarounds it needed
-    (only if any, so that the metadata of every other synthesis stays as it was)."""
-    meta = {"seconds": synth.seconds, "cells": synth.cells,
-            "netlist": file_digest(directory / synth.netlist)}
-    if synth.workarounds:
-        meta["workarounds"] = list(synth.workarounds)
-    return meta
 
-
-def _pnr_once(point: DesignPoint, run: PointRun, synth: dict, synth_entry, freq_mhz: float,
-              seed: int, directory: Path, label: str, require_clock: bool = True) -> dict:
-    """One nextpnr run in ``directory`` (from the cache or run): ``{"ok", "seconds",
-    "utilization", "fmax", "reason", "cached"}``; a failed run is not cached. Without
-    ``require_clock`` a report without Fmax passes (the harness alone: only its area counts)."""
-    floorplan = point.flow.floorplan
-
-    def produce():
-        # Each run reads the netlist from its own directory (YoWASP sees only the cwd).
-        run.fetch(synth_entry, "netlist.json", directory / "netlist.json")
-        if floorplan != "none":
-            _apply_floorplan(point, directory)
-        try:
-            pnr = place_and_route("netlist.json", directory, point.target, freq_mhz, seed,
-                                  point.flow.pnr_timeout_s, require_clock=require_clock,
-                                  extra_args=tuple(pnr_flow_args(point)))
-        finally:
-            if directory != run.work:
-                (directory / "netlist.json").unlink(missing_ok=True)
-        if not pnr.ok:
-            raise StageFailed("failed-flow", f"nextpnr: {pnr.reason}",
-                              pnr_seconds=pnr.seconds)
-        return {"seconds": pnr.seconds}
-
-    directory.mkdir(parents=True, exist_ok=True)
-    try:
-        meta, _, hit = run.stage("pnr", pnr_key(point, synth["netlist"], freq_mhz, seed),
-                                 ("report.json", "nextpnr.log")
-                                 + ((FLOORPLAN_FILE,) if floorplan != "none" else ()),
-                                 produce, label=label, directory=directory)
-    except StageFailed as failed:
-        return {"ok": False, "seconds": failed.fields.get("pnr_seconds"), "utilization": {},
-                "fmax": {}, "reason": failed.reason, "cached": False}
-    utilization, fmax = parse_report(json.loads((directory / "report.json").read_text()))
-    return {"ok": True, "seconds": meta["seconds"], "utilization": utilization, "fmax": fmax,
-            "reason": None, "cached": hit}
-
-
-#: The sites a floorplan fixed, kept beside the point's nextpnr report: cell name -> site.
-FLOORPLAN_FILE = "floorplan.json"
-
-
-def _apply_floorplan(point: DesignPoint, directory: Path) -> None:
-    """Fix the block RAMs of ``directory/netlist.json`` to the sites of the point's floorplan
-    (:mod:`aesdse.flow.floorplan`) and write them to :data:`FLOORPLAN_FILE`; a netlist the
-    floorplan cannot place fails the point with the reason."""
-    path = directory / "netlist.json"
-    netlist = json.loads(path.read_text())
-    try:
-        sites = apply_floorplan(netlist, point.flow.floorplan, point.target.device,
-                                FLOORPLAN_CELLS.get(point.arch))
-    except FloorplanError as error:
-        raise StageFailed("failed-flow", f"floorplan: {error}") from None
-    path.write_text(json.dumps(netlist))
-    (directory / FLOORPLAN_FILE).write_text(json.dumps(
-        {"floorplan": point.flow.floorplan, "device": point.target.device, "sites": sites},
-        indent=1))
-
-
-def _place_and_route(point, run, synth, synth_entry, known) -> dict:
-    """The point's own place and route, at its target frequency and seed."""
-    result = _pnr_once(point, run, synth, synth_entry, point.flow.freq_mhz, point.flow.seed,
-                       run.work, "place-and-route")
-    (run.work / "netlist.json").unlink(missing_ok=True)  # large; the cache keeps it
-    if not result["ok"]:
-        raise StageFailed("failed-flow", result["reason"], pnr_seconds=result["seconds"],
-                          **known)
-    if result["cached"]:
-        run.hits.append("pnr")
-    return result
-
-
-def _search_fmax(point, run, synth, synth_entry, pnr_jobs, known) -> dict:
-    """The Fmax search of a point (:mod:`aesdse.engine.fmax_search`): batches of nextpnr runs in a
-    thread pool (each run is a subprocess), each in ``pnr/<MHz>MHz-seed<n>/`` and cached like a
-    plain place and route at that frequency and seed. Writes :data:`SEARCH_FILE`; returns the
-    best run, with its target and seed."""
-    settings = point.flow.fmax_search
-    width = settings.batch or max(1, pnr_jobs)
-    multipliers = (known.get("manifest") or {}).get("clock_multipliers")
-    results: dict = {}
-    batches = [0]
-
-    def one(trial: Trial):
-        name = f"pnr/{trial.target_mhz:g}MHz-seed{trial.seed}"
-        result = _pnr_once(point, run, synth, synth_entry, trial.target_mhz, trial.seed,
-                           run.work / name, f"place-and-route (Fmax search batch {batches[0]})")
-        results[(trial.target_mhz, trial.seed)] = {**result, "dir": name}
-        # Scored by the system clock the run allows (each clock over its multiple, and the
-        # paths between clocks), as compute_metrics limits the row.
-        report = run.work / name / "report.json"
-        paths = critical_paths(json.loads(report.read_text()), NetlistCells()) \
-            if result["ok"] and report.exists() else ()
-        return system_clock_mhz(result["fmax"], multipliers, paths)
-
-    def run_batch(trials):
-        batches[0] += 1
-        if len(trials) == 1 or width == 1:
-            return [one(t) for t in trials]
-        pool = ThreadPoolExecutor(max_workers=min(width, len(trials)))
-        futures = [pool.submit(one, t) for t in trials]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            # Interrupted (SIGTERM of a worker, Ctrl-C) or a tool missing: the other runs'
-            # tools must not outlive this point.
-            pool.shutdown(wait=False, cancel_futures=True)
-            kill_tool_processes()
-            raise
-        finally:
-            pool.shutdown(wait=True)
-
-    outcome = search_fmax(run_batch, settings, width,
-                          key=lambda t: pnr_key(point, synth["netlist"], t.target_mhz, t.seed))
-    (run.work / "netlist.json").unlink(missing_ok=True)
-    seconds = sum(r["seconds"] or 0.0 for r in results.values())
-    if results and all(r["cached"] for r in results.values()):
-        run.hits.append("pnr")
-    _write_search_file(run.work, settings, width, outcome, results)
-    best = outcome.best
-    if best is None:
-        first = next((r["reason"] for r in results.values() if r["reason"]), "no run")
-        raise StageFailed("failed-flow", f"nextpnr: no run of the Fmax search routed: {first}",
-                          pnr_seconds=seconds, **known)
-    chosen = results[(best.target_mhz, best.seed)]
-    for name in ("report.json", "nextpnr.log"):  # the best run is the point's own report
-        shutil.copyfile(run.work / chosen["dir"] / name, run.work / name)
-    return {**chosen, "seconds": seconds, "freq_mhz": best.target_mhz, "seed": best.seed}
-
-
-def _write_search_file(work: Path, settings, width, outcome, results) -> None:
-    runs = []
-    for r in outcome.runs:
-        info = results[(r.target_mhz, r.seed)]
-        runs.append({"batch": r.batch, "target_mhz": r.target_mhz, "seed": r.seed,
-                     "achieved_mhz": r.achieved_mhz, "ok": r.ok, "seconds": info["seconds"],
-                     "report": f"{info['dir']}/report.json" if r.ok else None,
-                     "cached": info["cached"],
-                     "reason": info["reason"].splitlines()[0] if info["reason"] else None})
-    (work / SEARCH_FILE).write_text(json.dumps({
-        "settings": asdict(settings), "width": width, "stop": outcome.stop,
-        "bracket": list(outcome.bracket), "fmax_mhz": outcome.fmax_mhz,
-        "definition": "highest achieved Fmax among the runs that routed",
-        "runs": runs}, indent=2) + "\n")
-
-
-def search_runs(row: Row) -> list | None:
-    """The Fmax-search runs of a row (from its artifacts' :data:`SEARCH_FILE`) as
-    :class:`~aesdse.store.database.PnrRun`, or None for a point without a search."""
-    if not (row.flow or {}).get("fmax_search") or not row.artifacts:
-        return None
-    try:
-        doc = json.loads((Path(row.artifacts) / SEARCH_FILE).read_text())
-    except (OSError, ValueError):
-        return None
-    return [PnrRun(point_key=row.key, batch=r["batch"], target_mhz=r["target_mhz"],
-                   seed=r["seed"], achieved_mhz=r["achieved_mhz"], ok=r["ok"],
-                   seconds=r["seconds"],
-                   report_path=str(Path(row.artifacts) / r["report"]) if r["report"] else None,
-                   reason=r["reason"]) for r in doc["runs"]]
 
 
 def run_point_packed(point: DesignPoint, experiment: str, versions: dict, key: str,

@@ -1,15 +1,17 @@
 """The stage runner of one point: :class:`PointRun` takes each stage from the stage cache or
 runs it and stores it; :class:`StageFailed` is a stage's failure, which becomes the point's
-failed row (:func:`aesdse.engine.point.run_point`)."""
+failed row (:func:`aesdse.engine.point.run_point`); :func:`synthesis_metadata` is what a
+synthesis stage keeps, for the point's own synthesis and the core's alone
+(:mod:`aesdse.engine.netlist_stage`)."""
 
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .cache import CacheEntry, StageCache
+from .cache import CacheEntry, StageCache, file_digest
 
-__all__ = ["StageFailed", "PointRun"]
+__all__ = ["StageFailed", "PointRun", "synthesis_metadata"]
 
 
 class StageFailed(Exception):
@@ -105,3 +107,14 @@ class PointRun:
             self.cache.copy_out(entry, name, dest)
         else:
             shutil.copyfile(self.work / name, dest)
+
+
+def synthesis_metadata(synth, directory: Path) -> dict:
+    """The cached metadata of a successful synthesis stage (:class:`aesdse.flow.yosys.Synthesis`
+    in ``directory``): seconds, cell counts, netlist digest, and the tool workarounds it needed
+    (only if any, so that the metadata of every other synthesis stays as it was)."""
+    meta = {"seconds": synth.seconds, "cells": synth.cells,
+            "netlist": file_digest(directory / synth.netlist)}
+    if synth.workarounds:
+        meta["workarounds"] = list(synth.workarounds)
+    return meta

@@ -41,7 +41,8 @@ from ..spec.schema import flow_choices
 from ..experiment import DesignPoint, Experiment
 from ..flow.tools import TRANSIENT, ToolNotFound, tool_versions
 from .artifacts import unpack_artifacts
-from .point import REJECTED_FILE, search_runs
+from .pnr_stage import search_runs
+from .point import REJECTED_FILE
 from .progress import Progress
 from ..store.database import Row, Store
 

@@ -45,7 +45,6 @@ payloads and the vector it comes from); a row records it with status :data:`NETL
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import shutil
