@@ -507,7 +507,7 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
                              "sim_seconds": v.sim_seconds, "details": v.details or {},
                              "record": record},
             # Made with the design (so a cached design elaborates nothing), unless the netlist
-            # stage is off: then only if the stage later needs it (_netlist_verdict).
+            # stage is off: then only if the stage later needs it (aesdse.engine.netlist_stage.netlist_verdict).
             "netlist_script": (netlist_script(point, run, design.harness_rtlil is not None)
                                if v.ok and run.netlist_verify else None)}
 
