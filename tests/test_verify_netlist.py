@@ -145,7 +145,8 @@ def test_ice40_netlist_plays_like_the_rtl(rtl, tmp_path_factory, model_cache):
 
 
 def test_a_family_without_models_is_refused_with_where_and_why(tmp_path):
-    with pytest.raises(NetlistUnsupported, match="family 'efinix'.*cell_models of a device-family driver"):
+    with pytest.raises(NetlistUnsupported,
+                       match="family 'efinix'.*cell_models of a device-family driver"):
         cell_models("efinix")
     with pytest.raises(NetlistUnsupported, match="efinix"):
         netlist_rtlil("netlist.json", "top", "efinix", tmp_path)

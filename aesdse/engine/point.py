@@ -11,9 +11,9 @@ Every stage goes through :meth:`aesdse.engine.runner.PointRun.stage`: take the s
 from the stage cache (:mod:`aesdse.engine.cache`, checked against their digests) or run it and
 store them. This module runs the design, synthesis, harness and metrics stages; the netlist
 stage's place in the flow is :mod:`aesdse.engine.netlist_stage`, place and route and the Fmax
-search :mod:`aesdse.engine.pnr_stage`. Each stage's cache key is computed by one function of :mod:`aesdse.engine.keys`
-(:func:`design_key`, :func:`synth_key`, :func:`pnr_key`), so a new seed or target frequency
-runs only nextpnr, and a flow option never re-simulates.
+search :mod:`aesdse.engine.pnr_stage`. Each stage's cache key is computed by one function of
+:mod:`aesdse.engine.keys` (:func:`design_key`, :func:`synth_key`, :func:`pnr_key`), so a new
+seed or target frequency runs only nextpnr, and a flow option never re-simulates.
 
 Verification in the sweep
 -------------------------
@@ -507,7 +507,8 @@ def _generate_and_verify(point: DesignPoint, run: PointRun) -> dict:
                              "sim_seconds": v.sim_seconds, "details": v.details or {},
                              "record": record},
             # Made with the design (so a cached design elaborates nothing), unless the netlist
-            # stage is off: then only if the stage later needs it (aesdse.engine.netlist_stage.netlist_verdict).
+            # stage is off: then only if the stage later needs it
+            # (aesdse.engine.netlist_stage.netlist_verdict).
             "netlist_script": (netlist_script(point, run, design.harness_rtlil is not None)
                                if v.ok and run.netlist_verify else None)}
 

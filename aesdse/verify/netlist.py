@@ -3,19 +3,19 @@ family's cell models, plays the same :mod:`aesdse.verify.script` script as the R
 
 How a netlist becomes a model
 -----------------------------
-The synthesis stage writes ``netlist.json`` (:func:`aesdse.flow.yosys.synthesize`). One Yosys run
-(:func:`netlist_rtlil`), in the directory that holds it and with relative paths (YoWASP tools see
-only their working directory, docs/toolchain.md), reads the netlist back (``read_json``), drops
-the black boxes synthesis left in it (the cell library it read with ``-lib``, and black-box
-copies of cells specialised by their parameters, which would otherwise stand in for the real
-models), reads the family's cell simulation models shipped inside Yosys
-(its driver's :attr:`~aesdse.flow.families.base.FamilyDriver.cell_models`; ``-overwrite``, since a model may define a cell another model file
-defines too, e.g. ``FD1P3AX`` in the ECP5 files), then the models aesdse ships for cells Yosys
-has only black boxes for (:data:`MODELS_DIR`, copied into the run directory: the ECP5 DP16KD
-block RAM), then elaborates (``hierarchy``, ``proc``),
-flattens and writes RTLIL. Debug scopes (``$scopeinfo``) and internal names are dropped: they
-do not change the logic, and the C++ compiles in about two thirds of the time without them.
-The top module is renamed ``top``, as the RTL's is. That RTLIL goes through
+The synthesis stage writes ``netlist.json`` (:func:`aesdse.flow.yosys.synthesize`). One Yosys
+run (:func:`netlist_rtlil`), in the directory that holds it and with relative paths (YoWASP
+tools see only their working directory, docs/toolchain.md), reads the netlist back
+(``read_json``), drops the black boxes synthesis left in it (the cell library it read with
+``-lib``, and black-box copies of cells specialised by their parameters, which would otherwise
+stand in for the real models), reads the family's cell simulation models shipped inside Yosys
+(its driver's :attr:`~aesdse.flow.families.base.FamilyDriver.cell_models`; ``-overwrite``, since
+a model may define a cell another model file defines too, e.g. ``FD1P3AX`` in the ECP5 files),
+then the models aesdse ships for cells Yosys has only black boxes for (:data:`MODELS_DIR`,
+copied into the run directory: the ECP5 DP16KD block RAM), then elaborates (``hierarchy``,
+``proc``), flattens and writes RTLIL. Debug scopes (``$scopeinfo``) and internal names are
+dropped: they do not change the logic, and the C++ compiles in about two thirds of the time
+without them. The top module is renamed ``top``, as the RTL's is. That RTLIL goes through
 :func:`aesdse.verify.verilator.compile_verilator_model` or
 :func:`aesdse.verify.cxxrtl.compile_model` like an RTL design (the options passed choose;
 :mod:`aesdse.engine.netlist_check` has the measurements behind its choice), so the model is

@@ -32,8 +32,8 @@ import json
 import math
 from pathlib import Path
 
-from .base import (CellModels, EstimateFailed, FamilyDriver, Part, PUBLISHED_CONVENTIONS, SliceConvention,
-                   SpeedLimits)
+from .base import (CellModels, EstimateFailed, FamilyDriver, Part, PUBLISHED_CONVENTIONS,
+                   SliceConvention, SpeedLimits)
 from ..tools import exit_reason, find_tool, run_tool
 
 __all__ = ["XilinxDriver", "DRIVERS", "classify", "lut_levels", "mark_roms", "ROM_STYLES", "longest_path", "bram_kbits", "LUTRAM_SITES", "BRAM_KBITS",
