@@ -130,11 +130,14 @@ def test_everything_is_derived_from_the_table():
         assert not o.choices or o.default == o.choices[0], o.name
         assert o.type is bool or o.choices or o.bounds, o.name
         assert o.stage in ("synth", "pnr"), o.name
-    # The CLI's --where help names every option.
+    # The CLI's --where help names every option, the sweep plot's --x those a point chooses.
     from click.testing import CliRunner
     from aesdse.cli import main
     help_text = " ".join(CliRunner().invoke(main, ["report", "--help"]).output.split())
     assert all(f"flow_{o.name}" in help_text.replace("- ", "-") for o in FLOW_OPTIONS)
+    plot_help = " ".join(CliRunner().invoke(main, ["plot", "--help"]).output.split())
+    assert "flow.OPTION: flow.nowidelut, flow.abc9, flow.dff, flow.abc_area, flow.placer, " \
+           "flow.router, flow.placer_timing_weight, flow.floorplan)" in plot_help
 
 
 def test_the_grid_expands_named_columns_with_the_seeds_fastest():

@@ -6,10 +6,16 @@ import click
 
 from ..report.kinds import (CRITICAL_PATH_FORMATS, FMAX_STATS, FORMATS, GCM_FORMATS, GROUP_BY,
                             PLOT_AREAS, PLOT_KINDS, PLOT_METRICS)
+from ..spec.flow_options import FLOW_OPTIONS
 from .common import (bram_rate_option, current_only_option, db_option, experiment_or_fail,
                      open_readonly, warn_unreadable, where_option, write_report)
 
 __all__ = ["report", "plot"]
+
+#: The flow options a sweep plot may put on its x axis: those a point chooses (freq_mhz and
+#: seed are columns of their own; the time limits measure nothing).
+_PLOTTED_FLOW_OPTIONS = ", ".join(f"flow.{o.name}" for o in FLOW_OPTIONS
+                                  if o.measured and not o.always_passed)
 
 
 @click.command()
@@ -234,7 +240,7 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
                    "block RAM converted at --bram-slices-per-kbit.")
 @click.option("--x", "x_param", metavar="PARAM",
               help="sweep: the parameter on the x axis (an architecture parameter, freq_mhz, "
-                   "seed or flow.OPTION).")
+                   f"seed or flow.OPTION: {_PLOTTED_FLOW_OPTIONS}).")
 @click.option("--y", "y_metrics", metavar="METRIC", multiple=True,
               help="sweep: metric to plot, repeatable (one panel each); default fmax_mhz. "
                    f"One of: {', '.join(PLOT_METRICS)}.")
