@@ -68,7 +68,7 @@ from archs.floorplans import FLOORPLAN_CELLS
 
 from .flow.families import DEVICES, family_of
 from .flow.floorplan import floorplan_devices, floorplan_problem
-from .spec.flow_options import FLOW_OPTIONS, OPTIONS, requirement_problem
+from .spec.flow_options import FLOW_OPTIONS, OPTIONS
 from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
                           VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key,
                           name_problem)
@@ -368,16 +368,23 @@ def _flow_columns(doc) -> tuple[dict, dict]:
         else:
             fixed[option.name] = _option_value(flow, option,
                                                flow.get(option.key, option.default), 0)
-    problem = requirement_problem({name: values[0] if len(values) == 1 else None
-                                   for name, values in columns.items()
-                                   if values != [OPTIONS[name].default]})
-    if problem:
-        name, other, needed = problem
-        raise YamlError(line_of(flow, name), f"{name}: an option of the {needed} {other}; "
-                                             f"with it, {other} must be {needed}")
+    _check_requirements(flow, columns)
     columns["seed"] = _seed_column(flow)
     fixed["fmax_search"] = _parse_search(flow)
     return columns, fixed
+
+
+def _check_requirements(flow, columns) -> None:
+    """No point of the grid may take an option away from its default without what it requires
+    (:attr:`aesdse.spec.flow_options.FlowOption.requires`: ``placer_timing_weight`` needs
+    ``placer: heap``)."""
+    for name, values in columns.items():
+        option = OPTIONS[name]
+        if option.requires and any(value != option.default for value in values):
+            other, needed = option.requires
+            if any(value != needed for value in columns[other]):
+                raise YamlError(line_of(flow, name), f"{name}: an option of the {needed} "
+                                                     f"{other}; with it, {other} must be {needed}")
 
 
 def _option_value(flow, option, value, index):
