@@ -133,6 +133,9 @@ class Table:
         The stored row key of each line, where a line is one (HTML marks its rows with them).
     level : int
         Its heading's level (2: ``##``).
+    latex_body : tuple of tuple of str, optional
+        The cells LaTeX shows instead of ``body`` (the comparison names a configuration by all
+        its parameters there: a float in a paper stands without the report's other lines).
     """
     columns: tuple
     body: tuple
@@ -142,6 +145,7 @@ class Table:
     after: tuple = ()
     keys: tuple = ()
     level: int = 2
+    latex_body: tuple | None = None
 
 
 #: A part of a report's display view.

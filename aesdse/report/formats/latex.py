@@ -55,7 +55,7 @@ def _float(table: Table) -> str:
             " & ".join(latex_escape(table.columns[i].header) for i in shown) + r" \\",
             r"\midrule"]
     out += [" & ".join(latex_escape(cells[i]).replace(",", "{,}") for i in shown) + r" \\"
-            for cells in table.body]
+            for cells in (table.body if table.latex_body is None else table.latex_body)]
     out += [r"\bottomrule", r"\end{tabular}"]
     lines = _footnotes(table.after)
     if lines:
