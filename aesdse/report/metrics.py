@@ -518,15 +518,10 @@ def _grouped(rows, title, fmax, runs, provenance) -> Report:
 
 
 def metrics_table(rows: list[Row], title: str | None = None, fmax: str = "median",
-                  runs: dict | None = None, provenance: dict | None = None,
-                  lines: list[TableLine] | None = None) -> Report:
-    """The metrics report of ``rows`` as one table; the parameters are those of
-    :func:`metrics_report`. ``lines`` replaces the table's lines (the Pareto front keeps some
-    of them: :func:`aesdse.report.front.front_table`); the parameters that lead still vary
-    over all of ``rows``."""
+                  runs: dict | None = None, provenance: dict | None = None) -> Report:
+    """The metrics report of ``rows`` as one table (never grouped by family); the parameters
+    are those of :func:`metrics_report`."""
     entries, failures = aggregate(rows, fmax)
-    if lines is not None:
-        entries = lines
     leading = varying_params(rows, with_seed=fmax == "all")
     ctx = _Context(_searches(entries, runs), provenance or {})
     columns = _columns(entries)
