@@ -9,6 +9,7 @@ numbers in the units aesdse compares them in.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..flow.families import area

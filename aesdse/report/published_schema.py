@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Sequence
 
 from ..flow.families import SLICE_CONVENTIONS
 from ..spec.yamlcheck import LineDict, LineList, YamlError, load, show
 from ..spec.yamlcheck import allowed as allowed_values
-from .published_model import (CLOCK_UNITS, THROUGHPUT_UNITS, Architecture, Column, Paper,
+from .published_model import (CLOCK_UNITS, THROUGHPUT_UNITS, Architecture, Column, Number, Paper,
                               PublishedDataError, PublishedRow, PublishedTable)
 
 __all__ = ["parse_paper"]
