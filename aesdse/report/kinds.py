@@ -31,7 +31,7 @@ GCM_FORMATS = TEXT_FORMATS
 #: builds a :class:`aesdse.report.model.Report` from stored rows: ``metrics``
 #: (:func:`aesdse.report.metrics.metrics_report`), ``front``
 #: (:func:`aesdse.report.front.front_table`), ``compare``
-#: (:func:`aesdse.report.compare_table.compare_report`), ``gcm``
+#: (:func:`aesdse.report.compare.compare_report`), ``gcm``
 #: (:func:`aesdse.report.gcm.gcm_report`), ``critical-path``
 #: (:func:`aesdse.report.critical_path.critical_path_report`), ``resources``
 #: (:func:`aesdse.report.resources.resources_report`) and ``rows``

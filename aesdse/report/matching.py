@@ -209,7 +209,8 @@ class Comparison:
 def _fpga_comparable(prow) -> bool:
     """A published row with something an FPGA measurement can be set beside: an FPGA area, a
     clock or a throughput (a gate count alone is not)."""
-    return any(v is not None for v in (published_value(prow, "slices"), published_value(prow, "luts"),
+    return any(v is not None for v in (published_value(prow, "slices"),
+                                       published_value(prow, "luts"),
                                        _clock(prow), _throughput(prow)))
 
 

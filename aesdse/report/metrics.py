@@ -9,10 +9,11 @@ Seeds
 nextpnr's Fmax is a sample, not a property of the design: the placer seed alone moves it by 3-11%
 on this flow (docs/toolchain.md). Rows that differ only by seed (same architecture, parameters,
 target, target frequency and other flow options) are therefore aggregated into one
-:class:`TableLine` by :func:`aggregate`: ``median`` (the default), ``best`` (highest Fmax) or ``min``;
-the spread across seeds is shown beside the Fmax: ``117.2 (110.3-121.0)`` is the min-max range,
-and from 5 seeds ``(...; CI 112.0-119.5)`` adds the distribution-free interval of the median
-(:mod:`aesdse.report.stats`, its exact coverage in the footnote). A footnote compares every line
+:class:`~aesdse.report.lines.TableLine` by :func:`~aesdse.report.lines.aggregate`: ``median``
+(the default), ``best`` (highest Fmax) or ``min``; the spread across seeds is shown beside the
+Fmax: ``117.2 (110.3-121.0)`` is the min-max range, and from 5 seeds ``(...; CI 112.0-119.5)``
+adds the distribution-free interval of the median (:mod:`aesdse.report.stats`, its exact coverage
+in the footnote). A footnote compares every line
 with the fastest of its target by the two-sided Mann-Whitney U test on the per-seed samples, and
 says which differences lie within the seed noise or rest on too few seeds to tell. ``all`` keeps
 one line per seed. Throughput and throughput per area
@@ -23,7 +24,7 @@ Fmax search
 -----------
 A point swept with ``flow: fmax_search`` (:mod:`aesdse.engine.fmax_search`) is one row whose Fmax is the
 converged Fmax: the highest achieved Fmax among the routed nextpnr runs of its search (data-sheet
-caps applied as for every row). Given the point's runs (``runs=`` of :func:`render`, from
+caps applied as for every row). Given the point's runs (``runs=`` of :func:`metrics_report`, from
 :meth:`aesdse.store.database.Store.pnr_runs`), its Fmax cell shows the spread of the *contending* runs
 (routed runs whose target was within 10% of the converged Fmax, over seeds and targets; ``±``
 is half their min-max range in percent) and ``[bimodal]`` when those runs split into two clusters
@@ -92,7 +93,7 @@ ASIC_COLUMNS = DEVICE_FAMILIES["asic"].extra_columns
 #: (``fmax_min_mhz`` / ``fmax_max_mhz`` are then those of its contending runs); ``family`` is the
 #: device family of the target (``ecp5``, ``ice40``, ``asic``; None if unknown), ``area`` the
 #: row's area in that family's own unit and ``area_unit`` that unit's column header
-#: (``Slices``, ``Logic cells``, ``GE``: :func:`area_of_row`); ``lut_count`` the row's LUTs of
+#: (``Slices``, ``Logic cells``, ``GE``: :func:`aesdse.report.cells.area_of_row`); ``lut_count`` the row's LUTs of
 #: its fabric's size and ``lut_inputs`` that size (4, or 6 for a LUT6 fabric, whose count is
 #: never in ``luts`` nor in ``mbps_per_lut``; both None without LUTs:
 #: :func:`aesdse.flow.families.lut_count_of`).

@@ -180,7 +180,9 @@ class Report:
     title : str or None
         What the report is of (an experiment's title): HTML's page title.
     extra : dict
-        What one format may add (the HTML report's interactive plot: ``{"html_figure": ...}``).
+        What a front end may use beyond the cells: the table lines of a metrics report
+        (``lines``, :class:`aesdse.report.lines.TableLine`, which the HTML report plots), and
+        what one format adds (``html_before``, ``html_footer``: :mod:`aesdse.report.formats.html`).
     """
     kind: str
     blocks: tuple

@@ -40,7 +40,7 @@ def render(report: Report) -> str:
            f"<h1>{_e(heading)}</h1>"]
     out += report.extra.get("html_before", [])
     for block in report.blocks:
-        out += _block(block, top=report.title or True)
+        out += _block(block, report.title, nested=False)
     footer = report.extra.get("html_footer", "Made by aesdse.")
     out += [f'<p class="note">{footer}</p>', "</body>", "</html>"]
     return "\n".join(out) + "\n"
@@ -59,10 +59,12 @@ def _item(item) -> str:
     return f"<li>{_e(str(item))}</li>"
 
 
-def _table(table: Table, top) -> list[str]:
-    # ``top``: the page's title for a table of the report itself, False for a nested one.
-    heading = table.heading if table.heading != top else None
-    heading = heading or ("Comparison table" if top else None)
+def _table(table: Table, page_title: str | None, nested: bool) -> list[str]:
+    # A table of the report itself always has a heading; one that only repeats the page's h1
+    # (a one-table report headed by its title) is the comparison table.
+    heading = table.heading if table.heading != page_title else None
+    if not nested:
+        heading = heading or "Comparison table"
     out = [f"<h2>{_e(heading)}</h2>"] if heading else []
     if table.body:
         out.append('<div class="scroll"><table><thead><tr>'
@@ -77,11 +79,11 @@ def _table(table: Table, top) -> list[str]:
     elif table.empty:
         out.append(f"<p>{_e(table.empty)}</p>")
     for block in table.after:
-        out += _block(block, top=False)
+        out += _block(block, page_title, nested=True)
     return out
 
 
-def _block(block, top) -> list[str]:
+def _block(block, page_title: str | None, nested: bool) -> list[str]:
     if isinstance(block, Notes):
         wrap = ("<b>", "</b>") if block.strong else ("", "")
         return [f'<p class="note">{wrap[0]}{_e(line)}{wrap[1]}</p>' for line in block.lines]
@@ -89,4 +91,4 @@ def _block(block, top) -> list[str]:
         tag = "ol" if block.numbered else "ul"
         return ([f"<p>{_e(block.title)}</p><{tag}>"] if block.title else [f"<{tag}>"]) \
             + [_item(item) for item in block.items] + [f"</{tag}>"]
-    return _table(block, top)
+    return _table(block, page_title, nested)

@@ -3,8 +3,8 @@
 A float holds its table's columns and blocks that are marked ``in_latex``
 (:mod:`aesdse.report.model`): footnotes, failed points (``Failed: ...``) and numbered items
 (``[n] ...``, as the table's notes cite them). A report of several tables starts with its heading
-and notes as comment lines. Text is escaped (:func:`latex_escape`); a comma in a cell is braced
-so that ``siunitx``-style column parsing does not split it.
+and notes as comment lines. Text is escaped (:func:`latex_escape`); a comma in a cell (a thousands
+separator) is braced, ``{,}``.
 """
 
 from ..model import Failure, Items, Notes, Report, Table
