@@ -120,11 +120,11 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
     """
     kind = _kind(fmt, output, group_by, objectives, gcm=gcm, front=front,
                  critical_path=critical_path, resources=resources, compare=compare_with)
+    options = {"fmax": fmax, "rate": bram_rate, "group_by": group_by,
+               "objectives": _objectives(objectives), "db_path": db_path}
     sel = _select(experiment, db_path, arch, target, where, current_only)
     if kind == "metrics" and _gcm_table(sel.rows, fmt, group_by):
         kind = "gcm"
-    options = {"fmax": fmax, "rate": bram_rate, "group_by": group_by,
-               "objectives": _objectives(objectives), "db_path": db_path}
     if kind == "metrics" and fmt == "html":
         text = _html_report(sel, options)
     else:
