@@ -11,10 +11,11 @@ from click.testing import CliRunner
 from aesdse.cli import main
 
 #: What building the command line must not import: the hardware and its HDL, the engine and the
-#: stages, the plotting and statistics libraries.
+#: stages, the report kinds and their renderers, the plotting and statistics libraries.
 HEAVY = ("archs", "amaranth", "aesdse.engine", "aesdse.experiment", "aesdse.generate",
-         "aesdse.verify", "aesdse.report.table", "aesdse.report.plot", "matplotlib", "scipy",
-         "numpy")
+         "aesdse.verify", "aesdse.report.table", "aesdse.report.metrics",
+         "aesdse.report.formats", "aesdse.report.front", "aesdse.report.plot", "matplotlib",
+         "scipy", "numpy")
 
 
 def _imported_by(code: str) -> list:

@@ -182,24 +182,14 @@ def _compare_key(key, db_path, as_json):
                                        f"{store.unreadable.get(matches[0])}")
         rows = store.rows_by_config([row.config_key])
         warn_unreadable(store)
-    tools = current_checkout()
-    fields = ("created_at", "status", "luts", "ffs", "brams", "fmax_mhz", "latency_cycles",
-              "cycles_per_block", "throughput_mbps", "generator", "tool_versions", "key")
-    records = [{f: getattr(r, f) for f in fields} | {
-        "stale": stale_reasons(r.generator, r.tool_versions, r.arch, tools)} for r in rows]
-    if as_json:
-        click.echo(json.dumps(records, indent=2))
-        return
     from ..engine.progress import label_of
-    click.echo(f"{label_of(row)} {row.target}: {len(rows)} rows, oldest first")
-    click.echo("| " + " | ".join(fields[:-1]) + " | stale |")
-    click.echo("|" + "---|" * len(fields))
-    for r in records:
-        cells = [json.dumps(r[f], sort_keys=True) if isinstance(r[f], dict) else
-                 "-" if r[f] is None else f"{r[f]:.1f}" if isinstance(r[f], float) else str(r[f])
-                 for f in fields[:-1]]
-        click.echo("| " + " | ".join(cells) + " | " + (", ".join(r["stale"]) or "current")
-                   + " |")
+    from ..report.formats import render
+    from ..report.history import history_report
+    tools = current_checkout()
+    stale = {r.key: stale_reasons(r.generator, r.tool_versions, r.arch, tools) for r in rows}
+    report = history_report(rows, stale, f"{label_of(row)} {row.target}: {len(rows)} rows, "
+                                         f"oldest first")
+    click.echo(render(report, "json" if as_json else "markdown"), nl=False)
 
 
 def _compare_against(against, db_path, sample, sample_seed, rerun, jobs, strict, as_json):

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import click
 
-from ..report.kinds import (CRITICAL_PATH_FORMATS, FMAX_STATS, FORMATS, GCM_FORMATS, GROUP_BY,
-                            PLOT_AREAS, PLOT_KINDS, PLOT_METRICS)
+from ..report.kinds import (FILE_FORMATS, FMAX_STATS, FORMATS, GROUP_BY, KINDS, PLOT_AREAS,
+                            PLOT_KINDS, PLOT_METRICS)
 from ..spec.flow_options import FLOW_OPTIONS
 from .common import (bram_rate_option, current_only_option, db_option, experiment_or_fail,
                      open_readonly, warn_unreadable, where_option, write_report)
@@ -21,10 +21,11 @@ _PLOTTED_FLOW_OPTIONS = ", ".join(f"flow.{o.name}" for o in FLOW_OPTIONS
 @click.command()
 @click.argument("experiment", type=click.Path(exists=True, dir_okay=False), required=False)
 @db_option
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS + ("html",)),
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS),
               default="markdown", show_default=True,
-              help="Table format. html: one self-contained file (needs -o) with the tables and "
-                   "an interactive area-throughput Pareto plot; it opens offline.")
+              help="Table format. html: one self-contained file (needs -o) with the tables and, "
+                   "for the metrics table, an interactive area-throughput Pareto plot; it opens "
+                   "offline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
 @click.option("--arch", help="Only this architecture.")
@@ -57,13 +58,21 @@ _PLOTTED_FLOW_OPTIONS = ", ".join(f"flow.{o.name}" for o in FLOW_OPTIONS
                    "bytes per cycle, and the GHASH accumulator's share of the worst path and "
                    "of the LUT4 and FF cells (n/a, with the reason, where not recorded). "
                    "Markdown, CSV, LaTeX or JSON.")
+@click.option("--front", is_flag=True,
+              help="Print only the Pareto front of the verified configurations (placer seeds "
+                   "aggregated as in the metrics table, see --fmax): by default the highest "
+                   "throughput for the fewest LUT4 (see --objective). Every format.")
+@click.option("--objective", "objectives", multiple=True, metavar="METRIC:GOAL",
+              help="With --front: an objective instead of the default ones, repeatable, e.g. "
+                   "--objective throughput_mbps:max --objective slices:min. METRIC is one of: "
+                   f"{', '.join(PLOT_METRICS)}; GOAL max or min.")
 @click.option("--group-by", "group_by", type=click.Choice(GROUP_BY),
               help="family: one table per device family (ECP5, iCE40, asic) under a heading "
                    "with the family's area unit (ECP5 slices, iCE40 logic cells, asic gate "
                    "equivalents), labelled a cross-family comparison when families are mixed. "
                    "CSV lines and JSON objects carry family, area and area_unit.")
 def report(experiment, db_path, fmt, output, arch, target, where, current_only, bram_rate, fmax,
-           compare_with, resources, critical_path, gcm, group_by):
+           compare_with, resources, critical_path, gcm, front, objectives, group_by):
     """Print the comparison table of EXPERIMENT's design points (or of the whole database).
 
     One line per design configuration (placer seeds aggregated, see --fmax): the parameters that
@@ -81,6 +90,10 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
     --critical-path prints, per point and clock, nextpnr's worst path instead: where the time
     goes (logic levels and their cell types, routing, clock-to-output and setup), so an Fmax
     says what limits it. The full paths are in each point's report.json.
+
+    --front prints only the Pareto front of the verified configurations: those that no other
+    configuration beats in every objective (default: the highest throughput, the fewest LUT4;
+    --objective chooses others).
 
     --format html -o FILE writes one self-contained file (it opens offline) with these tables
     and an interactive area-throughput Pareto plot: hovering a point shows its configuration,
@@ -107,101 +120,124 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
       aesdse report experiments/targets.yaml --group-by family --format json
       aesdse report experiments/quickstart.yaml --format html -o report.html
       aesdse report experiments/gcm.yaml --gcm --format latex
+      aesdse report experiments/compact.yaml --front
+      aesdse report experiments/compact.yaml --front --objective throughput_mbps:max \\
+          --objective slices:min --format csv
     """
-    from ..report.critical_path import render_critical_paths
-    from ..report.gcm import render_gcm
-    _check_report_options(fmt, output, group_by, compare_with, resources, critical_path, gcm)
+    kind = _kind(fmt, output, group_by, objectives, gcm=gcm, front=front,
+                 critical_path=critical_path, resources=resources, compare=compare_with)
+    options = {"fmax": fmax, "rate": bram_rate, "group_by": group_by,
+               "objectives": _objectives(objectives), "db_path": db_path}
     sel = _select(experiment, db_path, arch, target, where, current_only)
-    title, rows = sel.title, sel.rows
-    if _gcm_table(gcm, rows, fmt, group_by or compare_with or resources or critical_path):
-        write_report(render_gcm(rows, fmt, title=title, fmax=fmax), output)
-        return
-    if critical_path:
-        write_report(render_critical_paths(rows, fmt, title=title), output)
-        return
-    if resources:
-        from ..report.published import load_papers
-        from ..report.resources import resources_markdown
-        write_report(resources_markdown(rows, load_papers(), title=title), output)
-        return
-    if compare_with:
-        from ..report.published import PublishedDataError, load_papers
-        from ..report.compare import compare, render_compare
-        try:
-            papers = load_papers()
-        except (PublishedDataError, FileNotFoundError) as e:
-            raise click.ClickException(str(e)) from None
-        text = render_compare(compare(rows, papers, fmax, rate=bram_rate), fmt,
-                              title=f"{title}: measured vs published" if title else None)
+    if kind == "metrics" and _gcm_table(sel.rows, fmt, group_by):
+        kind = "gcm"
+    if kind == "metrics" and fmt == "html":
+        text = _html_report(sel, options)
     else:
-        runs = None
-        if any((r.flow or {}).get("fmax_search") for r in rows):
-            with open_readonly(db_path) as store:
-                runs = store.pnr_runs([r.key for r in rows])
-        text = _render_table(rows, fmt, title=title, fmax=fmax, runs=runs,
-                             provenance={r.key: sel.provenance(r) for r in rows},
-                             group_by=group_by)
+        from ..report.formats import render
+        text = render(_build(kind, sel, options), fmt)
     write_report(text, output)
 
 
-def _gcm_table(gcm: bool, rows, fmt: str, other_report) -> bool:
-    """Whether ``aesdse report`` prints the GCM table (:mod:`aesdse.report.gcm`): asked for with
-    ``--gcm``, or every selected row is a GCM design and no other report or the HTML report
-    was asked for."""
-    if gcm:
-        return True
+def _alternatives(names) -> str:
+    return " or ".join(names) if len(names) < 3 else ", ".join(names)
+
+
+def _kind(fmt, output, group_by, objectives, **flags) -> str:
+    """The kind of report the flags ask for (:data:`aesdse.report.kinds.KINDS`), once its
+    options are known to go together: one kind, in a format it has, a file format written
+    with -o."""
+    chosen = [name for name, flag in flags.items() if flag]
+    option = {name: "--" + name.replace("_", "-") for name in flags}
+    if len(chosen) > 1:
+        raise click.BadParameter(f"{option[chosen[0]]} is a report of its own: not with "
+                                 + ", ".join(option[c] for c in chosen[1:]),
+                                 param_hint=option[chosen[0]])
+    kind = chosen[0].replace("_", "-") if chosen else "metrics"
+    if objectives and kind != "front":
+        raise click.BadParameter("--objective goes with --front", param_hint="--objective")
+    if group_by and kind != "metrics":
+        raise click.BadParameter(f"--group-by applies to the metrics table, not to "
+                                 f"{option[chosen[0]]}", param_hint="--group-by")
+    if fmt not in KINDS[kind]:
+        raise click.BadParameter(f"{option[chosen[0]]} prints {_alternatives(KINDS[kind])}, "
+                                 f"not {fmt}", param_hint="--format")
+    if fmt in FILE_FORMATS and not output:
+        raise click.BadParameter(f"--format {fmt} writes a file: give it with -o FILE",
+                                 param_hint="--output")
+    return kind
+
+
+def _gcm_table(rows, fmt: str, group_by) -> bool:
+    """Whether the metrics report asked for is the GCM table instead (:mod:`aesdse.report.gcm`):
+    every selected row is a GCM design, and neither --group-by nor a format the GCM table has
+    not (the HTML report) was asked for."""
     from ..report.gcm import is_gcm_row
-    return bool(rows) and not other_report and fmt in GCM_FORMATS \
+    return bool(rows) and not group_by and fmt in KINDS["gcm"] \
         and all(is_gcm_row(r) for r in rows)
 
 
-def _check_report_options(fmt, output, group_by, compare_with, resources, critical_path,
-                          gcm=False):
-    """The options of ``aesdse report`` go together (``--format html`` is the metrics report
-    written to a file)."""
-    if gcm and (group_by or compare_with or resources or critical_path):
-        raise click.BadParameter("--gcm is a report of its own: not with --group-by, "
-                                 "--compare, --resources or --critical-path",
-                                 param_hint="--gcm")
-    if gcm and fmt not in GCM_FORMATS:
-        raise click.BadParameter(f"--gcm prints {', '.join(GCM_FORMATS)}, not {fmt}",
-                                 param_hint="--format")
-    if group_by and (compare_with or resources or critical_path):
-        raise click.BadParameter("--group-by applies to the metrics table, not to --compare, "
-                                 "--resources or --critical-path", param_hint="--group-by")
-    if critical_path and (compare_with or resources):
-        raise click.BadParameter("--critical-path is a report of its own: not with --compare or "
-                                 "--resources", param_hint="--critical-path")
-    if critical_path and fmt not in CRITICAL_PATH_FORMATS + ("html",):
-        raise click.BadParameter(f"--critical-path prints {' or '.join(CRITICAL_PATH_FORMATS)}, "
-                                 f"not {fmt}", param_hint="--format")
-    if fmt != "html":
-        return
-    if compare_with or resources or critical_path:
-        raise click.BadParameter("html is the metrics report with its Pareto plot: not with "
-                                 "--compare, --resources or --critical-path",
-                                 param_hint="--format")
-    if not output:
-        raise click.BadParameter("--format html writes a file: give it with -o FILE",
-                                 param_hint="--output")
-
-
-def _render_table(rows, fmt, **options) -> str:
-    """The metrics report of ``rows`` in ``fmt``: a table format, or the HTML report."""
-    if fmt != "html":
-        from ..report.table import render
-        return render(rows, fmt, **options)
-    from ..report.html import HtmlReportError, render_html
+def _objectives(texts) -> tuple | None:
+    from ..report.front import parse_objective
     try:
-        return render_html(rows, **options)
-    except HtmlReportError as e:
+        return tuple(parse_objective(t) for t in texts) or None
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--objective") from None
+
+
+def _papers():
+    from ..report.published import PublishedDataError, load_papers
+    try:
+        return load_papers()
+    except (PublishedDataError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from None
 
 
+def _runs(db_path, rows) -> dict | None:
+    """The Fmax-search runs of the searched points among ``rows`` (None without any)."""
+    if not any((r.flow or {}).get("fmax_search") for r in rows):
+        return None
+    with open_readonly(db_path) as store:
+        return store.pnr_runs([r.key for r in rows])
 
 
+def _build(kind: str, sel, options: dict):
+    """The report of kind ``kind`` of the selected rows (:class:`aesdse.report.model.Report`)."""
+    title, rows, fmax = sel.title, sel.rows, options["fmax"]
+    if kind == "gcm":
+        from ..report.gcm import gcm_report
+        return gcm_report(rows, title=title, fmax=fmax)
+    if kind == "critical-path":
+        from ..report.critical_path import critical_path_report
+        return critical_path_report(rows, title=title)
+    if kind == "resources":
+        from ..report.resources import resources_report
+        return resources_report(rows, _papers(), title=title)
+    if kind == "compare":
+        from ..report.compare import compare, compare_report
+        return compare_report(compare(rows, _papers(), fmax, rate=options["rate"]),
+                              title=f"{title}: measured vs published" if title else None)
+    provenance = {r.key: sel.provenance(r) for r in rows}
+    runs = _runs(options["db_path"], rows)
+    if kind == "front":
+        from ..report.front import FRONT_OBJECTIVES, front_table
+        return front_table(rows, options["objectives"] or FRONT_OBJECTIVES, fmax=fmax,
+                           title=title, runs=runs, provenance=provenance)
+    from ..report.metrics import metrics_report
+    return metrics_report(rows, title, fmax, runs, provenance, options["group_by"])
 
 
+def _html_report(sel, options: dict) -> str:
+    """The metrics report as one HTML file with its interactive Pareto plot."""
+    from ..report.html import HtmlReportError, render_html
+    rows = sel.rows
+    try:
+        return render_html(rows, title=sel.title, fmax=options["fmax"],
+                           runs=_runs(options["db_path"], rows),
+                           provenance={r.key: sel.provenance(r) for r in rows},
+                           group_by=options["group_by"])
+    except HtmlReportError as e:
+        raise click.ClickException(str(e)) from None
 
 
 def _select(experiment, db_path, arch, target, where, current_only=False):

@@ -11,16 +11,16 @@ nextpnr's; the worst one (the row's ``details["fmax_limit"]``, :func:`aesdse.met
 shows the system clock it allows, marked where it, not a clock, sets the row's Fmax.
 """
 
-import json
-
 from ..flow.critical_path import CriticalPath
 from ..store.database import Row
+from .cells import column_header, label, number, param_value, show_value
+from .formats import render
 from .kinds import CRITICAL_PATH_FORMATS
-from .table import (column_header, label, number, param_value, row_order, show_value,
-                    varying_params)
+from .lines import row_order, varying_params
+from .model import Column, Failure, Items, Notes, Records, Report, Table
 
 __all__ = ["CRITICAL_PATH_FORMATS", "NOT_STORED", "stored_paths", "describe_paths",
-           "render_critical_paths", "crossing_of"]
+           "critical_path_report", "render_critical_paths", "crossing_of"]
 
 
 #: What the report says for an ``ok`` row without stored paths.
@@ -117,33 +117,33 @@ def describe_paths(row: Row) -> list[str]:
                       in zip(_COLUMNS, _cells_of_path(row, path))) for path in paths]
 
 
-def _markdown(rows: list[Row], title: str | None) -> str:
+def _display(rows: list[Row], title: str | None) -> Table:
     leading = varying_params(rows) or ["arch"]
-    out = [f"## {title}: critical paths", ""] if title else []
-    table = ["| " + " | ".join([column_header(n) for n in leading] + [h for h, _ in _COLUMNS]) + " |",
-             "|" + "|".join(["---"] * len(leading) + [a for _, a in _COLUMNS]) + "|"]
-    missing = []
+    columns = tuple(Column(column_header(n)) for n in leading) \
+        + tuple(Column(h, "right" if a == "---:" else "left") for h, a in _COLUMNS)
+    body, missing = [], []
     for row in rows:
         paths = stored_paths(row)
         if not paths:
             missing.append(row)
             continue
         lead = [show_value(param_value(row, n)) for n in leading]
-        for path in paths:
-            table.append("| " + " | ".join(lead + _cells_of_path(row, path)) + " |")
-    if len(table) > 2:
-        out += table + ["", _LEGEND]
+        body += [tuple(lead + _cells_of_path(row, path)) for path in paths]
+    after = ()
+    if body:
+        notes = [_LEGEND]
         capped = [r for r in rows
                   if any(_fmax_text(r, p).endswith("*") for p in stored_paths(r) or [])]
         if capped:
-            out.append("\\* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
-                       "Fmax (" + "; ".join(sorted({f"{label(r)}: {r.fmax_capped}"
-                                                    for r in capped})) + ").")
-        out += _crossing_notes(rows)
+            notes.append("* nextpnr's Fmax of the path, above the data-sheet cap of the row's "
+                         "Fmax (" + "; ".join(sorted({f"{label(r)}: {r.fmax_capped}"
+                                                      for r in capped})) + ").")
+        after = (Notes(tuple(notes + _crossing_notes(rows))),)
     if missing:
-        out += [""] * (len(table) > 2)
-        out += [f"- {label(row)} seed {row.seed}: {_why_none(row)}" for row in missing]
-    return "\n".join(out) + "\n"
+        after += (Items(None, tuple(Failure(f"{label(row)} seed {row.seed}", None,
+                                            _why_none(row)) for row in missing)),)
+    return Table(columns, tuple(body), heading=f"{title}: critical paths" if title else None,
+                 caption=f"{title}: critical paths" if title else None, after=after)
 
 
 def _crossing_notes(rows: list[Row]) -> list[str]:
@@ -162,7 +162,7 @@ def _crossing_notes(rows: list[Row]) -> list[str]:
     return [text]
 
 
-def _json(rows: list[Row]) -> str:
+def _json(rows: list[Row]) -> list:
     objects = []
     for row in rows:
         paths = stored_paths(row)
@@ -178,7 +178,20 @@ def _json(rows: list[Row]) -> str:
                  "logic_percent": p.logic_percent, "routing_percent": p.routing_percent}
                 for p in paths],
             "note": None if paths else _why_none(row)})
-    return json.dumps(objects, indent=2) + "\n"
+    return objects
+
+
+def critical_path_report(rows: list[Row], title: str | None = None) -> Report:
+    """The critical-path report of ``rows`` (every stored path, one line per point and clock)
+    as a report; its JSON has each row's paths in full."""
+    rows = sorted(rows, key=row_order)
+    if not rows:
+        table = Table((), (), empty="(no stored design point)")
+    else:
+        table = _display(rows, title)
+    return Report("critical-path", (table,),
+                  Records(tuple(c.header for c in table.columns), table.body), _json(rows),
+                  title=title)
 
 
 def render_critical_paths(rows: list[Row], fmt: str = "markdown",
@@ -193,9 +206,4 @@ def render_critical_paths(rows: list[Row], fmt: str = "markdown",
     if fmt not in CRITICAL_PATH_FORMATS:
         raise ValueError(f"The critical-path report is printed as "
                          f"{' or '.join(CRITICAL_PATH_FORMATS)}, not {fmt!r}")
-    rows = sorted(rows, key=row_order)
-    if fmt == "json":
-        return _json(rows)
-    if not rows:
-        return "(no stored design point)\n"
-    return _markdown(rows, title)
+    return render(critical_path_report(rows, title), fmt)

@@ -28,18 +28,16 @@ A row without the breakdown (made before the sweep recorded it, or an area estim
 place and route) shows ``n/a`` with the reason in a note: never a guess.
 """
 
-import csv
-import io
-import json
-
 from ..flow.families import FAMILIES as DEVICE_FAMILIES
 from ..store.database import Row
-from .kinds import GCM_FORMATS
-from .table import (FMAX_STATS, aggregate, column_header, family_of_row, label, latex_escape,
-                    number, param_value, show_value, varying_params)
+from .cells import column_header, family_of_row, label, number, param_value, show_value
+from .formats import render
+from .kinds import FMAX_STATS, GCM_FORMATS
+from .lines import aggregate, varying_params
+from .model import Column, Failure, Items, Notes, Records, Report, Table
 
 __all__ = ["GCM_ARCHS", "GHASH_INSTANCE", "GCM_FORMATS", "is_gcm_row", "ghash_path_share",
-           "ghash_area_share", "render_gcm"]
+           "ghash_area_share", "gcm_report", "render_gcm"]
 
 #: The GCM families (:mod:`archs.gcm` around the iterative, unrolled and compact ciphers).
 GCM_ARCHS = ("gcm_iterative", "gcm_unrolled", "gcm_compact")
@@ -182,53 +180,30 @@ def _first_line(text: str | None) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def _markdown(leading, lines, failures, notes, title) -> str:
-    out = [f"## {title}: GCM", ""] if title else []
-    headers = [column_header(n) for n in leading] + [h for h, _ in _COLUMNS]
-    if lines:
-        out.append("| " + " | ".join(headers) + " |")
-        out.append("|" + "|".join(["---"] * (len(leading) + 1)
-                                  + ["---:"] * (len(_COLUMNS) - 1)) + "|")
-        for entry, _, text, _ in lines:
-            cells = [show_value(param_value(entry.row, n)) for n in leading] \
-                + [text[k] for _, k in _COLUMNS]
-            out.append("| " + " | ".join(cells) + " |")
-    else:
-        out.append("(no verified GCM points)")
-    for note in notes:
-        out += ["", note]
+def _display(leading, lines, failures, notes, title) -> Table:
+    columns = tuple(Column(column_header(n)) for n in leading) \
+        + tuple(Column(h, "left" if i == 0 else "right") for i, (h, _) in enumerate(_COLUMNS))
+    body = tuple(tuple([show_value(param_value(entry.row, n)) for n in leading]
+                       + [text[k] for _, k in _COLUMNS]) for entry, _, text, _ in lines)
+    after = tuple(Notes((note,)) for note in notes)
     if failures:
-        out += ["", "Failed points:", ""]
-        out += [f"- {label(r)}: **{r.status}**: {_first_line(r.reason)}" for r in failures]
-    return "\n".join(out) + "\n"
+        # Listed in Markdown and HTML; the LaTeX table has only its footnotes, as it always had.
+        after += (Items("Failed points:", tuple(Failure(label(r), r.status, _first_line(r.reason))
+                                                for r in failures)),)
+    return Table(columns, body, heading=f"{title}: GCM" if title else None,
+                 caption=f"{title}: GCM" if title else "GCM", empty="(no verified GCM points)",
+                 after=after, keys=tuple(entry.row.key for entry, _, _, _ in lines))
 
 
-def _latex(leading, lines, notes, title) -> str:
-    headers = [column_header(n) for n in leading] + [h for h, _ in _COLUMNS]
-    out = [r"\begin{table}", r"\centering",
-           r"\caption{" + latex_escape(f"{title}: GCM" if title else "GCM") + "}",
-           r"\begin{tabular}{" + "l" * (len(leading) + 1) + "r" * (len(_COLUMNS) - 1) + "}",
-           r"\toprule", " & ".join(latex_escape(h) for h in headers) + r" \\", r"\midrule"]
-    for entry, _, text, _ in lines:
-        cells = [show_value(param_value(entry.row, n)) for n in leading] \
-            + [text[k] for _, k in _COLUMNS]
-        out.append(" & ".join(latex_escape(c).replace(",", "{,}") for c in cells) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}", r"\par\smallskip\footnotesize"]
-    out += [latex_escape(n) + r"\\" for n in notes[:-1]] + [latex_escape(notes[-1])]
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
-
-
-def _csv(leading, lines, failures) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+def _records(leading, lines, failures) -> Records:
     extra = [n for n in leading if n != "arch"]
     numbers = ("luts", "ffs", "brams", "fmax_mhz", "gbps", "aad", "payload")
     shares = ("path_levels", "path_total_levels", "path_ns", "path_total_ns", "path_percent",
               "ghash_luts", "total_luts", "ghash_luts_percent", "ghash_ffs", "total_ffs",
               "ghash_ffs_percent")
-    writer.writerow(["arch"] + extra + ["status", "target"] + list(numbers) + list(shares)
-                    + ["seeds", "note"])
+    header = ["arch"] + extra + ["status", "target"] + list(numbers) + list(shares) \
+        + ["seeds", "note"]
+    out = []
     for entry, values, _, reasons in lines:
         path, area = values["path"] or {}, values["area"] or {}
         share = [path.get("levels"), path.get("total_levels"), path.get("ns"),
@@ -236,19 +211,17 @@ def _csv(leading, lines, failures) -> str:
                  area.get("total_luts"), area.get("luts_percent"), area.get("ffs"),
                  area.get("total_ffs"), area.get("ffs_percent")]
         row = entry.row
-        writer.writerow([row.arch] + [show_value(param_value(row, n)) for n in extra]
-                        + [row.status, row.target]
-                        + ["" if values[k] is None else values[k] for k in numbers]
-                        + ["" if v is None else v for v in share]
-                        + [len(entry.members), "; ".join(reasons)])
+        out.append([row.arch] + [show_value(param_value(row, n)) for n in extra]
+                   + [row.status, row.target] + [values[k] for k in numbers] + share
+                   + [len(entry.members), "; ".join(reasons)])
     for r in failures:
-        writer.writerow([r.arch] + [show_value(param_value(r, n)) for n in extra]
-                        + [r.status, r.target] + [""] * (len(numbers) + len(shares))
-                        + [1, _first_line(r.reason)])
-    return buf.getvalue()
+        out.append([r.arch] + [show_value(param_value(r, n)) for n in extra]
+                   + [r.status, r.target] + [""] * (len(numbers) + len(shares))
+                   + [1, _first_line(r.reason)])
+    return Records(tuple(header), tuple(out))
 
 
-def _json(lines, failures) -> str:
+def _json(lines, failures) -> list:
     objects = []
     for entry, values, _, reasons in lines:
         row = entry.row
@@ -262,7 +235,24 @@ def _json(lines, failures) -> str:
                         "notes": reasons})
     objects += [{"arch": r.arch, "params": r.params, "target": r.target, "status": r.status,
                  "reason": r.reason, "key": r.key} for r in failures]
-    return json.dumps(objects, indent=2) + "\n"
+    return objects
+
+
+def gcm_report(rows: list[Row], title: str | None = None, fmax: str = "median") -> Report:
+    """The GCM table of the GCM rows among ``rows`` as a report for any format (others are
+    left out, and a note says so); the parameters are those of :func:`render_gcm`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown statistic.
+    """
+    if fmax not in FMAX_STATS:
+        raise ValueError(f"Fmax statistic must be one of {', '.join(FMAX_STATS)}, not {fmax!r}")
+    leading, lines, failures = _lines(rows, fmax)
+    table = _display(leading, lines, failures, _notes(lines, rows), title)
+    return Report("gcm", (table,), _records(leading, lines, failures), _json(lines, failures),
+                  title=title)
 
 
 def render_gcm(rows: list[Row], fmt: str = "markdown", title: str | None = None,
@@ -286,14 +276,4 @@ def render_gcm(rows: list[Row], fmt: str = "markdown", title: str | None = None,
     """
     if fmt not in GCM_FORMATS:
         raise ValueError(f"The GCM table is printed as {', '.join(GCM_FORMATS)}, not {fmt!r}")
-    if fmax not in FMAX_STATS:
-        raise ValueError(f"Fmax statistic must be one of {', '.join(FMAX_STATS)}, not {fmax!r}")
-    leading, lines, failures = _lines(rows, fmax)
-    if fmt == "csv":
-        return _csv(leading, lines, failures)
-    if fmt == "json":
-        return _json(lines, failures)
-    notes = _notes(lines, rows)
-    if fmt == "latex":
-        return _latex(leading, lines, notes, title)
-    return _markdown(leading, lines, failures, notes, title)
+    return render(gcm_report(rows, title, fmax), fmt)

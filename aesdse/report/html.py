@@ -1,8 +1,10 @@
 """A report to open and share: one self-contained HTML file (``aesdse report --format html -o
 FILE``) with the comparison tables and an interactive area-throughput Pareto plot.
 
-The tables are those of :func:`aesdse.report.table.render` (:func:`aesdse.report.table.table_sections`
-gives their cells, formatted once for every format), with their footnotes and failed points. The
+The tables are those of :func:`aesdse.report.table.render` (the metrics report,
+:func:`aesdse.report.metrics.metrics_report`, rendered by the HTML format,
+:mod:`aesdse.report.formats.html`: the same cells as every format), with their footnotes and
+failed points. The
 plot has one point per table line (seeds aggregated as in the table): area in LUT4 (log scale)
 against throughput, one colour per architecture family, the Pareto front as a dashed staircase
 (:func:`aesdse.report.plot.pareto_front`). Hovering a point shows its configuration (architecture,
@@ -30,10 +32,14 @@ import html
 import textwrap
 
 from ..store.database import Row
+from dataclasses import replace
+
+from .cells import label, number, show_value
 from .critical_path import describe_paths
+from .formats.html import render as render_page
+from .lines import RUN_FLOW_KEYS, TableLine
+from .metrics import metrics_report
 from .plot import area_of, pareto_front
-from .table import (RUN_FLOW_KEYS, TableLine, TableSection, label, number, show_value,
-                    table_sections)
 
 __all__ = ["HTML_EXTRA", "HtmlReportError", "PLOT_ID", "hover_text", "render_html"]
 
@@ -48,20 +54,6 @@ _HOVER_WIDTH = 100
 
 _COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
            "#17becf", "#7f7f7f", "#bcbd22")
-
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em;
-       padding: 0 1em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.6em 0; }
-th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #ddd; white-space: nowrap; }
-th { border-bottom: 2px solid #888; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-p.note, li { font-size: 0.85em; color: #444; max-width: 60em; }
-#pareto { width: 100%; height: 560px; }
-div.scroll { overflow-x: auto; }
-"""
-
 
 class HtmlReportError(RuntimeError):
     """The HTML report cannot be made (Plotly is not installed); the message says what to
@@ -154,37 +146,6 @@ def _figure(go, entries: list, provenance: dict | None, title: str | None):
     return fig, len(entries) - len(points)
 
 
-def _numeric(cell: str) -> bool:
-    head = cell.split(" ")[0].rstrip("*")
-    return cell == "-" or head.replace(",", "").replace(".", "", 1).lstrip("-").isdigit()
-
-
-def _table_html(section: TableSection) -> list[str]:
-    """One comparison table, its footnotes and its failed points, as HTML lines."""
-    e = html.escape
-    out = [f"<h2>{e(section.heading or 'Comparison table')}</h2>"]
-    if section.body:
-        out.append('<div class="scroll"><table><thead><tr>'
-                   + "".join(f"<th>{e(h)}</th>" for h in section.headers)
-                   + "</tr></thead><tbody>")
-        for entry, cells in zip(section.entries, section.body):
-            out.append(f'<tr data-key="{e(entry.row.key)}">' + "".join(
-                f'<td class="num">{e(c)}</td>' if _numeric(c) else f"<td>{e(c)}</td>"
-                for c in cells) + "</tr>")
-        out.append("</tbody></table></div>")
-    else:
-        out.append("<p>(no verified points)</p>")
-    out += [f'<p class="note">{e(n)}</p>' for n in section.notes]
-    if section.failed:
-        out.append("<p>Failed points:</p><ul>")
-        for text, row in section.failed:
-            reason = (row.reason or "(no reason recorded)").splitlines()[0]
-            logs = f" (logs: <code>{e(row.artifacts)}</code>)" if row.artifacts else ""
-            out.append(f"<li>{e(text)}: <b>{e(row.status)}</b>: {e(reason)}{logs}</li>")
-        out.append("</ul>")
-    return out
-
-
 def render_html(rows: list[Row], title: str | None = None, fmax: str = "median",
                 runs: dict | None = None, provenance: dict | None = None,
                 group_by: str | None = None) -> str:
@@ -197,29 +158,24 @@ def render_html(rows: list[Row], title: str | None = None, fmax: str = "median",
         When Plotly (the ``html`` extra) is not installed.
     """
     plotly, go = _plotly()
-    sections = table_sections(rows, fmax, runs, provenance, group_by)
-    entries = [entry for section in sections for entry in section.entries]
-    heading = f"aesdse report: {title}" if title else "aesdse report"
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           f"<title>{html.escape(heading)}</title>", f"<style>{_STYLE}</style>", "</head>",
-           "<body>", f"<h1>{html.escape(heading)}</h1>"]
+    report = metrics_report(rows, title, fmax, runs, provenance, group_by)
+    entries = report.extra["lines"]
     if entries:
         fig, unplotted = _figure(go, entries, provenance, None)
-        out.append(fig.to_html(full_html=False, include_plotlyjs=True, div_id=PLOT_ID,
-                               config={"displaylogo": False, "responsive": True}))
+        before = [fig.to_html(full_html=False, include_plotlyjs=True, div_id=PLOT_ID,
+                              config={"displaylogo": False, "responsive": True})]
         note = ("Area (LUT4, log scale) against throughput, one point per line of the table "
                 "below; the dashed staircase is the Pareto front. Hover a point for its "
                 "configuration, provenance and critical path.")
         if unplotted:
             note += (f" {unplotted} line(s) without a LUT4 area or a throughput (e.g. asic "
                      f"estimates) are in the tables only.")
-        out.append(f'<p class="note">{html.escape(note)}</p>')
+        before.append(f'<p class="note">{html.escape(note)}</p>')
     else:
-        out.append("<p>(no verified points to plot)</p>")
-    for section in sections:
-        out += _table_html(section)
+        before = ["<p>(no verified points to plot)</p>"]
     from plotly.offline import get_plotlyjs_version
-    out += [f'<p class="note">Made by aesdse; the plot is drawn by plotly.js '
-            f'{html.escape(get_plotlyjs_version())} (Plotly {html.escape(plotly.__version__)}), '
-            f'inlined: this file loads nothing from the network.</p>', "</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    footer = (f"Made by aesdse; the plot is drawn by plotly.js "
+              f"{html.escape(get_plotlyjs_version())} (Plotly {html.escape(plotly.__version__)}), "
+              f"inlined: this file loads nothing from the network.")
+    return render_page(replace(report, extra={**report.extra, "html_before": before,
+                                              "html_footer": footer}))

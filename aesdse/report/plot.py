@@ -32,20 +32,25 @@ Kinds
     logic cells, asic gate equivalents; log scale, every bar annotated with its unit, so the
     panel is labelled a cross-family comparison), Fmax and throughput. An asic estimate has no
     Fmax or throughput: its bars are absent and annotated so.
+
+The shared look and the reproducible save are in :mod:`aesdse.report.plot_style`, the
+``families`` and ``gcm`` figures in :mod:`aesdse.report.plot_families`; :func:`plot` draws any
+kind.
 """
 
 from __future__ import annotations
 
-import io
-import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..flow.families import FAMILIES as DEVICE_FAMILIES, SLICE_CONVENTIONS, row_area
+from ..flow.families import SLICE_CONVENTIONS, row_area
 from ..store.database import Row
+from .cells import param_value, show_value
 from .kinds import PLOT_AREAS, PLOT_KINDS, PLOT_METRICS
-from .table import (RUN_FLOW_KEYS, param_value, show_value, aggregate, area_of_row, family_of_row,
-                    varying_params)
+from .lines import RUN_FLOW_KEYS, varying_params
+from .plot_families import families_figure, family_bars, gcm_figure
+from .plot_style import (COLORS, MARKERS, PUBLISHED_MARKERS, STYLE, PlotError, has_column, mpl,
+                         new_figure, plain_log, plot_lines, save, spans_decade)
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
            "published_points", "pareto_figure", "sweep_figure", "bars_figure",
@@ -54,72 +59,8 @@ __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
 #: The figures, area measures and sweep metrics (declared in :mod:`aesdse.report.kinds`).
 KINDS, AREAS, METRICS = PLOT_KINDS, PLOT_AREAS, PLOT_METRICS
 
-#: The fixed style of every figure: one paper column, 7 pt text (8 pt titles), DejaVu Sans (ships
-#: with matplotlib, so the output does not depend on the fonts of the machine).
-STYLE = {
-    "font.family": "DejaVu Sans",
-    "font.size": 7,
-    "axes.titlesize": 8,
-    "axes.labelsize": 7,
-    "xtick.labelsize": 6.5,
-    "ytick.labelsize": 6.5,
-    "legend.fontsize": 6,
-    "legend.frameon": False,
-    "axes.linewidth": 0.6,
-    "lines.linewidth": 1.0,
-    "lines.markersize": 4,
-    "xtick.major.width": 0.6,
-    "ytick.major.width": 0.6,
-    "axes.grid": True,
-    "grid.linewidth": 0.3,
-    "grid.color": "#cccccc",
-    "axes.axisbelow": True,
-    "savefig.dpi": 300,
-    "svg.hashsalt": "aesdse",
-    "svg.fonttype": "path",
-    "pdf.fonttype": 42,
-    "path.simplify": False,
-}
-
-#: Column width of a two-column paper, inches.
-WIDTH = 3.5
-
-#: Okabe-Ito colour-blind-safe palette, then markers, assigned to families in sorted order.
-_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-           "#000000")
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-_PUBLISHED_MARKERS = ("o", "s", "^", "D", "v")
-
-#: Metadata that would make two saves of one figure differ (dates, tool versions).
-_METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None},
-             "png": {"Software": None}}
-
-
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-
-def _mpl():
-    """matplotlib, imported on first use: it costs most of a second, and the CLI imports this
-    module for its option choices."""
-    import matplotlib
-    return matplotlib
-
-
-def _plain_log(axis):
-    """Log-axis tick labels as plain numbers (``300``, ``1,000``), not powers of ten."""
-    from matplotlib.ticker import LogFormatter
-
-    class PlainLog(LogFormatter):
-        def _num_to_string(self, x, vmin, vmax):
-            return f"{x:,.0f}" if x >= 1 else f"{x:g}"
-
-    axis.set_major_formatter(PlainLog())
-    axis.set_minor_formatter(PlainLog())
-
-
-class PlotError(ValueError):
-    """A plot cannot be drawn from the given rows and options; the message says why."""
 
 
 def pareto_front(points, key=None) -> list:
@@ -197,27 +138,12 @@ def _number(prow, attr):
 
 
 def _styles(names) -> dict:
-    return {n: (_COLORS[i % len(_COLORS)], _MARKERS[i % len(_MARKERS)])
+    return {n: (COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)])
             for i, n in enumerate(sorted(set(names)))}
 
 
 def _point_label(row: Row, names) -> str:
     return "/".join(show_value(param_value(row, n)) for n in names)
-
-
-def _figure(height: float) -> Figure:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(WIDTH, height))
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _entries(rows, fmax="median"):
-    entries, _ = aggregate(rows, fmax)
-    if not entries:
-        raise PlotError("No verified design points to plot")
-    return entries
 
 
 def _draw_measured(ax, points: list, names: dict) -> None:
@@ -251,7 +177,7 @@ def _draw_published(ax, pub: list, pub_keys: list) -> tuple[list, list]:
         devices = "/".join(sorted({p["device"].removeprefix("Xilinx ") for p in mine}))
         handles.append(ax.scatter(
             [p["x"] for p in mine], [p["y"] for p in mine],
-            marker=_PUBLISHED_MARKERS[i % len(_PUBLISHED_MARKERS)], s=18,
+            marker=PUBLISHED_MARKERS[i % len(PUBLISHED_MARKERS)], s=18,
             facecolors="none", edgecolors="#777777", linewidths=0.7, zorder=2,
             label="_published"))
         labels.append(f"{key} {mine[0]['paper'].name}: {devices}")
@@ -286,7 +212,7 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     """
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
-    entries = _entries(rows)
+    entries = plot_lines(rows)
     names = _family_names(entries) if point_labels else {}
     points = [(area_of(e.row, area, rate), e.row.throughput_mbps, e.row) for e in entries]
     points = [p for p in points if p[0] and p[1]]
@@ -296,16 +222,16 @@ def pareto_figure(rows: list[Row], area: str = "luts", published=None,
     pub_keys = sorted({p["paper"].key for p in pub})
     legend_height = 0.13 * (len(pub_keys) + 1) if pub_keys else 0.0
     height = 2.6 + legend_height
-    with _mpl().rc_context(STYLE):
-        fig = _figure(height)
+    with mpl().rc_context(STYLE):
+        fig = new_figure(height)
         ax = fig.add_subplot()
         _draw_measured(ax, points, names)
         handles, labels = _draw_published(ax, pub, pub_keys)
         ax.set_xscale("log")
-        _plain_log(ax.xaxis)
-        if _spans_decade([p[1] for p in points] + [p["y"] for p in pub]):
+        plain_log(ax.xaxis)
+        if spans_decade([p[1] for p in points] + [p["y"] for p in pub]):
             ax.set_yscale("log")
-            _plain_log(ax.yaxis)
+            plain_log(ax.yaxis)
         ax.set_xlabel(AREAS[area])
         ax.set_ylabel("Throughput (Mbit/s)")
         if title:
@@ -336,27 +262,14 @@ def _family_names(entries) -> dict:
             for arch, rows in by_arch.items()}
 
 
-def _spans_decade(values) -> bool:
-    values = [v for v in values if v and v > 0]
-    return bool(values) and max(values) / min(values) >= 10
-
-
 def _numeric(values) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-
-
-def _has(row: Row, name: str) -> bool:
-    if name in ("arch", "seed", "freq_mhz"):
-        return True
-    if name.startswith("flow."):
-        return name[5:] in (row.flow or {})
-    return name in row.params
 
 
 def _series_label(row: Row, names) -> str:
     parts = [row.arch] if "arch" in names else []
     parts += [f"{n.removeprefix('flow.')}={show_value(param_value(row, n))}" for n in names
-              if n != "arch" and _has(row, n)]
+              if n != "arch" and has_column(row, n)]
     return ", ".join(parts)
 
 
@@ -373,13 +286,13 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
     for metric in ys:
         if metric not in METRICS:
             raise PlotError(f"Metric must be one of {', '.join(METRICS)}, not {metric!r}")
-    entries = _entries(rows, "all" if x == "seed" else "median")
+    entries = plot_lines(rows, "all" if x == "seed" else "median")
     known = {k for e in entries for k in e.row.params} | {"freq_mhz", "seed"} \
         | {f"flow.{k}" for e in entries for k in (e.row.flow or {}) if k not in RUN_FLOW_KEYS}
     if x not in known:
         raise PlotError(f"Parameter {x!r} is not a parameter of these points; they have: "
                         + ", ".join(sorted(known)))
-    entries = [e for e in entries if _has(e.row, x)]
+    entries = [e for e in entries if has_column(e.row, x)]
     others = [n for n in varying_params([e.row for e in entries], with_seed=x == "seed")
               if n != x]
     series: dict = {}
@@ -391,8 +304,8 @@ def sweep_figure(rows: list[Row], x: str, y, title: str | None = None) -> Figure
     legend_rows = len(series) if others else 0
     legend_height = 0.12 * legend_rows + (0.05 if legend_rows else 0.0)
     height = 0.55 + 1.4 * len(ys) + legend_height
-    with _mpl().rc_context(STYLE):
-        fig = _figure(height)
+    with mpl().rc_context(STYLE):
+        fig = new_figure(height)
         axes = fig.subplots(len(ys), 1, sharex=True, squeeze=False)[:, 0]
         styles = _styles(series)
         for ax, metric in zip(axes, ys):
@@ -425,7 +338,7 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
     """Throughput per area of each design (seeds aggregated by median), best first."""
     if area not in AREAS:
         raise PlotError(f"Area must be one of {', '.join(AREAS)}, not {area!r}")
-    entries = _entries(rows)
+    entries = plot_lines(rows)
     names = _family_names(entries)
     bars = []
     for e in entries:
@@ -440,8 +353,8 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
     unit = {"luts": "LUT4", "slices": "slice", "slice-eq": "slice-equivalent"}[area]
     note = "; ".join(f"{arch}: " + "/".join(n.removeprefix("flow.") for n in ns)
                      for arch, ns in sorted(names.items()) if ns)
-    with _mpl().rc_context(STYLE):
-        fig = _figure(0.75 + 0.17 * len(bars) + (0.1 if note else 0.0))
+    with mpl().rc_context(STYLE):
+        fig = new_figure(0.75 + 0.17 * len(bars) + (0.1 if note else 0.0))
         ax = fig.add_subplot()
         styles = _styles(r.arch for _, r in bars)
         positions = range(len(bars))
@@ -461,161 +374,6 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
 
 
 #: Units of each family's area, as bar annotations (singular, plural).
-_AREA_WORDS = {"Slices": ("slice", "slices"), "Logic cells": ("logic cell", "logic cells"),
-               "CLS": ("CLS", "CLS"), "CPE": ("CPE", "CPEs"), "GE": ("GE", "GE")}
-
-
-def family_bars(rows: list[Row]) -> list[dict]:
-    """The bars of :func:`families_figure`: one dict per design and target (seeds aggregated by
-    median Fmax), in family order (ECP5, iCE40, asic) then table order, with ``label``,
-    ``family``, ``area`` (in the family's own unit), ``area_unit`` (``Slices``, ``Logic cells``,
-    ``GE``), ``area_text`` (e.g. ``"2,000 slices"``), ``fmax_mhz`` and ``throughput_mbps``
-    (None for an asic estimate)."""
-    entries = _entries(rows)
-    order = list(DEVICE_FAMILIES)
-    archs = {e.row.arch for e in entries}
-    names = [n for n in varying_params([e.row for e in entries], with_seed=False)
-             if n != "arch"]
-    bars = []
-    for e in entries:
-        r = e.row
-        family = family_of_row(r)
-        area, unit = area_of_row(r)
-        words = _AREA_WORDS.get(unit, (unit or "", unit or ""))
-        design = (r.arch + " " if len(archs) > 1 else "") + ", ".join(
-            f"{n.removeprefix('flow.')}={show_value(param_value(r, n))}" for n in names if _has(r, n))
-        info = DEVICE_FAMILIES.get(family)
-        target = r.target if family != "asic" else "asic estimate"
-        bars.append({
-            "label": "\n".join(textwrap.wrap(design.strip(), 34) + [target]),
-            "family": family, "family_title": info.title if info else "unknown",
-            "area": area, "area_unit": unit,
-            "area_text": "-" if area is None else
-            f"{area:,.0f} {words[0] if round(area) == 1 else words[1]}",
-            "fmax_mhz": r.fmax_mhz, "throughput_mbps": r.throughput_mbps})
-    bars.sort(key=lambda b: order.index(b["family"]) if b["family"] in order else len(order))
-    return bars
-
-
-def families_figure(rows: list[Row], title: str | None = None) -> Figure:
-    """One core across device families; see the module docstring (kind ``families``)."""
-    from matplotlib.patches import Patch
-    bars = family_bars(rows)
-    colors = {f: _COLORS[i % len(_COLORS)]
-              for i, f in enumerate(dict.fromkeys(b["family_title"] for b in bars))}
-    cross = len(colors) > 1
-    panels = (("area", "Area (each family's own unit, log)"),
-              ("fmax_mhz", "Fmax (MHz)"), ("throughput_mbps", "Throughput (Mbit/s)"))
-    with _mpl().rc_context(STYLE):
-        lines = sum(b["label"].count("\n") + 1 for b in bars)
-        fig = _figure(0.9 + len(panels) * (0.3 + 0.11 * lines + 0.05 * len(bars)))
-        axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
-        positions = list(range(len(bars)))
-        for ax, (key, xlabel) in zip(axes, panels):
-            values = [b[key] for b in bars]
-            ax.barh(positions, [v or 0 for v in values], height=0.7,
-                    color=[colors[b["family_title"]] for b in bars])
-            ax.set_yticks(positions, [b["label"] for b in bars])
-            ax.invert_yaxis()
-            ax.grid(axis="y", visible=False)
-            drawn = [v for v in values if v]
-            top = max(drawn, default=1.0)
-            if key == "area":
-                ax.set_xscale("log")
-                _plain_log(ax.xaxis)
-                ax.set_xlim(min(drawn, default=1.0) / 2, top * 8)
-            else:
-                ax.set_xlim(0, top * 1.45)
-            for i, (b, v) in enumerate(zip(bars, values)):
-                if key == "area":
-                    text = " " + b["area_text"]
-                elif v is None:
-                    text = " none: asic estimate" if b["family"] == "asic" else " -"
-                else:
-                    text = f" {v:,.1f}" if key == "fmax_mhz" else f" {v:,.0f}"
-                x = v if v else ax.get_xlim()[0]
-                ax.text(x, i, text, va="center", fontsize=5.5)
-            ax.set_xlabel(xlabel)
-        handles = [Patch(color=colors[f], label=f) for f in colors]
-        axes[1].legend(handles=handles, loc="lower right", handlelength=1.0)
-        heading = [title] if title else []
-        if cross:
-            heading.append("Cross-family comparison: area units differ")
-        if heading:
-            axes[0].set_title("\n".join(heading))
-        fig.tight_layout(pad=0.3)
-    return fig
-
-
-def gcm_figure(rows: list[Row], title: str | None = None) -> Figure:
-    """The GHASH accumulator's LUT4 against the GCM core's throughput; see the module
-    docstring.
-
-    Raises
-    ------
-    PlotError
-        When no verified GCM row has the GHASH area recorded.
-    """
-    from .gcm import ghash_area_share, is_gcm_row
-    entries, _ = aggregate([r for r in rows if is_gcm_row(r)])
-    points = [(ghash_area_share(e.row)[0], e.row) for e in entries]
-    points = [(area["luts"], row.throughput_mbps / 1000, row) for area, row in points
-              if area and area["luts"] and row.throughput_mbps]
-    if not points:
-        raise PlotError("No verified GCM point has the GHASH area (details[\"instances\"]) and "
-                        "a throughput: re-run the GCM points with aesdse sweep --force")
-    kinds = sorted({str(r.params.get("ghash")) for _, _, r in points})
-    colors = {a: _COLORS[i % len(_COLORS)]
-              for i, a in enumerate(sorted({r.arch for _, _, r in points}))}
-    with _mpl().rc_context(STYLE):
-        fig = _figure(2.6)
-        ax = fig.add_subplot()
-        for i, kind in enumerate(kinds):
-            for arch, color in colors.items():
-                mine = [(x, y) for x, y, r in points
-                        if str(r.params.get("ghash")) == kind and r.arch == arch]
-                if mine:
-                    ax.scatter([x for x, _ in mine], [y for _, y in mine], color=color,
-                               marker=_MARKERS[i % len(_MARKERS)], s=16, zorder=3,
-                               linewidths=0, label=f"{arch}, {kind}")
-        ax.set_xscale("log")
-        _plain_log(ax.xaxis)
-        if _spans_decade([y for _, y, _ in points]):
-            ax.set_yscale("log")
-            _plain_log(ax.yaxis)
-        ax.set_xlabel("GHASH accumulator area (LUT4 cells after synthesis)")
-        ax.set_ylabel("Throughput (Gbit/s)")
-        left_out = len(entries) - len(points)
-        if left_out:
-            ax.text(0.99, 0.01, f"{left_out} GCM point{'s' * (left_out != 1)} without the "
-                    f"GHASH area left out", transform=ax.transAxes, ha="right", va="bottom",
-                    fontsize=5.5, color="#555555")
-        if title:
-            ax.set_title(title)
-        ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.3)
-        fig.tight_layout(pad=0.3)
-    return fig
-
-
-def save(fig: Figure, path) -> Path:
-    """Save ``fig`` to ``path``; the format comes from the extension (``.png``, ``.svg``,
-    ``.pdf``). The file has no timestamps or tool versions, so it is reproducible byte for
-    byte."""
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in _METADATA:
-        raise PlotError(f"Output file must end in .png, .svg or .pdf, not {path.name!r}")
-    buf = io.BytesIO()
-    with _mpl().rc_context(STYLE):
-        fig.savefig(buf, format=fmt, metadata=_METADATA[fmt])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(buf.getvalue())
-    except OSError as e:
-        raise PlotError(f"{path}: cannot write ({e.strerror or e})") from None
-    return path
-
-
 def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | None = None,
          y=(), published=None, title: str | None = None, rate: float | None = None) -> Path:
     """Draw a figure of ``kind`` (one of :data:`KINDS`) from ``rows`` and save it to ``output``.
@@ -640,4 +398,3 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return save(fig, output)
-

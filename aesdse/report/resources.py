@@ -9,9 +9,11 @@ published counts beside it where a published row names the same configuration.
 """
 
 from ..store.database import Row
-from .compare import matches_config
+from .matching import matches_config
+from .formats import render
+from .model import Column, Notes, Records, Report, Table
 
-__all__ = ["RESOURCE_COLUMNS", "resources_markdown"]
+__all__ = ["RESOURCE_COLUMNS", "resources_report", "resources_markdown"]
 
 #: (manifest key, header, published column key or None) of the resource table.
 RESOURCE_COLUMNS = (
@@ -47,21 +49,23 @@ def _published_row(row: Row, papers):
     return None
 
 
-def resources_markdown(rows: list[Row], papers=(), title: str | None = None) -> str:
-    """A Markdown table of the counted resources of ``rows`` (those whose manifest has any),
-    with ``counted / published`` cells where a published resource table has the same
-    configuration. Returns an explanatory line when no row counts its resources."""
+def resources_report(rows: list[Row], papers=(), title: str | None = None) -> Report:
+    """The counted resources of ``rows`` (those whose manifest has any) as a report, with
+    ``counted / published`` cells where a published resource table has the same
+    configuration; a line says so when no row counts its resources."""
     entries = _resource_rows(rows)
-    out = [f"## {title}: resources counted from the generated designs", ""] if title else []
+    heading = f"{title}: resources counted from the generated designs" if title else None
     if not entries:
-        return "\n".join(out + ["(no stored design point counts its resources)"]) + "\n"
+        table = Table((), (), heading=heading, caption=heading,
+                      empty="(no stored design point counts its resources)")
+        return Report("resources", (table,), Records((), ()), [], title=title)
     names = sorted({k for r, _ in entries for k in r.params})
     varying = [n for n in names if len({repr(r.params.get(n)) for r, _ in entries}) > 1]
     headers = ["arch"] + varying + [h for _, h, _ in RESOURCE_COLUMNS] + ["published as"]
-    out.append("| " + " | ".join(headers) + " |")
-    out.append("|" + "|".join("---" if i <= len(varying) else "---:"
-                              for i in range(len(headers) - 1)) + "|---|")
-    sources = set()
+    columns = tuple(Column(h, "left" if i <= len(varying) or i == len(headers) - 1 else "right")
+                    for i, h in enumerate(headers))
+    sources, body = set(), []
+
     def order(entry):
         # Numbers in numeric order (8 before 32), everything else by its text.
         values = [entry[0].params.get(n) for n in varying]
@@ -83,9 +87,17 @@ def resources_markdown(rows: list[Row], papers=(), title: str | None = None) -> 
             cells.append(f"{paper.key} {table.id}, {prow.label}")
         else:
             cells.append("")
-        out.append("| " + " | ".join(cells) + " |")
+        body.append(tuple(cells))
+    after = ()
     if sources:
-        out += ["", "Cells read `counted / published` (" + ", ".join(sorted(sources)) + "). "
-                "The published memory column is kept as printed; its unit is not stated in the "
-                "paper (see experiments/published)."]
-    return "\n".join(out) + "\n"
+        after = (Notes(("Cells read `counted / published` (" + ", ".join(sorted(sources))
+                        + "). The published memory column is kept as printed; its unit is not "
+                        "stated in the paper (see experiments/published).",)),)
+    table = Table(columns, tuple(body), heading=heading, caption=heading, after=after)
+    return Report("resources", (table,), Records(tuple(headers), tuple(body)),
+                  [dict(zip(headers, cells)) for cells in body], title=title)
+
+
+def resources_markdown(rows: list[Row], papers=(), title: str | None = None) -> str:
+    """:func:`resources_report` as Markdown."""
+    return render(resources_report(rows, papers, title), "markdown")
