@@ -75,7 +75,7 @@ class SearchSpace:
     def trial_params(self, candidate: Candidate) -> dict:
         """A candidate as the sampler's parameters (for trials built from stored rows)."""
         out = {"arch": candidate.arch} if len(self.entries) > 1 else {}
-        given = dict(candidate.params)
+        given = {**archs.FAMILIES[candidate.arch].defaults(), **dict(candidate.params)}
         entry = self.entries[candidate.arch]
         for param, values in entry.domains:
             if len(values) > 1:
