@@ -12,10 +12,10 @@ import statistics
 from dataclasses import dataclass
 
 from ..store.database import Row
-from .settings import ExploreSettings
+from .settings import METRICS, ExploreSettings
 
-__all__ = ["objective_vector", "violation", "feasible", "dominates", "pareto_front",
-           "hypervolume", "reference_point", "closest", "DesignSummary", "summarize_seeds"]
+__all__ = ["objective_vector", "row_values", "violation", "feasible", "dominates", "pareto_front",
+           "hypervolume", "reference_point", "closest", "closest_pruned", "DesignSummary", "summarize_seeds"]
 
 
 def objective_vector(values: dict, settings: ExploreSettings) -> tuple | None:
@@ -32,7 +32,6 @@ def objective_vector(values: dict, settings: ExploreSettings) -> tuple | None:
 
 def row_values(row: Row) -> dict:
     """A row's metrics by name."""
-    from .settings import METRICS
     return {name: getattr(row, name) for name in METRICS}
 
 
@@ -105,6 +104,13 @@ def closest(rows: list, settings: ExploreSettings, count: int = 3) -> list:
     closest), best first."""
     ok = [r for r in rows if r.status == "ok"]
     return sorted(ok, key=lambda r: violation(row_values(r), settings))[:count]
+
+
+def closest_pruned(pruned: list, settings: ExploreSettings, count: int = 3) -> list:
+    """The pruned candidates (``{"label", "why", "synthesis"}``) whose synthesis figures break
+    the constraints least, best first; those without figures are left out."""
+    known = [p for p in pruned if p.get("synthesis")]
+    return sorted(known, key=lambda p: violation(p["synthesis"], settings))[:count]
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,20 @@ def summary_lines(plan, result) -> list:
     else:
         wanted = ", ".join(c.text for c in plan.settings.constraints) or "the objectives"
         lines.append(f"no evaluated point meets the constraints ({wanted})"
-                     + ("; closest:" if r.closest else "; nothing was measured"))
+                     + ("; closest:" if r.closest or r.closest_pruned
+                        else "; nothing was measured"))
         for row in r.closest:
-            values = row_values(row)
-            shown = ", ".join(f"{c.metric} {values.get(c.metric):.4g}"
-                              for c in plan.settings.constraints
-                              if c.metric and values.get(c.metric) is not None)
-            lines.append(f"  {row.arch} {row.params}: {shown}")
+            lines.append(f"  {row.arch} {row.params}: {_shown(plan, row_values(row))}")
+        for pruned in [] if r.closest else r.closest_pruned:
+            lines.append(f"  {pruned['label']}: {_shown(plan, pruned['synthesis'])} "
+                         f"(synthesis; pruned: {pruned['why']})")
     return lines
+
+
+def _shown(plan, values: dict) -> str:
+    """The constrained metrics of ``values``."""
+    return ", ".join(f"{c.metric} {values.get(c.metric):.4g}" for c in plan.settings.constraints
+                     if c.metric and values.get(c.metric) is not None)
 
 
 def front_table(result, fmt: str = "markdown", title: str | None = None) -> str:
@@ -54,5 +60,6 @@ def result_json(plan, result) -> dict:
         "closest": [{"arch": row.arch, "params": row.params, "key": row.key,
                      **{k: v for k, v in row_values(row).items() if v is not None}}
                     for row in r.closest],
+        "closest_pruned": r.closest_pruned,
         "pruned_points": r.pruned_points,
     }

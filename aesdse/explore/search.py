@@ -26,19 +26,23 @@ import warnings
 from dataclasses import dataclass, field
 
 from .front import (objective_vector, pareto_front, hypervolume, reference_point, row_values,
-                    summarize_seeds, closest, violation)
+                    summarize_seeds, closest, closest_pruned, violation)
 from .journal import Journal
 from .pruning import FamilyBounds, prune_reason
 from .space import Candidate, SearchSpace
 
 __all__ = ["Explorer", "ExploreResult", "make_sampler"]
 
-#: Suggestions in a row that may repeat seen points before a random unseen point is taken.
-REPEATS = 20
+#: Suggestions in a row that may repeat seen points before a random unseen point is taken
+#: (near the end of a small space the sampler proposes little else, and each ask costs).
+REPEATS = 3
 
 
-def make_sampler(name: str, seed: int, budget_points: int | None = None):
-    """The Optuna sampler ``name`` (``tpe``, ``nsga2`` or ``random``)."""
+def make_sampler(name: str, seed: int, budget_points: int | None = None,
+                 conditional: bool = False):
+    """The Optuna sampler ``name`` (``tpe``, ``nsga2`` or ``random``); ``conditional``: the
+    space has several architectures, whose parameters exist only with their ``arch`` (TPE
+    then models each group of parameters that occur together apart)."""
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if name == "random":
@@ -49,7 +53,7 @@ def make_sampler(name: str, seed: int, budget_points: int | None = None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         return optuna.samplers.TPESampler(seed=seed, n_startup_trials=8, multivariate=True,
-                                          group=True, constant_liar=True)
+                                          group=conditional, constant_liar=True)
 
 
 @dataclass
@@ -75,6 +79,9 @@ class ExploreResult:
         Of the front, against :attr:`reference`.
     closest : list of Row
         When nothing is feasible: the ok rows nearest to meeting the constraints.
+    closest_pruned : list of dict
+        When nothing is feasible: the pruned candidates whose synthesis figures came nearest
+        (``{"label", "why", "synthesis"}``; all that is known of a point pruned early).
     pruned_points : list of dict
         ``{"label", "why"}`` of each pruned candidate.
     """
@@ -91,6 +98,7 @@ class ExploreResult:
     hypervolume: float = 0.0
     reference: tuple | None = None
     closest: list = field(default_factory=list)
+    closest_pruned: list = field(default_factory=list)
     pruned_points: list = field(default_factory=list)
 
     @property
@@ -124,7 +132,7 @@ class Explorer:
         self.study = optuna.create_study(
             directions=["minimize"] * len(self.settings.objectives),
             sampler=sampler or make_sampler(self.settings.sampler, self.settings.seed,
-                                            self.settings.budget.points))
+                                            self.settings.budget.points, len(plan.space) > 1))
         self.rng = random.Random(self.settings.seed)
         self.result = ExploreResult()
         self.rows: dict = {}  # candidate -> its rows, by seed
@@ -205,7 +213,8 @@ class Explorer:
                 self.seen.add(candidate)
                 self.result.pruned += 1
                 self.result.pruned_points.append({"label": candidate.label,
-                                                  "why": event["why"]})
+                                                  "why": event["why"],
+                                                  "synthesis": event.get("synthesis")})
                 self._add_trial(candidate, event.get("values"), event.get("constraints"))
         events = self.journal.of("evaluated")
         self.result.pnr_runs = sum(e["pnr"] for e in events if e["seed"] == self.first_seed)
@@ -286,9 +295,10 @@ class Explorer:
         vector = objective_vector(values, self.settings) if values else None
         constraints = self._constraints(values) if vector is not None else None
         self.result.pruned += 1
-        self.result.pruned_points.append({"label": candidate.label, "why": why})
+        self.result.pruned_points.append({"label": candidate.label, "why": why,
+                                          "synthesis": values})
         self.journal.add("pruned", arch=candidate.arch, params=list(candidate.params), why=why,
-                         values=list(vector) if vector is not None else None,
+                         synthesis=values, values=list(vector) if vector is not None else None,
                          constraints=constraints)
         self._tell(candidate, trial, vector, constraints)
 
@@ -343,25 +353,28 @@ class Explorer:
             (self._budget_left() or "budget")
 
     def race_seeds(self) -> None:
-        """Step 3: the other placer seeds of each front point (up to ``seeds``)."""
+        """Step 3: the other placer seeds (up to ``seeds``) of each front point; again for
+        the points a new median brings onto the front, until the front keeps its seeds."""
         if self.settings.seeds <= 1:
             return
-        budget = self.settings.budget.wall_s
-        for summary in self._front():
-            candidate = self.space.candidate(summary.first.arch, summary.first.params)
-            have = {r.seed for r in self.rows.get(candidate, [])}
-            for n in range(1, self.settings.seeds):
-                seed = self.first_seed + n
-                if seed in have:
-                    continue
-                if budget is not None and time.monotonic() - self.started >= budget:
-                    return
+        for _ in range(self.settings.seeds * 4):
+            wanted = [(self.space.candidate(s.first.arch, s.first.params), self.first_seed + n)
+                      for s in self._front() for n in range(1, self.settings.seeds)]
+            missing = [(c, seed) for c, seed in wanted
+                       if seed not in {r.seed for r in self.rows.get(c, [])}
+                       and (c, seed) not in self.flight]
+            if not missing:
+                return
+            for candidate, seed in missing:
+                wall = self.settings.budget.wall_s
+                if wall is not None and time.monotonic() - self.started >= wall:
+                    break
                 while self.evaluator.in_flight >= self.evaluator.slots:
                     self._collect(0.25)
                 self.flight[(candidate, seed)] = None
                 self.evaluator.submit(candidate, seed, "point")
-        while self.flight or self.evaluator.in_flight:
-            self._collect(0.25)
+            while self.flight or self.evaluator.in_flight:
+                self._collect(0.25)
 
     def _front(self) -> list:
         """The feasible designs no other dominates, on their median over seeds."""
@@ -405,4 +418,5 @@ class Explorer:
         result.hypervolume = self._hypervolume(result.front)
         if not result.front:
             result.closest = closest(result.rows, self.settings)
+            result.closest_pruned = closest_pruned(result.pruned_points, self.settings)
         return result
