@@ -199,10 +199,16 @@ class Explorer:
         for row in self.evaluator.known_rows(self.space):
             candidate = self.space.candidate(row.arch, row.params)
             self.rows.setdefault(candidate, []).append(row)
+            own = (candidate.arch, candidate.params, row.seed)
+            if own not in mine and row.experiment == self.plan.name:
+                # Stored under this exploration's name, but killed before its journal line:
+                # its own (so the journal and the database agree again).
+                self._journal_row(candidate, row)
+                mine.add(own)
             if row.seed == self.first_seed and candidate not in self.seen:
                 self.seen.add(candidate)
                 self._add_trial(candidate, *self._outcome(row))
-                if (candidate.arch, candidate.params, row.seed) in mine:
+                if own in mine:
                     self.result.evaluated += 1
                     self.result.failed += row.status != "ok"
                 else:
@@ -312,9 +318,7 @@ class Explorer:
                 self._tell(candidate, trial, None, None)
             return
         self.rows.setdefault(candidate, []).append(row)
-        ran_pnr = row.pnr_seconds is not None or (row.reason or "").startswith("nextpnr")
-        self.journal.add("evaluated", arch=candidate.arch, params=list(candidate.params),
-                         seed=seed, key=row.key, status=row.status, pnr=bool(ran_pnr))
+        ran_pnr = self._journal_row(candidate, row)
         if not first:
             self.result.seed_runs += ran_pnr
             return
@@ -322,6 +326,13 @@ class Explorer:
         self.result.pnr_runs += ran_pnr
         self.result.failed += row.status != "ok"
         self._tell(candidate, trial, *self._outcome(row))
+
+    def _journal_row(self, candidate: Candidate, row) -> bool:
+        """Journal a stored row of this exploration; whether it took a place-and-route run."""
+        ran_pnr = row.pnr_seconds is not None or (row.reason or "").startswith("nextpnr")
+        self.journal.add("evaluated", arch=candidate.arch, params=list(candidate.params),
+                         seed=row.seed, key=row.key, status=row.status, pnr=bool(ran_pnr))
+        return ran_pnr
 
     def _collect(self, timeout: float) -> None:
         for candidate, seed, stage, result in self.evaluator.poll(timeout):
