@@ -255,3 +255,18 @@ def test_a_resumed_search_rebuilds_its_study_from_the_journal(tmp_path):
     assert len(again.study.trials) == first.evaluated + first.pruned
     result = again.run()
     assert result.pnr_runs == 12 and math.isclose(result.hypervolume, first.hypervolume)
+
+
+def test_the_shipped_exploration_holds_the_records_parameters():
+    from pathlib import Path
+    from aesdse.explore.plan import load_plan
+    path = Path(__file__).parent.parent / "experiments" / "explore" / "iterative_logic.yaml"
+    plan = load_plan(path)
+    (entry,) = plan.space
+    domains = dict(entry.domains)
+    record = {"sbox": "tower", "sbox_stages": 7, "schedule": "split", "lean_control": True,
+              "initial_add_round_key": "ring_input", "key_into_feedback": True,
+              "key_schedule": "on_the_fly", "round_units": 1, "bram_rounds": 0}
+    assert all(value in domains[name] for name, value in record.items())
+    assert plan.flow.nowidelut and plan.settings.budget.pnr_runs == 40
+    assert len(SearchSpace(plan.space).valid_points("unrolled")) == 640

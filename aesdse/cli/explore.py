@@ -82,8 +82,8 @@ def explore(experiment, db_path, results_dir, jobs, executor, scheduler, objecti
 
     \b
     Example:
-      aesdse explore experiments/explore_iterative.yaml
-      aesdse explore experiments/explore_iterative.yaml --budget-pnr 10 --json
+      aesdse explore experiments/explore/iterative_logic.yaml
+      aesdse explore experiments/explore/iterative_logic.yaml --budget-pnr 10 --json
       aesdse explore x.yaml --constraint 'luts <= 3000' --objective throughput_mbps:max
     """
     from ..experiment import ExperimentError
