@@ -125,6 +125,7 @@ class Explorer:
     def __init__(self, plan, evaluator, journal: Journal | None = None, *, echo=None,
                  sampler=None):
         import optuna
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.plan, self.settings, self.evaluator = plan, plan.settings, evaluator
         self.journal = journal or Journal()
         self.echo = echo
