@@ -33,6 +33,9 @@ from .space import Candidate, SearchSpace
 
 __all__ = ["Explorer", "ExploreResult", "make_sampler"]
 
+#: Candidates synthesized per P&R run of the budget when the budget sets no ``points``.
+SYNTHESES_PER_PNR_RUN = 10
+
 #: Suggestions in a row that may repeat seen points before a random unseen point is taken
 #: (near the end of a small space the sampler proposes little else, and each ask costs).
 REPEATS = 3
@@ -236,8 +239,13 @@ class Explorer:
         flying = len(self.flight)
         if budget.pnr_runs is not None and r.pnr_runs + flying >= budget.pnr_runs:
             return f"P&R budget ({budget.pnr_runs} runs)"
-        if budget.points is not None and r.evaluated + r.pruned + flying >= budget.points:
-            return f"points budget ({budget.points})"
+        points = budget.points
+        if points is None and budget.pnr_runs is not None and self.settings.synthesis_first:
+            # Synthesis is cheap, not free: without a points budget, at most this many
+            # candidates per P&R run of the budget are synthesized.
+            points = SYNTHESES_PER_PNR_RUN * budget.pnr_runs
+        if points is not None and r.evaluated + r.pruned + flying >= points:
+            return f"points budget ({points})"
         if budget.wall_s is not None and time.monotonic() - self.started >= budget.wall_s:
             return f"wall-time budget ({budget.wall_s:g} s)"
         return None

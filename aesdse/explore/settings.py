@@ -18,7 +18,8 @@ Schema (every key optional unless marked)::
         - fits                     # fits the device (a point that does not is a failed row)
       budget:                      # at least one; each a positive number
         pnr_runs: 40               #   place-and-route runs of the search (seeds not counted)
-        points: 100                #   candidates evaluated (synthesized, pruned or routed)
+        points: 100                #   candidates evaluated (synthesized, pruned or routed);
+                                   #   default with synthesis_first: 10 x pnr_runs
         wall_s: 3600               #   seconds of the search
       seeds: 3                     # placer seeds of each front point (1: no extra seeds)
       sampler: tpe                 # tpe (multi-objective TPE), nsga2 or random
