@@ -149,7 +149,7 @@ def test_a_search_never_builds_an_invalid_point_and_counts_the_repairs():
 
 
 def test_hypervolume_of_a_known_staircase():
-    # Two points (1, 3) and (2, 1) against (4, 4): 3x1 + 2x2 ... = 3 + 4 = 7 minus overlap.
+    # (1, 3) and (2, 1) against (4, 4): the boxes 3 x 1 and 2 x 3, overlapping in 2 x 1.
     assert hypervolume([(1.0, 3.0), (2.0, 1.0)], (4.0, 4.0)) == pytest.approx(3 * 1 + 2 * 2)
     assert hypervolume([(1.0, 1.0, 1.0)], (2.0, 3.0, 4.0)) == pytest.approx(1 * 2 * 3)
     assert hypervolume([(5.0, 0.0)], (4.0, 4.0)) == 0.0
@@ -270,3 +270,32 @@ def test_the_shipped_exploration_holds_the_records_parameters():
     assert all(value in domains[name] for name, value in record.items())
     assert plan.flow.nowidelut and plan.settings.budget.pnr_runs == 40
     assert len(SearchSpace(plan.space).valid_points("unrolled")) == 640
+
+
+def test_the_command_line_names_the_bad_line_and_the_allowed_names(tmp_path):
+    from click.testing import CliRunner
+    from aesdse.cli import main
+    bad = tmp_path / "x.yaml"
+    bad.write_text(SPACE.format(constraints="lutz <= 1", budget=4, seeds=1, sampler="tpe",
+                                first="true"))
+    result = CliRunner().invoke(main, ["explore", str(bad), "--db", str(tmp_path / "db")])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: {bad}:10: constraints: unknown metric 'lutz'; "
+                                    f"allowed: throughput_mbps, luts, ffs, ")
+    good = tmp_path / "y.yaml"
+    good.write_text(SPACE.format(constraints="fits", budget=4, seeds=1, sampler="tpe",
+                                 first="true"))
+    result = CliRunner().invoke(main, ["explore", str(good), "--objective", "area:max"])
+    assert result.exit_code == 2
+    assert "objectives: unknown metric 'area'; allowed: throughput_mbps, " in result.output
+    result = CliRunner().invoke(main, ["explore", str(good), "--budget-pnr", "0"])
+    assert result.exit_code == 2 and "0 is not in the range x>=1" in result.output
+    assert not (tmp_path / "db").exists()
+
+
+def test_a_sweep_ignores_the_explore_section():
+    from aesdse.experiment import parse_experiment
+    text = SPACE.replace("sbox: all", "sbox: [lut, composite]").replace(
+        "sbox_stages: {{from: 0, to: 3}}", "sbox_stages: 0").format(
+        constraints="fits", budget=4, seeds=1, sampler="tpe", first="true")
+    assert len(parse_experiment(text).points) == 4  # 2 S-boxes x 2 lane counts
