@@ -267,3 +267,27 @@ def test_kill_9_resumes_without_running_a_finished_point_again(tmp_path, world):
     # row, and every stored row of the space is one evaluated event.
     journal = Journal(journal_path(db, "sboxes"))
     assert {e["key"] for e in journal.of("evaluated")} == {r.key for r in rows}
+
+
+@pytest.mark.flow
+def test_real_tools_synthesis_first_then_place_and_route(tmp_path, monkeypatch):
+    """The one real-tool run: two S-boxes, synthesized by Yosys first (the figures the pruning
+    reads), then placed and routed by nextpnr; the routed LUT4 is at least synthesis's less
+    the margin, which the pruning's bound takes for granted; the full point took its design
+    and netlist from the synthesis-only stages' cache."""
+    for name in ("YOSYS", "NEXTPNR_ECP5", "FAKE_TABLE", "FAKE_TOOL_LOG"):
+        monkeypatch.delenv(name, raising=False)
+    text = SPACE.format(budget=2, seeds=1).replace(
+        "sbox: [lut, composite, tower]", "sbox: [lut, composite]").replace(
+        "sbox_stages: {from: 0, to: 2}", "sbox_stages: 0")
+    plan = parse_plan(text, "real.yaml")
+    with Store(tmp_path / "db.sqlite") as store:
+        result = explore(plan, store, tmp_path / "results")
+    assert result.pnr_runs == 2 and result.failed == 0 and result.front
+    versions = tool_versions()
+    for row in result.rows:
+        point = plan.point(row.arch, tuple(sorted(row.params.items())))
+        figures = synthesize_point(point, str(tmp_path / "results"), point.key(versions))
+        # The place and route took the design and netlist of the synthesis-first look.
+        assert figures.status == "ok" and row.cache_hits == "design,synth"
+        assert row.luts >= figures.luts * (1 - plan.settings.lut_margin)
