@@ -290,4 +290,5 @@ def test_real_tools_synthesis_first_then_place_and_route(tmp_path, monkeypatch):
         figures = synthesize_point(point, str(tmp_path / "results"), point.key(versions))
         # The place and route took the design and netlist of the synthesis-first look.
         assert figures.status == "ok" and row.cache_hits == "design,synth"
+        assert figures.logic_depth is not None and figures.logic_depth >= 1
         assert row.luts >= figures.luts * (1 - plan.settings.lut_margin)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..experiment import DesignPoint
 from ..flow.families import family_info
+from ..flow.logic_depth import logic_depth
 from ..metrics import synthesized_resources
 from .artifacts import tmp_name
 from .cache import StageCache
@@ -38,6 +39,9 @@ class SynthesisFigures:
         The synthesized cells counted as the family's capacity columns.
     cycles_per_block, latency_cycles
         Measured by the verify stage.
+    logic_depth : float or None
+        LUT levels of the deepest register-to-register path of the netlist
+        (:func:`aesdse.flow.logic_depth.logic_depth`).
     seconds : float
         Wall time of this evaluation (cache hits included).
     """
@@ -48,6 +52,7 @@ class SynthesisFigures:
     brams: int | None = None
     cycles_per_block: float | None = None
     latency_cycles: int | None = None
+    logic_depth: float | None = None
     seconds: float = 0.0
 
     def values(self) -> dict:
@@ -74,7 +79,9 @@ def synthesize_point(point: DesignPoint, results_dir: str, key: str, on_stage=No
         if family_info(point.device_family).pnr_tool is None:
             return SynthesisFigures("no-synthesis", None, **timing,
                                     seconds=time.perf_counter() - start)
-        synth, _ = synthesis_checked(point, run, design, design["top"], known)
+        synth, entry = synthesis_checked(point, run, design, design["top"], known)
+        run.fetch(entry, "netlist.json", work / "netlist.json")
+        depth = logic_depth(work / "netlist.json")
     except StageFailed as failed:
         return SynthesisFigures(failed.status, failed.reason,
                                 seconds=time.perf_counter() - start)
@@ -82,5 +89,5 @@ def synthesize_point(point: DesignPoint, results_dir: str, key: str, on_stage=No
         shutil.rmtree(work, ignore_errors=True)
     resources = synthesized_resources(point.device_family, synth["cells"]) or {}
     return SynthesisFigures("ok", None, luts=resources.get("luts"), ffs=resources.get("ffs"),
-                            brams=resources.get("brams"), **timing,
+                            brams=resources.get("brams"), **timing, logic_depth=depth,
                             seconds=time.perf_counter() - start)

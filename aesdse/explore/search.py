@@ -143,6 +143,8 @@ class Explorer:
         self.seen: set = set()
         self.flight: dict = {}  # (candidate, seed) -> asked trial or None
         self.first_seed = plan.flow.seed
+        self.depths: dict = {}  # candidate -> logic depth of its synthesized netlist
+        self.row_depths: dict = {}  # row key -> logic depth (the families' depth models)
         self.started = time.monotonic()
         self.journaled = 0
 
@@ -200,6 +202,8 @@ class Explorer:
         """Rebuild the study from the known rows and the journal (step 1)."""
         mine = {(e["arch"], tuple(map(tuple, e["params"])), e["seed"])
                 for e in self.journal.of("evaluated")}
+        self.row_depths.update({e["key"]: e["logic_depth"]
+                                for e in self.journal.of("evaluated") if e.get("logic_depth")})
         for row in self.evaluator.known_rows(self.space):
             candidate = self.space.candidate(row.arch, row.params)
             self.rows.setdefault(candidate, []).append(row)
@@ -300,8 +304,9 @@ class Explorer:
         elif figures.status == "ok":
             family_rows = [r for c, rows in self.rows.items() if c.arch == candidate.arch
                            for r in rows]
-            why = prune_reason(figures, FamilyBounds(family_rows), self.settings,
-                               self._measured())
+            self.depths[candidate] = figures.logic_depth
+            why = prune_reason(figures, FamilyBounds(family_rows, self.row_depths),
+                               self.settings, self._measured())
         if why is None:  # worth placing and routing (a failed design fails fast, stored)
             self.evaluator.submit(candidate, seed, "point")
             return
@@ -339,8 +344,12 @@ class Explorer:
     def _journal_row(self, candidate: Candidate, row) -> bool:
         """Journal a stored row of this exploration; whether it took a place-and-route run."""
         ran_pnr = row.pnr_seconds is not None or (row.reason or "").startswith("nextpnr")
+        depth = self.depths.get(candidate)
+        if depth is not None:
+            self.row_depths[row.key] = depth
         self.journal.add("evaluated", arch=candidate.arch, params=list(candidate.params),
-                         seed=row.seed, key=row.key, status=row.status, pnr=bool(ran_pnr))
+                         seed=row.seed, key=row.key, status=row.status, pnr=bool(ran_pnr),
+                         logic_depth=depth)
         return ran_pnr
 
     def _collect(self, timeout: float) -> None:
