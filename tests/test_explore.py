@@ -247,7 +247,7 @@ def test_a_resumed_search_rebuilds_its_study_from_the_journal(tmp_path):
 
     class Stored(TableEvaluator):
         def known_rows(self, space):
-            return list(known)
+            return list(known), []
     again = Explorer(plan, Stored(rows), Journal(journal))
     again.restore()
     assert again.result.pnr_runs == 12 and again.result.evaluated == first.evaluated

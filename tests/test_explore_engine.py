@@ -292,3 +292,20 @@ def test_real_tools_synthesis_first_then_place_and_route(tmp_path, monkeypatch):
         assert figures.status == "ok" and row.cache_hits == "design,synth"
         assert figures.logic_depth is not None and figures.logic_depth >= 1
         assert row.luts >= figures.luts * (1 - plan.settings.lut_margin)
+
+
+def test_reference_rows_warm_start_the_search_and_are_not_run(tmp_path, world):
+    from aesdse.store.exchange import export_rows
+    with Store(tmp_path / "first.sqlite") as store:
+        explore(plan_of(budget=3, seeds=1), store, tmp_path / "results")
+        shipped = store.rows()
+        assert len(shipped) == 3
+        export_rows(store, tmp_path / "reference.jsonl", shipped)
+    runs = len(world())
+    with Store(tmp_path / "db.sqlite") as store:
+        result = explore(plan_of(budget=6, seeds=1), store, tmp_path / "results",
+                         reference=[tmp_path / "reference.jsonl"])
+    assert result.warm == 3 and result.pnr_runs == 3
+    assert {design_of(dict(s.first.params)) for s in result.front} == FRONT
+    # Only the three designs the reference lacks were placed and routed.
+    assert len(world()) - runs == 3

@@ -4,7 +4,8 @@ table of rows measured once (the benchmark's replay).
 Both offer the same small interface to :class:`aesdse.explore.search.Explorer`: ``slots`` and
 ``in_flight``; ``submit(candidate, seed, stage)`` with ``stage`` ``"synthesis"`` (figures only)
 or ``"point"`` (the whole flow: a row); ``poll(timeout)`` -> finished
-``(candidate, seed, stage, result)``; ``known_rows(space)`` (warm start); ``close()``.
+``(candidate, seed, stage, result)``; ``known_rows(space)`` -> ``(stored, reference)`` rows
+(warm start); ``close()``.
 """
 
 import time
@@ -78,9 +79,10 @@ class EngineEvaluator:
     def key(self, candidate: Candidate, seed: int) -> str:
         return self.plan.point(candidate.arch, candidate.params, seed).key(self.versions)
 
-    def known_rows(self, space: SearchSpace) -> list:
-        """Stored rows of this exploration's measurement (same key: same code and tools) of
-        candidates in ``space``, then reference rows that measure one (same configuration)."""
+    def known_rows(self, space: SearchSpace) -> tuple[list, list]:
+        """``(stored, reference)``: the database's rows of this exploration's measurement
+        (same key: same code and tools) of candidates in ``space``, and the reference rows
+        that measure one (same configuration) and are not stored."""
         found = []
         names = tuple(space.entries)
         marks = ",".join("?" * len(names))
@@ -88,6 +90,7 @@ class EngineEvaluator:
             if space.contains(row.arch, row.params) and row.key == self.key(
                     space.candidate(row.arch, row.params), row.seed):
                 found.append(row)
+        reference = []
         if self.reference:
             from ..store.exchange import read_rows
             stored = {r.config_key for r in found}
@@ -98,8 +101,8 @@ class EngineEvaluator:
                         and row.config_key == self.plan.point(
                             row.arch, space.candidate(row.arch, row.params).params,
                             row.seed).config_key():
-                    found.append(row)
-        return found
+                    reference.append(row)
+        return found, reference
 
     def submit(self, candidate: Candidate, seed: int, stage: str) -> None:
         point = self.plan.point(candidate.arch, candidate.params, seed)
@@ -168,8 +171,8 @@ class TableEvaluator:
     def in_flight(self) -> int:
         return len(self.queue)
 
-    def known_rows(self, space) -> list:
-        return []
+    def known_rows(self, space) -> tuple[list, list]:
+        return [], []
 
     def row(self, candidate: Candidate, seed: int) -> Row:
         seeds = self.by_design.get((candidate.arch, tuple(sorted(candidate.params))))

@@ -204,11 +204,14 @@ class Explorer:
                 for e in self.journal.of("evaluated")}
         self.row_depths.update({e["key"]: e["logic_depth"]
                                 for e in self.journal.of("evaluated") if e.get("logic_depth")})
-        for row in self.evaluator.known_rows(self.space):
+        stored, reference = self.evaluator.known_rows(self.space)
+        in_database = {id(row) for row in stored}
+        for row in stored + reference:
             candidate = self.space.candidate(row.arch, row.params)
             self.rows.setdefault(candidate, []).append(row)
             own = (candidate.arch, candidate.params, row.seed)
-            if own not in mine and row.experiment == self.plan.name:
+            if own not in mine and row.experiment == self.plan.name \
+                    and id(row) in in_database:
                 # Stored under this exploration's name, but killed before its journal line:
                 # its own (so the journal and the database agree again).
                 self._journal_row(candidate, row)
