@@ -483,7 +483,6 @@ def _parse(doc, path) -> Experiment:
     if not isinstance(doc, dict):
         raise YamlError(1, f"an experiment must be a mapping with keys name, architectures, ...; "
                         f"found {kind(doc)}")
-    # explore: is read by aesdse.explore (its search settings); a sweep ignores it.
     check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify",
                      "explore"), "the experiment")
     if "name" not in doc:
@@ -556,8 +555,7 @@ def parse_experiment(text: str | bytes, path: str = "<string>") -> Experiment:
 
 
 def parse_document(doc, path: str = "<string>") -> Experiment:
-    """Validate an experiment already loaded by :func:`aesdse.spec.yamlcheck.load` (the
-    exploration reads its own section first, then the rest through here)."""
+    """Validate an experiment loaded by :func:`aesdse.spec.yamlcheck.load` (``explore``)."""
     try:
         return _parse(doc, path)
     except YamlError as e:
