@@ -157,7 +157,9 @@ def test_hypervolume_of_a_known_staircase():
 
 
 def test_the_search_finds_the_known_front_of_a_synthetic_table():
-    # The whole iterative family: 464 valid points of 1,728 combinations.
+    """The whole iterative family (464 valid points of 1,728 combinations) on a table of pure
+    noise, which no sampler can learn: the exact front within 70 P&R runs (15%) comes from
+    synthesis-first pruning, which looks at nearly every candidate (cheap) and routes few."""
     plan = parse_plan(SPACE.replace("""    params:
       sbox: all
       sbox_stages: {{from: 0, to: 3}}

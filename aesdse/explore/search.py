@@ -146,7 +146,6 @@ class Explorer:
         self.depths: dict = {}  # candidate -> logic depth of its synthesized netlist
         self.row_depths: dict = {}  # row key -> logic depth (the families' depth models)
         self.started = time.monotonic()
-        self.journaled = 0
 
     # --- the study ------------------------------------------------------------------------
 
@@ -181,12 +180,12 @@ class Explorer:
         self.study.tell(trial, list(values))
 
     def _constraints(self, values: dict) -> list:
-        """Each constraint's violation relative to its bound (0: holds), for the sampler."""
-        from .settings import ExploreSettings
+        """Each constraint's violation relative to its bound (0: holds; an unknown value
+        counts as far off), for the sampler."""
         out = []
         for c in self.settings.constraints:
-            one = ExploreSettings(objectives=self.settings.objectives, constraints=(c,))
-            out.append(min(violation(values, one), 1e6))
+            gap = c.violation(values.get(c.metric)) if c.metric else 0.0
+            out.append(min(gap / max(abs(c.bound), 1e-9), 1e6))
         return out
 
     def _outcome(self, row) -> tuple:
