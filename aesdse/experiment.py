@@ -36,6 +36,8 @@ Schema (every key optional unless marked)::
                                       # amaranth.sim)
       backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
       netlist_blocks: 64              # blocks of the netlist stage's (shorter) checking script
+    explore:                          # the search of `aesdse explore` (aesdse.explore.settings);
+                                      # `aesdse sweep` ignores it
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -76,7 +78,7 @@ from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, ite
                         line_of, load, show)
 
 __all__ = ["ExperimentError", "DesignPoint", "Experiment", "load_experiment", "parse_experiment",
-           "make_point"]
+           "parse_document", "make_point"]
 
 
 #: The longest top module name (:attr:`DesignPoint.top_name`): it names files (``<top>.v``,
@@ -481,8 +483,8 @@ def _parse(doc, path) -> Experiment:
     if not isinstance(doc, dict):
         raise YamlError(1, f"an experiment must be a mapping with keys name, architectures, ...; "
                         f"found {kind(doc)}")
-    check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify"),
-                "the experiment")
+    check_keys(doc, ("name", "description", "architectures", "targets", "flow", "verify",
+                     "explore"), "the experiment")
     if "name" not in doc:
         raise YamlError(line_of(doc), "missing key 'name'")
     name = doc["name"]
@@ -547,6 +549,14 @@ def parse_experiment(text: str | bytes, path: str = "<string>") -> Experiment:
     against ``path``."""
     try:
         return _parse(load(text), path)
+    except YamlError as e:
+        raise ExperimentError(f"{path}:{e.line}: {e.message}") from None
+
+
+def parse_document(doc, path: str = "<string>") -> Experiment:
+    """Validate an experiment loaded by :func:`aesdse.spec.yamlcheck.load` (``explore``)."""
+    try:
+        return _parse(doc, path)
     except YamlError as e:
         raise ExperimentError(f"{path}:{e.line}: {e.message}") from None
 

@@ -127,7 +127,7 @@ def test_list_archs():
     assert "lut" in data["iterative"]["params"]["sbox"]["choices"]
 
 
-@pytest.mark.parametrize("command", [[], ["sweep"], ["report"], ["generate"], ["list"],
+@pytest.mark.parametrize("command", [[], ["sweep"], ["explore"], ["report"], ["generate"], ["list"],
                                      ["list", "archs"]])
 def test_every_command_has_help_with_an_example(command):
     result = CliRunner().invoke(main, command + ["--help"])

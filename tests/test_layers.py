@@ -11,6 +11,7 @@ crosses a layer fails here, not in a review. The layers, bottom up:
 * ``aesdse.report`` reads stored rows and device facts; it never runs a tool nor the engine;
 * the stages at the top of ``aesdse`` (experiment, generate, fingerprint, metrics) compose those;
 * ``aesdse.engine`` (scheduler, executors, point pipeline, cache) runs every stage;
+* ``aesdse.explore`` (the search) drives the engine and renders with the report;
 * ``aesdse.reproduce`` and ``aesdse.cli`` sit on top.
 """
 
@@ -50,6 +51,9 @@ ALLOWED = {
     "aesdse.engine": {"aesdse.engine", "aesdse.spec", "aesdse.flow", "aesdse.verify",
                       "aesdse.store", "aesdse.experiment", "aesdse.generate",
                       "aesdse.fingerprint", "aesdse.metrics", "aesdse", "archs"},
+    # The exploration runs the engine's executors and renders with the report's table.
+    "aesdse.explore": {"aesdse.explore", "aesdse.engine", "aesdse.experiment", "aesdse.spec",
+                       "aesdse.store", "aesdse.flow", "aesdse.report", "aesdse", "archs"},
     "aesdse.reproduce": {"aesdse"} | {"archs"},
     "aesdse.cli": {"aesdse", "archs"},
     "aesdse.__main__": {"aesdse.cli"},

@@ -1,6 +1,6 @@
 """The ``aesdse`` command line: a thin layer that parses, calls one stage, and renders.
 
-One module per command (group): :mod:`.sweep`, :mod:`.report` (``report`` and ``plot``),
+One module per command (group): :mod:`.sweep`, :mod:`.explore`, :mod:`.report` (``report`` and ``plot``),
 :mod:`.reproduce`, :mod:`.generate`, :mod:`.db` and :mod:`.listing` (``list``); what they share is
 in :mod:`.common`. A command imports the stages it calls inside its function, so that building
 the command line (``aesdse --help``, the choices of every option) imports no architecture, tool
@@ -11,6 +11,7 @@ import click
 
 from .common import CONTEXT
 from .db import db_group
+from .explore import explore
 from .generate import generate_cmd
 from .listing import list_group
 from .report import plot, report
@@ -33,10 +34,11 @@ def main():
     Typical session:
       aesdse list archs                             what can be generated
       aesdse sweep experiments/quickstart.yaml      run every design point
+      aesdse explore EXPERIMENT.yaml                search its explore: space
       aesdse report experiments/quickstart.yaml     the comparison table
     """
 
 
 
-for command in (sweep, report, plot, reproduce, generate_cmd, db_group, list_group):
+for command in (sweep, explore, report, plot, reproduce, generate_cmd, db_group, list_group):
     main.add_command(command)

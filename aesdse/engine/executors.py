@@ -5,6 +5,10 @@ Every executor runs :func:`aesdse.engine.point.run_point` and hands the rows bac
 alone writes the database: each point is stored once, whoever ran it and however often. Workers report the stage each point enters (for the progress display)
 through a queue (processes) or Dask's event log (``Worker.log_event``).
 
+Every executor also takes synthesis-only tasks (``submit(..., stage="synthesis")``:
+:func:`aesdse.engine.synthesis.synthesize_point`, the cheap first look of ``aesdse explore``),
+whose result is a :class:`~aesdse.engine.synthesis.SynthesisFigures` instead of a row.
+
 A remote Dask worker does not share the client's file system: it runs the point in a temporary
 directory with its own staged cache and sends the artifacts back as an archive
 (:func:`aesdse.engine.point.run_point_packed`), which the client unpacks under ``results/runs/<key>/``.
@@ -27,6 +31,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from ..flow.tools import kill_tool_processes, tool_versions
 from .point import run_point, run_point_packed
+from .synthesis import synthesize_point
 
 __all__ = ["EXECUTORS", "RERUN_STAGE", "make_executor", "InlineExecutor", "ProcessExecutor", "DaskExecutor"]
 
@@ -37,6 +42,9 @@ _STAGE_TOPIC = "aesdse-stage"
 
 #: The scheduler's topic of cluster events (``remove-worker`` among them).
 _CLUSTER_TOPIC = "all"
+
+#: What a task runs: the whole point (a row) or its synthesis only (its figures).
+STAGES = ("point", "synthesis")
 
 #: The stage a point is shown in after the worker running it was lost.
 RERUN_STAGE = "re-run: worker lost"
@@ -102,14 +110,18 @@ class InlineExecutor(_Executor):
     def in_flight(self) -> int:
         return len(self._queue)
 
-    def submit(self, key, point, experiment, versions, pnr_jobs=1):
-        self._queue.append((key, point, experiment, versions, pnr_jobs))
+    def submit(self, key, point, experiment, versions, pnr_jobs=1, stage="point"):
+        self._queue.append((key, point, experiment, versions, pnr_jobs, stage))
 
     def poll(self, timeout):
         if not self._queue:
             return []
-        key, point, experiment, versions, pnr_jobs = self._queue.pop(0)
+        key, point, experiment, versions, pnr_jobs, stage = self._queue.pop(0)
         try:
+            if stage == "synthesis":
+                return [(key, synthesize_point(point, self.results_dir, key,
+                                               lambda name: self.on_stage(key, name),
+                                               use_cache=self.use_cache))]
             row = run_point(point, experiment, self.results_dir, versions, key,
                             lambda stage: self.on_stage(key, stage), use_cache=self.use_cache,
                             pnr_jobs=pnr_jobs, netlist_verify=self.netlist_verify)
@@ -154,7 +166,7 @@ def _init_worker(events, parent: int):
 
 
 def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_jobs=1,
-                  netlist_verify=True):
+                  netlist_verify=True, stage="point"):
     global _IN_TASK
 
     def on_stage(stage):
@@ -164,6 +176,8 @@ def _process_task(key, point, experiment, results_dir, versions, use_cache, pnr_
             pass
     _IN_TASK = True
     try:
+        if stage == "synthesis":
+            return synthesize_point(point, results_dir, key, on_stage, use_cache=use_cache)
         return run_point(point, experiment, results_dir, versions, key, on_stage,
                          use_cache=use_cache, pnr_jobs=pnr_jobs, netlist_verify=netlist_verify)
     except BaseException:
@@ -197,9 +211,9 @@ class ProcessExecutor(_Executor):
     def in_flight(self) -> int:
         return len(self._futures)
 
-    def submit(self, key, point, experiment, versions, pnr_jobs=1):
+    def submit(self, key, point, experiment, versions, pnr_jobs=1, stage="point"):
         args = (key, point, experiment, self.results_dir, versions, self.use_cache, pnr_jobs,
-                self.netlist_verify)
+                self.netlist_verify, stage)
         try:
             future = self._pool.submit(_process_task, *args)
         except BrokenProcessPool:
@@ -246,7 +260,7 @@ class ProcessExecutor(_Executor):
 
 
 def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, pnr_jobs=1,
-               netlist_verify=True):
+               netlist_verify=True, stage="point"):
 
     def on_stage(stage):
         try:
@@ -254,6 +268,14 @@ def _dask_task(key, point, experiment, results_dir, versions, use_cache, pack, p
             get_worker().log_event(_STAGE_TOPIC, [key, stage])
         except Exception:  # the display is best effort; the result is not
             pass
+    if stage == "synthesis":
+        if pack:  # the worker's own stage cache, as for its points
+            import tempfile
+            from .artifacts import default_worker_cache
+            with tempfile.TemporaryDirectory(prefix="aesdse-synthesis-") as tmp:
+                return synthesize_point(point, tmp, key, on_stage, use_cache=use_cache,
+                                        cache_dir=default_worker_cache())
+        return synthesize_point(point, results_dir, key, on_stage, use_cache=use_cache)
     if pack:
         return run_point_packed(point, experiment, versions, key, on_stage, use_cache=use_cache,
                                 pnr_jobs=pnr_jobs, netlist_verify=netlist_verify)
@@ -267,10 +289,12 @@ class DaskExecutor(_Executor):
 
     With a scheduler address the workers are taken to be remote: each point's artifacts come
     back to the client as an archive. A LocalCluster shares this machine's file system, so its
-    workers write ``results/runs/`` directly.
+    workers write ``results/runs/`` directly; ``processes=False`` runs its workers as threads
+    of this process (the tests).
     """
 
-    def __init__(self, results_dir, use_cache, *, workers: int = 2, scheduler: str | None = None):
+    def __init__(self, results_dir, use_cache, *, workers: int = 2, scheduler: str | None = None,
+                 processes: bool = True):
         super().__init__(results_dir, use_cache)
         try:
             from distributed import Client, LocalCluster
@@ -281,7 +305,7 @@ class DaskExecutor(_Executor):
         self.remote = scheduler is not None
         if scheduler is None:
             self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                         processes=True, dashboard_address=None,
+                                         processes=processes, dashboard_address=None,
                                          silence_logs=logging.ERROR)
             self.client = Client(self._cluster)
         else:
@@ -319,10 +343,10 @@ class DaskExecutor(_Executor):
     def worker_versions(self) -> dict:
         return self.client.run(tool_versions) if self.remote else {}
 
-    def submit(self, key, point, experiment, versions, pnr_jobs=1):
+    def submit(self, key, point, experiment, versions, pnr_jobs=1, stage="point"):
         future = self.client.submit(
             _dask_task, key, point, experiment, self.results_dir, versions, self.use_cache,
-            self.remote, pnr_jobs, self.netlist_verify,
+            self.remote, pnr_jobs, self.netlist_verify, stage,
             key=f"aesdse-{key}-{uuid.uuid4().hex[:8]}", pure=False)
         self._futures[future] = key
 

@@ -77,7 +77,7 @@ from .runner import PointRun, StageFailed, synthesis_metadata
 
 __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "design_key", "synth_key",
            "pnr_key", "PointRun", "StageFailed", "search_runs", "SEARCH_FILE", "REJECTED_FILE",
-           "CRITICAL_PATHS_FILE", "synthesis_metadata",
+           "CRITICAL_PATHS_FILE", "synthesis_metadata", "design_checked", "synthesis_checked",
            "default_worker_cache"]
 
 #: File, in a point's artifacts, with the summaries of its worst paths (also in the row's details).
@@ -213,14 +213,14 @@ def build_row(point: DesignPoint, key: str, experiment: str, status: str, measur
 def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
     """The stages of a point, in order; returns the row's measured fields or raises
     :class:`StageFailed` with the fields known so far."""
-    design, known = _design_checked(point, run)
+    design, known = design_checked(point, run)
 
     # A family without place and route (the asic and Xilinx targets): an estimate.
     top = design["top"]
     if family_info(point.device_family).pnr_tool is None:
         return _area_estimate(point, run, design, known)
 
-    synth, synth_entry = _synthesis_checked(point, run, design, top, known)
+    synth, synth_entry = synthesis_checked(point, run, design, top, known)
     # Correct before measured, at the netlist level too: before place and route.
     verify_netlist(point, run, design, synth, synth_entry, known)
 
@@ -235,7 +235,7 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
     return _metrics(point, run, design, synth, synth_entry, pnr, known)
 
 
-def _design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
+def design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
     """Generate and verify (correct before measured), then check the capacity before any tool
     runs: ``(design stage metadata, the row's fields known so far)``."""
     design, _, hit = run.stage("design", design_key(point),
@@ -265,7 +265,7 @@ def capacity_before_synthesis(device: str, manifest: dict) -> str | None:
     Only lower bounds refuse a design here: :data:`SBOX_LUT4_LOWER_BOUND` LUT4 per logic S-box
     of the manifest. The flip-flops of the RTLIL netlist (:func:`rtlil_flip_flops`) are not one
     (synthesis merges registers with the same input, whole key pipelines of lanes), so they are
-    checked after synthesis, with the synthesized counts (:func:`_synthesis_checked`).
+    checked after synthesis, with the synthesized counts (:func:`synthesis_checked`).
     """
     min_luts = SBOX_LUT4_LOWER_BOUND * (manifest.get("logic_sboxes") or 0)
     too_big = fits(device, luts=min_luts)
@@ -275,7 +275,7 @@ def capacity_before_synthesis(device: str, manifest: dict) -> str | None:
     return None
 
 
-def _synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str,
+def synthesis_checked(point: DesignPoint, run: PointRun, design: dict, top: str,
                        known: dict) -> tuple[dict, CacheEntry | None]:
     """Synthesize (adds ``synth_seconds`` to ``known``), then check the capacity again before
     place and route: ``(synthesis stage metadata, its cache entry)``."""

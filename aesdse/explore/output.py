@@ -1,0 +1,65 @@
+"""An exploration's result as text: the summary lines, the front as a table (the report's own
+renderer, :func:`aesdse.report.table.render`, in any of its formats: each front point's seeds
+aggregated to the median with their spread), and one JSON object."""
+
+from ..report.table import render
+from .front import row_values
+
+__all__ = ["summary_lines", "front_table", "result_json"]
+
+
+def summary_lines(plan, result) -> list:
+    """What the search did and found, for the terminal."""
+    r = result
+    lines = [f"{plan.name}: stopped by {r.stopped_by}: {r.evaluated} placed and routed "
+             f"({r.pnr_runs} P&R runs, +{r.seed_runs} for the seeds of the front), "
+             f"{r.pruned} pruned by synthesis (P&R runs saved), {r.failed} failed, "
+             f"{r.warm} known before (not run again), {r.repaired} suggestions repaired"]
+    if r.front:
+        lines.append(f"front: {len(r.front)} designs, hypervolume {r.hypervolume:.4g}")
+    else:
+        wanted = ", ".join(c.text for c in plan.settings.constraints) or "the objectives"
+        lines.append(f"no evaluated point meets the constraints ({wanted})"
+                     + ("; closest:" if r.closest or r.closest_pruned
+                        else "; nothing was measured"))
+        for row in r.closest:
+            lines.append(f"  {row.arch} {row.params}: {_shown(plan, row_values(row))}")
+        for pruned in [] if r.closest else r.closest_pruned:
+            lines.append(f"  {pruned['label']}: {_shown(plan, pruned['synthesis'])} "
+                         f"(synthesis; pruned: {pruned['why']})")
+    return lines
+
+
+def _shown(plan, values: dict) -> str:
+    """The constrained metrics of ``values``."""
+    return ", ".join(f"{c.metric} {values.get(c.metric):.4g}" for c in plan.settings.constraints
+                     if c.metric and values.get(c.metric) is not None)
+
+
+def front_table(result, fmt: str = "markdown", title: str | None = None) -> str:
+    """The front's rows (every seed) rendered by the report's table renderer."""
+    rows = [row for summary in result.front for row in summary.rows]
+    return render(rows, fmt, title=title, fmax="median")
+
+
+def result_json(plan, result) -> dict:
+    """The result as one JSON-ready object."""
+    r = result
+    return {
+        "experiment": plan.name, "stopped_by": r.stopped_by, "evaluated": r.evaluated,
+        "pruned": r.pruned, "failed": r.failed, "repaired": r.repaired,
+        "pnr_runs": r.pnr_runs, "seed_runs": r.seed_runs, "pnr_runs_saved": r.pruned,
+        "warm_start": r.warm, "hypervolume": r.hypervolume,
+        "objectives": {o.metric: o.direction for o in plan.settings.objectives},
+        "constraints": [c.text for c in plan.settings.constraints],
+        "front": [{"arch": s.first.arch, "params": s.first.params,
+                   "seeds": [row.seed for row in s.rows], "keys": [row.key for row in s.rows],
+                   "median": s.median, "spread": {k: list(v) for k, v in s.spread.items()}}
+                  for s in r.front],
+        "infeasible": r.infeasible,
+        "closest": [{"arch": row.arch, "params": row.params, "key": row.key,
+                     **{k: v for k, v in row_values(row).items() if v is not None}}
+                    for row in r.closest],
+        "closest_pruned": r.closest_pruned,
+        "pruned_points": r.pruned_points,
+    }
