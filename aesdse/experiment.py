@@ -546,11 +546,15 @@ def _parse(doc, path) -> Experiment:
 
 def parse_experiment(text: str | bytes, path: str = "<string>") -> Experiment:
     """Validate an experiment given as YAML text (or its UTF-8 bytes); errors are reported
-    against ``path``."""
+    against ``path`` (and say to explore a file whose ``explore:`` space is not a grid)."""
+    doc = None
     try:
-        return _parse(load(text), path)
+        doc = load(text)
+        return _parse(doc, path)
     except YamlError as e:
-        raise ExperimentError(f"{path}:{e.line}: {e.message}") from None
+        hint = (" (this file's space is for `aesdse explore`)"
+                if isinstance(doc, dict) and "explore" in doc else "")
+        raise ExperimentError(f"{path}:{e.line}: {e.message}{hint}") from None
 
 
 def parse_document(doc, path: str = "<string>") -> Experiment:
