@@ -468,9 +468,6 @@ class Store:
                 self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
                                      [(k, owner) for k in keys])
 
-    def integrity_check(self) -> str:
-        return self._db.execute("PRAGMA integrity_check").fetchone()[0]
-
 
 def _claim_alive(held) -> bool:
     if held["host"] == socket.gethostname():
