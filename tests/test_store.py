@@ -7,6 +7,8 @@ import pytest
 from aesdse.store.database import MIGRATIONS, SCHEMA_VERSION, Row, Store, StoreError, WhereError
 from aesdse.spec.schema import config_key
 
+from database_checks import integrity_check
+
 
 def _row(key="k1", **fields):
     base = dict(key=key, experiment="e", arch="iterative", params={"sbox": "lut"},
@@ -22,7 +24,7 @@ def test_round_trip(tmp_path):
         got = store.get("k1")
         assert got.params == {"sbox": "lut"} and got.luts == 4000 and got.status == "ok"
         assert store.keys() == {"k1"}
-        assert store.integrity_check() == "ok"
+        assert integrity_check(store.path) == "ok"
 
 
 def test_replace_and_filter(tmp_path):

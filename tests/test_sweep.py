@@ -36,6 +36,7 @@ from aesdse.store.database import MIGRATIONS, Row, Store
 from aesdse.engine.sweep import clean_stale, sweep
 
 from conftest import marked_processes
+from database_checks import integrity_check
 
 FAKE = Path(__file__).parent / "fake_tools"
 
@@ -97,11 +98,6 @@ def _cli(*args, env=None, **kwargs):
                              *map(str, args)],
                             env=env or os.environ.copy(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, **kwargs)
-
-
-def _integrity(db: Path) -> str:
-    with sqlite3.connect(db) as c:
-        return c.execute("PRAGMA integrity_check").fetchone()[0]
 
 
 def _tmp_dirs(results: Path) -> list:
@@ -167,7 +163,7 @@ def test_stage_cache_hits_at_each_stage(tmp_path, fake_tools, monkeypatch):
         cold = sweep(experiment(), store, results, force=True, use_cache=False, echo=None)
         assert cold.stage_hits == {"design": 0, "synth": 0, "pnr": 0}
         assert (len(fake_tools("yosys")), len(fake_tools("nextpnr"))) == (3, 6)
-        assert _integrity(db) == "ok"
+        assert integrity_check(db) == "ok"
 
 
 def test_rerun_of_100_stored_points_runs_nothing(tmp_path, fake_tools, monkeypatch):
@@ -329,7 +325,7 @@ def test_kill_and_resume(tmp_path, fake_tools):
         # Stored relative to the database's directory.
         assert ".tmp-" not in artifacts and (tmp_path / artifacts / "report.json").exists()
     assert _tmp_dirs(results) == []  # the killed sweep's leftovers were removed
-    assert _integrity(db) == "ok"
+    assert integrity_check(db) == "ok"
 
 
 def test_two_concurrent_sweeps_share_a_database(tmp_path, fake_tools):
@@ -352,7 +348,7 @@ def test_two_concurrent_sweeps_share_a_database(tmp_path, fake_tools):
         artifacts = [a for (a,) in c.execute("SELECT artifacts FROM points")]
     assert len(keys) == len(set(keys)) == 6
     assert all((tmp_path / a / "report.json").exists() for a in artifacts)
-    assert _integrity(db) == "ok"
+    assert integrity_check(db) == "ok"
     # Claims: no point ran twice, so no flow was doubled: one synthesis of the shared design,
     # one nextpnr run per point, together.
     assert sum(r["ran"] for r in reports) == 6

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 
 from ..spec.schema import SearchSettings
 
-__all__ = ["Trial", "Run", "SearchResult", "search", "serial", "bimodal",
+__all__ = ["Trial", "Run", "SearchResult", "search", "bimodal",
            "contending", "summarize", "RESOLUTION", "GROWTH", "CEILING_MHZ",
            "CONTENDING_WINDOW", "BIMODAL_GAP"]
 
@@ -133,12 +133,6 @@ class SearchResult:
 
 def _round(target: float) -> float:
     return round(target, 1)
-
-
-def serial(run):
-    """Adapt ``run(target_mhz, seed) -> achieved_mhz | None`` to a ``run_batch`` function that
-    runs the trials of a batch one after the other."""
-    return lambda trials: [run(t.target_mhz, t.seed) for t in trials]
 
 
 def _bracket(runs, lo, hi):

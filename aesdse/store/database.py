@@ -27,118 +27,30 @@ Rows are written in one transaction each, after every artifact of the point is i
 killed sweep never leaves a half-written row. The database runs in WAL mode with a busy timeout,
 so two sweeps may write it at once.
 
-The schema is versioned with ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades an older file in
-place, keeping its results.
+The records are :mod:`aesdse.store.rows`; the schema is versioned, and
+:mod:`aesdse.store.migrations` upgrades an older file in place, keeping its results.
 """
 
-import hashlib
 import json
 import os
 import socket
 import sqlite3
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
-from ..spec.schema import CONFIG_IGNORED_FLOW, config_key
+from ..spec.schema import config_key  # re-exported: rows are found by it (module docstring)
 from .errors import StoreError, StoreUnavailable, WhereError, open_problem, write_problem, why
+from .migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 from .rowcheck import RowError, check_record
+from .rows import JSON_COLUMNS, STATUSES, PnrRun, Row
 from .where import object_sql, select_keys
 
 __all__ = ["STATUSES", "Row", "PnrRun", "Store", "MIGRATIONS", "SCHEMA_VERSION", "StoreError",
            "StoreUnavailable", "BUSY_TIMEOUT_S", "LOCK_WAIT_S", "write_problem",
-           "CLAIM_STALE_S", "WhereError"]
+           "CLAIM_STALE_S", "WhereError", "config_key"]
 
-#: Point statuses. Only ``ok`` rows carry area and speed numbers. ``does-not-fit``: the design
-#: needs more of a resource than the device has, decided before place and route (the reason
-#: says which resource and whether any tool ran). ``netlist-mismatch``: the synthesized netlist,
-#: simulated with the family's cell models, plays the verify script otherwise than the RTL
-#: (:mod:`aesdse.verify.netlist`; the reason names the first differing transfer).
-STATUSES = ("ok", "failed-generate", "failed-verification", "failed-flow", "does-not-fit",
-            "netlist-mismatch")
-
-#: Schema migrations: entry n upgrades a database from version n to n + 1.
-MIGRATIONS = [
-    """
-    CREATE TABLE points (
-        key TEXT PRIMARY KEY,
-        experiment TEXT NOT NULL,
-        arch TEXT NOT NULL,
-        params TEXT NOT NULL,            -- JSON object
-        target TEXT NOT NULL,            -- label, e.g. LFE5U-85F-8CABGA381
-        flow TEXT NOT NULL,              -- JSON object of FlowOptions
-        seed INTEGER NOT NULL,
-        freq_mhz REAL NOT NULL,
-        status TEXT NOT NULL,
-        reason TEXT,
-        luts INTEGER, ffs INTEGER, brams INTEGER, carries INTEGER, dsps INTEGER,
-        slices INTEGER,
-        fmax_mhz REAL, fmax_raw_mhz REAL, fmax_capped TEXT,
-        latency_cycles INTEGER, cycles_per_block REAL,
-        throughput_mbps REAL, mbps_per_lut REAL, mbps_per_slice REAL,
-        rtlil_digest TEXT,
-        tool_versions TEXT,              -- JSON object
-        host TEXT,
-        sim_seconds REAL, synth_seconds REAL, pnr_seconds REAL,
-        artifacts TEXT,                  -- directory with Verilog/RTLIL, logs, report
-        manifest TEXT,                   -- JSON object
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-    );
-    CREATE INDEX points_experiment ON points (experiment);
-    """,
-    # 1: which stages came from the staged cache (aesdse.engine.cache) and the point's wall time.
-    """
-    ALTER TABLE points ADD COLUMN cache_hits TEXT;   -- e.g. "design,synth", NULL if none
-    ALTER TABLE points ADD COLUMN wall_seconds REAL  -- whole point, on the machine that ran it
-    """,
-    # 2: every nextpnr run of an Fmax search (aesdse.engine.fmax_search), one row per (target, seed).
-    """
-    CREATE TABLE pnr_runs (
-        point_key TEXT NOT NULL,         -- points.key of the searching point
-        batch INTEGER NOT NULL,          -- 0, 1, ...: the search's batch that ran it
-        target_mhz REAL NOT NULL,        -- nextpnr --freq
-        seed INTEGER NOT NULL,           -- nextpnr --seed
-        achieved_mhz REAL,               -- NULL when the run did not route
-        ok INTEGER NOT NULL,             -- 1: routed and reported a clock
-        seconds REAL,                    -- nextpnr wall time (of the original run if cached)
-        report_path TEXT,                -- nextpnr --report JSON of the run
-        reason TEXT,                     -- why it failed
-        PRIMARY KEY (point_key, target_mhz, seed)
-    );
-    """,
-]
-
-
-def _fill_config_keys(db) -> None:
-    """Migration 3: the configuration key of every existing row, from its stored columns."""
-    rows = db.execute("SELECT key, arch, params, target, flow FROM points").fetchall()
-    db.executemany("UPDATE points SET config_key = ? WHERE key = ?", [
-        (config_key(arch, json.loads(params), target, json.loads(flow)), key)
-        for key, arch, params, target, flow in rows])
-
-
-MIGRATIONS += [
-    # 3: results that survive code changes (configuration key, generator fingerprint,
-    # verification options), per-clock Fmax, verification details, and claims of running points.
-    """
-    ALTER TABLE points ADD COLUMN config_key TEXT;     -- config_key(): what was measured
-    ALTER TABLE points ADD COLUMN generator TEXT;      -- aesdse.store.provenance.generator_fingerprint
-    ALTER TABLE points ADD COLUMN verify TEXT;         -- JSON VerifyOptions
-    ALTER TABLE points ADD COLUMN fmax_by_clock TEXT;  -- JSON clock -> MHz from nextpnr, uncapped
-    ALTER TABLE points ADD COLUMN details TEXT;        -- JSON Verification.details (timing)
-    CREATE INDEX points_config ON points (config_key);
-    CREATE TABLE claims (
-        key TEXT PRIMARY KEY,            -- points.key being run
-        owner TEXT NOT NULL,             -- <pid>@<host> of the sweep running it
-        host TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        heartbeat REAL NOT NULL          -- time.time() of the last renewal
-    );
-    """,
-    _fill_config_keys,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
 
 #: Seconds after which a claim that was not renewed is taken to belong to a dead sweep.
 CLAIM_STALE_S = 600.0
@@ -151,80 +63,6 @@ BUSY_TIMEOUT_S = 60.0
 #: Seconds a sweep keeps trying to store a finished row while another process holds the
 #: database's write lock, before it keeps the row in a file and stops.
 LOCK_WAIT_S = 600.0
-
-
-@dataclass
-class Row:
-    """One stored design point (the columns of the ``points`` table)."""
-    key: str
-    experiment: str
-    arch: str
-    params: dict
-    target: str
-    flow: dict
-    seed: int
-    freq_mhz: float
-    status: str
-    reason: str | None = None
-    luts: int | None = None
-    ffs: int | None = None
-    brams: int | None = None
-    carries: int | None = None
-    dsps: int | None = None
-    slices: int | None = None
-    fmax_mhz: float | None = None
-    fmax_raw_mhz: float | None = None
-    fmax_capped: str | None = None
-    latency_cycles: int | None = None
-    cycles_per_block: float | None = None
-    throughput_mbps: float | None = None
-    mbps_per_lut: float | None = None
-    mbps_per_slice: float | None = None
-    rtlil_digest: str | None = None
-    tool_versions: dict = field(default_factory=dict)
-    host: str | None = None
-    sim_seconds: float | None = None
-    synth_seconds: float | None = None
-    pnr_seconds: float | None = None
-    artifacts: str | None = None
-    manifest: dict | None = None
-    created_at: str | None = None
-    cache_hits: str | None = None
-    wall_seconds: float | None = None
-    config_key: str | None = None
-    generator: str | None = None
-    verify: dict | None = None
-    fmax_by_clock: dict | None = None
-    details: dict | None = None
-
-    def __post_init__(self):
-        if self.config_key is None:
-            self.config_key = config_key(self.arch, self.params, self.target, self.flow)
-        if self.status not in STATUSES:
-            raise ValueError(f"Status must be one of {', '.join(STATUSES)}, not {self.status!r}")
-        if self.status != "ok" and any(getattr(self, n) is not None for n in _NUMBERS):
-            raise ValueError(f"A {self.status} point carries no numbers")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class PnrRun:
-    """One nextpnr run of an Fmax search (the columns of the ``pnr_runs`` table)."""
-    point_key: str
-    batch: int
-    target_mhz: float
-    seed: int
-    achieved_mhz: float | None
-    ok: bool
-    seconds: float | None = None
-    report_path: str | None = None
-    reason: str | None = None
-
-
-_NUMBERS = ("luts", "ffs", "brams", "slices", "fmax_mhz", "throughput_mbps")
-_JSON = ("params", "flow", "tool_versions", "manifest", "verify", "fmax_by_clock", "details")
 
 
 class Store:
@@ -334,17 +172,7 @@ class Store:
             if version > SCHEMA_VERSION:
                 raise StoreError(f"{self.path} has schema version {version}, newer than this "
                                  f"aesdse ({SCHEMA_VERSION}): upgrade aesdse")
-            for n in range(version, SCHEMA_VERSION):
-                if callable(MIGRATIONS[n]):
-                    MIGRATIONS[n](self._db)
-                    continue
-                # Comments are dropped first: ALTER TABLE copies a column definition verbatim
-                # into the stored schema, where a trailing "--" comment would swallow the ")".
-                script = "\n".join(line.split("--")[0] for line in MIGRATIONS[n].splitlines())
-                for statement in script.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            migrate(self._db, version)
 
     def _transaction(self):
         """A write transaction (``BEGIN IMMEDIATE``); nested uses join the outermost one, so
@@ -405,7 +233,7 @@ class Store:
             values["artifacts"] = self.relative_artifacts(values["artifacts"])
         if values["created_at"] is None:
             values.pop("created_at")
-        for name in _JSON:
+        for name in JSON_COLUMNS:
             if values[name] is not None:
                 values[name] = json.dumps(values[name], sort_keys=True)
         return values
@@ -507,7 +335,7 @@ class Store:
         try:
             return self._row(r)
         except (ValueError, TypeError, RecursionError) as e:  # RowError and JSONDecodeError too
-            bad = next((name for name in _JSON if not _parses(r[name])), None)
+            bad = next((name for name in JSON_COLUMNS if not _parses(r[name])), None)
             self.unreadable[str(r["key"])] = (f"{bad} is not valid JSON ({_clip(str(e), 80)})"
                                               if bad else _clip(str(e), 160))
             return None
@@ -516,7 +344,7 @@ class Store:
         """``r`` as a :class:`Row`, after the row schema's checks (:mod:`.rowcheck`): a row that
         another program or a damaged file left with a wrong type raises, like bad JSON."""
         values = {k: r[k] for k in r.keys() if k != "rowid"}
-        for name in _JSON:
+        for name in JSON_COLUMNS:
             if isinstance(values[name], str):
                 values[name] = json.loads(values[name])
             elif values[name] is not None:
@@ -639,9 +467,6 @@ class Store:
             else:
                 self._db.executemany("DELETE FROM claims WHERE key = ? AND owner = ?",
                                      [(k, owner) for k in keys])
-
-    def integrity_check(self) -> str:
-        return self._db.execute("PRAGMA integrity_check").fetchone()[0]
 
 
 def _claim_alive(held) -> bool:
