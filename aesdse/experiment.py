@@ -178,11 +178,13 @@ class DesignPoint:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A validated experiment file and the design points it expands to."""
+    """A validated experiment file and the design points it expands to; ``space``: an
+    exploration's space (no points: its rows are those stored under its name)."""
     name: str
     description: str
     path: str
     points: tuple
+    space: bool = False
 
 
 # --- validation -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import click
 
 __all__ = ["CONTEXT", "db_option", "where_option", "current_only_option", "bram_rate_option",
            "FiniteFloatRange", "Seconds", "SECONDS", "LazyChoice", "experiment_or_fail",
+           "experiment_or_space_or_fail",
            "open_readonly", "warn_unreadable", "write_report", "show"]
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -70,6 +71,23 @@ def experiment_or_fail(path):
         return load_experiment(path)
     except ExperimentError as e:
         raise click.ClickException(str(e)) from None
+
+
+def experiment_or_space_or_fail(path):
+    """The experiment of YAML file ``path``, or for an ``aesdse explore`` file whose space is
+    not a grid, an :class:`~aesdse.experiment.Experiment` with ``space`` set (its rows are
+    those stored under its name); a bad file is a one-line error naming its line."""
+    from ..experiment import Experiment, ExperimentError, load_experiment
+    try:
+        return load_experiment(path)
+    except ExperimentError as e:
+        error = e
+    from ..explore.plan import load_plan
+    try:
+        plan = load_plan(path)
+    except ExperimentError:
+        raise click.ClickException(str(error)) from None
+    return Experiment(name=plan.name, description="", path=str(path), points=(), space=True)
 
 
 class Seconds(click.ParamType):

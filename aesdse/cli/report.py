@@ -7,8 +7,9 @@ import click
 from ..report.kinds import (FILE_FORMATS, FMAX_STATS, FORMATS, GROUP_BY, KINDS, PLOT_AREAS,
                             PLOT_KINDS, PLOT_METRICS)
 from ..spec.flow_options import FLOW_OPTIONS
-from .common import (bram_rate_option, current_only_option, db_option, experiment_or_fail,
-                     open_readonly, warn_unreadable, where_option, write_report)
+from .common import (bram_rate_option, current_only_option, db_option,
+                     experiment_or_space_or_fail, open_readonly, warn_unreadable, where_option,
+                     write_report)
 
 __all__ = ["report", "plot"]
 
@@ -246,7 +247,7 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
     from ..fingerprint import current_checkout
     from ..report.select import select_rows
     from ..store.database import StoreError
-    exp = experiment_or_fail(experiment) if experiment else None
+    exp = experiment_or_space_or_fail(experiment) if experiment else None
     with open_readonly(db_path) as store:
         try:
             sel = select_rows(store, exp, arch=arch, target=target, where=where,

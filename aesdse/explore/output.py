@@ -1,8 +1,9 @@
-"""An exploration's result as text: the summary lines, the front as a table (the report's own
-renderer, :func:`aesdse.report.table.render`, in any of its formats: each front point's seeds
-aggregated to the median with their spread), and one JSON object."""
+"""An exploration's result as text: the summary lines, the front as a table (the report's
+metrics table, :func:`aesdse.report.metrics.metrics_table`, in any of its formats: each front
+point's seeds aggregated to the median with their spread), and one JSON object."""
 
-from ..report.table import render
+from ..report.formats import render
+from ..report.metrics import metrics_table
 from .front import row_values
 
 __all__ = ["summary_lines", "front_table", "result_json"]
@@ -37,9 +38,12 @@ def _shown(plan, values: dict) -> str:
 
 
 def front_table(result, fmt: str = "markdown", title: str | None = None) -> str:
-    """The front's rows (every seed) rendered by the report's table renderer."""
+    """The front's rows (every seed) as the report's metrics table, led by the parameters that
+    vary among every row the exploration knows (so a front of one point says what it is)."""
     rows = [row for summary in result.front for row in summary.rows]
-    return render(rows, fmt, title=title, fmax="median")
+    report = metrics_table(rows, title, "median", among=[r for r in result.rows
+                                                         if r.status == "ok"] or rows)
+    return render(report, fmt)
 
 
 def result_json(plan, result) -> dict:

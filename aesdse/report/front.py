@@ -122,7 +122,7 @@ def front_table(rows: list[Row], objectives=FRONT_OBJECTIVES, *, fmax: str = "me
     -------
     Report
         Kind ``front``: the metrics table of the front's lines (leading columns: the parameters
-        that vary along the front), with a note naming the objectives and how many
+        that vary among the verified rows it was chosen from), with a note naming the objectives and how many
         configurations the front was chosen from. Its JSON is ``{"objectives": [{"metric",
         "goal"}], "configurations", "rows": [...]}``, ``rows`` the metrics report's objects.
 
@@ -132,11 +132,12 @@ def front_table(rows: list[Row], objectives=FRONT_OBJECTIVES, *, fmax: str = "me
         For an unknown objective, goal or statistic.
     """
     objectives = _check(objectives)
-    lines, _ = aggregate([r for r in rows if r.status == "ok"], fmax)
+    verified = [r for r in rows if r.status == "ok"]
+    lines, _ = aggregate(verified, fmax)
     front = pareto_lines(lines, objectives)
     heading = f"{title}: Pareto front" if title else "Pareto front"
     report = metrics_table([m for line in front for m in line.members], heading, fmax, runs,
-                           provenance)
+                           provenance, among=verified)
     table = report.tables[0]
     missing = len(lines) - sum(_score(line, objectives) is not None for line in lines)
     note = (f"Pareto front ({_objective_text(objectives)}): {len(front)} of {len(lines)} "

@@ -519,11 +519,13 @@ def _grouped(rows, title, fmax, runs, provenance) -> Report:
 
 
 def metrics_table(rows: list[Row], title: str | None = None, fmax: str = "median",
-                  runs: dict | None = None, provenance: dict | None = None) -> Report:
+                  runs: dict | None = None, provenance: dict | None = None, *,
+                  among: list[Row] | None = None) -> Report:
     """The metrics report of ``rows`` as one table (never grouped by family); the parameters
-    are those of :func:`metrics_report`."""
+    are those of :func:`metrics_report`. ``among``: the rows ``rows`` were chosen from, whose
+    varying parameters lead the table (a front of one point still says what it is)."""
     entries, failures = aggregate(rows, fmax)
-    leading = varying_params(rows, with_seed=fmax == "all")
+    leading = varying_params(among if among is not None else rows, with_seed=fmax == "all")
     ctx = _Context(_searches(entries, runs), provenance or {})
     columns = _columns(entries)
     table = _display(entries, failures, leading, ctx, columns, heading=title, caption=title)

@@ -82,7 +82,12 @@ def select_rows(store: Store, experiment=None, *, arch: str | None = None,
     """
     tools = checkout.tools
     sel = Selection(title=experiment.name if experiment is not None else None)
-    if experiment is not None:
+    if experiment is not None and experiment.space:  # an exploration: what it evaluated
+        rows = store.rows(where="experiment = ?", params=(experiment.name,))
+        if current_only:
+            rows = [r for r in rows
+                    if not stale_reasons(r.generator, r.tool_versions, r.arch, checkout)]
+    elif experiment is not None:
         sel.total = len(experiment.points)
         if current_only:
             rows = store.rows([p.key(tools) for p in experiment.points])
@@ -99,7 +104,7 @@ def select_rows(store: Store, experiment=None, *, arch: str | None = None,
             sel.older[row.config_key] = sel.older.get(row.config_key, 0) + 1
         newest[row.config_key] = row
     shown = list(newest.values())
-    if experiment is not None:
+    if experiment is not None and not experiment.space:
         sel.missing = len({p.config_key() for p in experiment.points} - set(newest))
     if arch:
         shown = [r for r in shown if r.arch == arch]
