@@ -181,3 +181,33 @@ def _front_keys_of(data) -> list[str]:
 def test_cli_front_options(db, args, message):
     result = CliRunner().invoke(main, ["report", "--db", db] + args)
     assert result.exit_code == 2 and message in result.output
+
+
+def test_an_explore_file_reports_the_rows_stored_under_its_name(tmp_path):
+    # An exploration's space (params: all) is no grid: report and plot take its rows by the
+    # experiment name they were stored under, and its front of one configuration still names
+    # its parameters.
+    path = tmp_path / "front.sqlite"
+    with Store(path) as store:
+        for row in fixture_rows():
+            store.put(row)
+        store.put(replace(next(r for r in fixture_rows() if r.key == "k-iter"), key="k-other",
+                          experiment="another"))
+    space = tmp_path / "space.yaml"
+    space.write_text("name: fixture\narchitectures:\n  - arch: compact\n    params: all\n"
+                     "targets: [{device: LFE5U-85F, package: CABGA381, speed: 8}]\n"
+                     "explore:\n  objectives: {throughput_mbps: max, luts: min}\n"
+                     "  budget: {pnr_runs: 4}\n")
+    runner = CliRunner()
+    result = runner.invoke(main, ["report", str(space), "--db", str(path), "-f", "json"])
+    assert result.exit_code == 0, result.output
+    assert "k-other" not in result.stdout and "k-c8-1" in result.stdout
+    result = runner.invoke(main, ["report", str(space), "--db", str(path), "--front",
+                                  "--objective", "luts:min", "--objective", "ffs:min"])
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if line.startswith("| "))
+    assert header.startswith("| Arch | datapath_width | ") and "| sbox |" in header
+    assert len([line for line in result.stdout.splitlines() if line.startswith("| compact")]) == 1
+    result = runner.invoke(main, ["plot", str(space), "--db", str(path), "-o",
+                                  str(tmp_path / "space.png")])
+    assert result.exit_code == 0 and (tmp_path / "space.png").stat().st_size > 0, result.output
