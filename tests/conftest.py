@@ -19,6 +19,13 @@ os.environ.setdefault("AESDSE_NETLIST_VERIFY", "0")
 # two or more points of every family on both, tests/test_verify_compiled.py,
 # tests/test_sweep_verification.py runs "auto" as a sweep does).
 os.environ.setdefault("AESDSE_VERIFY_BACKEND", "amaranth")
+# Compiled models (the verify stage's Verilator and CXXRTL models, the netlist stage's) in one
+# cache per machine, as a user who sets AESDSE_MODEL_CACHE has it, instead of one per test's
+# results directory: a model is keyed by its design digest, compiler and flags, so each test
+# still plays its own design's model, but a core that several tests (or runs) sweep is compiled
+# once. The tests of the cache itself name their own (tests/test_verify_compiled.py).
+os.environ.setdefault("AESDSE_MODEL_CACHE",
+                      os.path.join(os.path.expanduser("~"), ".cache", "aesdse", "models"))
 
 
 # --- the order of the run (pytest-xdist: ``--dist worksteal`` in pyproject.toml) -------------

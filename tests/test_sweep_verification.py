@@ -77,7 +77,19 @@ def test_each_row_records_how_it_was_verified(tmp_path, fake_tools, monkeypatch)
     assert script_to_json(script, playback) == script_file.read_text()   # the JSON round trip
 
 
+def test_compiled_models_go_to_the_named_model_cache_else_the_stage_caches(tmp_path,
+                                                                           monkeypatch):
+    from aesdse.engine.cache import StageCache
+    cache = StageCache(tmp_path / "results" / "cache")
+    monkeypatch.setenv("AESDSE_MODEL_CACHE", str(tmp_path / "shared"))
+    assert netlist_check.model_cache_dir(cache) == (tmp_path / "shared").resolve()
+    monkeypatch.delenv("AESDSE_MODEL_CACHE")
+    assert netlist_check.model_cache_dir(cache) == (tmp_path / "results" / "cache" /
+                                                    "models").resolve()
+
+
 def test_a_fallback_is_said_in_a_line_and_in_json(tmp_path, fake_tools, monkeypatch):
+    monkeypatch.delenv("AESDSE_MODEL_CACHE")     # a sweep's own: its results directory's
     real = point_mod.verify_component
 
     def fell_back(*args, **kwargs):

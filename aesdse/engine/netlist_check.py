@@ -23,8 +23,8 @@ gets no numbers. The script and the RTL's playback of it are made in the design 
 (:func:`rtl_script`, file :data:`SCRIPT_FILE`), so the netlist stage elaborates nothing; the
 stage itself is cached in the stage cache under ``netlist/``, keyed by the netlist digest,
 family, script digest, cell models, model options, compiler and Yosys (:func:`netlist_key`).
-Compiled models go in ``<stage cache>/models`` (:func:`model_cache_dir`), shared with the
-compiled backends of the verify stage.
+Compiled models go in ``<stage cache>/models``, or ``$AESDSE_MODEL_CACHE`` when it is set
+(:func:`model_cache_dir`), shared with the compiled backends of the verify stage.
 
 What the netlist stage plays, and with what
 --------------------------------------------
@@ -170,8 +170,13 @@ def netlist_options(backend: str) -> ModelOptions | VerilatorOptions:
 
 
 def model_cache_dir(cache: StageCache) -> Path:
-    """Where compiled simulation models are cached: ``models/`` in the stage cache."""
-    return cache.root.resolve() / "models"  # absolute: the compiler runs in another directory
+    """Where compiled simulation models are cached: ``$AESDSE_MODEL_CACHE`` when it is set (one
+    cache for every results directory of a user or machine: a model is keyed by its design
+    digest, compiler and flags, so sharing it never mixes two designs), else ``models/`` in
+    the stage cache."""
+    env = os.environ.get("AESDSE_MODEL_CACHE")
+    # absolute: the compiler runs in another directory
+    return Path(env).resolve() if env else cache.root.resolve() / "models"
 
 
 def verification_record(v) -> dict:
