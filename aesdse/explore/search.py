@@ -146,6 +146,7 @@ class Explorer:
         self.depths: dict = {}  # candidate -> logic depth of its synthesized netlist
         self.row_depths: dict = {}  # row key -> logic depth (the families' depth models)
         self.started = time.monotonic()
+        self._last_progress = None  # the progress line last printed
 
     # --- the study ------------------------------------------------------------------------
 
@@ -419,11 +420,14 @@ class Explorer:
             return
         r = self.result
         front = self._front()
-        self.echo(f"{self.plan.name}: {r.evaluated} evaluated, {r.pruned} pruned, {r.failed} "
-                  f"failed, front {len(front)}, hypervolume {self._hypervolume(front):.4g}, "
-                  f"P&R {r.pnr_runs}" + (f"/{self.settings.budget.pnr_runs}"
-                                         if self.settings.budget.pnr_runs else "")
-                  + (f" (+{r.seed_runs} seeds)" if r.seed_runs else ""))
+        line = (f"{self.plan.name}: {r.evaluated} evaluated, {r.pruned} pruned, {r.failed} "
+                f"failed, front {len(front)}, hypervolume {self._hypervolume(front):.4g}, "
+                f"P&R {r.pnr_runs}" + (f"/{self.settings.budget.pnr_runs}"
+                                       if self.settings.budget.pnr_runs else "")
+                + (f" (+{r.seed_runs} seeds)" if r.seed_runs else ""))
+        if line != self._last_progress:  # a synthesis alone changes nothing it shows
+            self._last_progress = line
+            self.echo(line)
 
     def _hypervolume(self, front) -> float:
         vectors = [objective_vector(row_values(r), self.settings)
