@@ -36,8 +36,7 @@ Schema (every key optional unless marked)::
                                       # amaranth.sim)
       backend: auto                   # auto (Verilator, else amaranth.sim), verilator, cxxrtl, amaranth
       netlist_blocks: 64              # blocks of the netlist stage's (shorter) checking script
-    explore:                          # the search of `aesdse explore` (aesdse.explore.settings);
-                                      # `aesdse sweep` ignores it
+    explore:                          # `aesdse explore`'s search (`aesdse sweep` ignores it)
 
 Errors are :class:`ExperimentError` and name the file, the line, the bad key or value and what
 is allowed, e.g. ``experiments/x.yaml:7: sbox: 'lutt' is not one of: lut``. Unknown keys are
@@ -178,8 +177,7 @@ class DesignPoint:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A validated experiment file and the design points it expands to; ``space``: an
-    exploration's space (no points: its rows are those stored under its name)."""
+    """A validated experiment file and its design points (``space``: an exploration's, none)."""
     name: str
     description: str
     path: str
@@ -554,8 +552,8 @@ def parse_experiment(text: str | bytes, path: str = "<string>") -> Experiment:
         doc = load(text)
         return _parse(doc, path)
     except YamlError as e:
-        hint = (" (this file's space is for `aesdse explore`)"
-                if isinstance(doc, dict) and "explore" in doc else "")
+        space = isinstance(doc, dict) and "explore" in doc
+        hint = " (this file's space is for `aesdse explore`)" if space else ""
         raise ExperimentError(f"{path}:{e.line}: {e.message}{hint}") from None
 
 
