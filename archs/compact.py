@@ -59,7 +59,7 @@ Size of the 8-bit core
 ----------------------
 Measured once (Yosys 0.70 ``synth_ecp5 -nowidelut``, nextpnr-ecp5 0.11, LFE5U-85F out of
 context, 2026-11-21), shared memory, ECB: ``composite`` S-boxes 614 LUT4 + 2 TRELLIS_DPR16X4
-RAMs (648 TRELLIS_COMB), 468 FF, 84 MHz; ``tower`` 576 LUT4 (610 TRELLIS_COMB). Where the LUTs
+RAMs (648 TRELLIS_COMB), 468 FF; ``tower`` 576 LUT4 (610 TRELLIS_COMB). Where the LUTs
 go (hierarchical synthesis, composite): S-boxes 2 x 72, key schedule 197 (128 of them reload the
 round-key window from the stored key for every block), MixColumns 58, and in the top level 194,
 of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the common
@@ -67,15 +67,16 @@ interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parall
 common interface (key and block); the published 8-bit cores have byte-wide ports.
 
 With ``port_width=8`` (module notes, "Byte-wide ports"; measured 2026-11-23, same flow, seed 1,
-``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF, 83.9 MHz; ``tower`` 348
-LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
+``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF; ``tower`` 348 LUT4; with
+wide-LUT muxes 571 and 641. Hierarchical synthesis
 (``bench/compact_breakdown.py``, composite): key schedule 193 -> 64 LUT4 (the 128-bit reload
 path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
 74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
 
 With ``mixcolumns="serial"`` and ``key_sbox="shared"`` (module notes below; measured
-2026-11-24, same flow, median of seeds 1-3, ``experiments/compact_ram.yaml``): ``tower`` 250
-LUT4, 392 FF, 79.9 MHz; ``rm_combined`` 234 LUT4, 392 FF, 81.6 MHz; 220 cycles per block.
+2026-11-24, same flow, ``experiments/compact_ram.yaml``): ``tower`` 250 LUT4, 392 FF;
+``rm_combined`` 234 LUT4, 392 FF; 220 cycles per block. (The clock frequencies of these points
+are in ``docs/records.md``.)
 
 Byte-wide ports
 ---------------

@@ -265,8 +265,8 @@ class Multimode(wiring.Component):
     key_sizes : str or int
         ``"all"``: 128-, 192- and 256-bit keys at run time (003 section IV: the key expander's
         3-in-1 schedule, a key-size field in the key payload); ``128``: AES-128 only, as many
-        deployed cores are. The expander then has no key-size decode: its step for three key
-        sizes was the core's worst path on ECP5 (``experiments/multimode_fast.yaml``).
+        deployed cores are. The expander then has no key-size decode, which is the deepest
+        logic of its step for three key sizes.
     streams : int
         1: one round per cycle (the netlist of the core before this parameter existed); 2: the
         two-stage datapath of 003 section III.C with two interleaved streams (module
