@@ -59,7 +59,7 @@ Size of the 8-bit core
 ----------------------
 Measured once (Yosys 0.70 ``synth_ecp5 -nowidelut``, nextpnr-ecp5 0.11, LFE5U-85F out of
 context, 2026-11-21), shared memory, ECB: ``composite`` S-boxes 614 LUT4 + 2 TRELLIS_DPR16X4
-RAMs (648 TRELLIS_COMB), 468 FF, 84 MHz; ``tower`` 576 LUT4 (610 TRELLIS_COMB). Where the LUTs
+RAMs (648 TRELLIS_COMB), 468 FF; ``tower`` 576 LUT4 (610 TRELLIS_COMB). Where the LUTs
 go (hierarchical synthesis, composite): S-boxes 2 x 72, key schedule 197 (128 of them reload the
 round-key window from the stored key for every block), MixColumns 58, and in the top level 194,
 of which 104 are the 16:1 byte multiplexer that takes the 128-bit block from the common
@@ -67,15 +67,16 @@ interface one byte per cycle. So about 230 LUT4 serialise the two 128-bit parall
 common interface (key and block); the published 8-bit cores have byte-wide ports.
 
 With ``port_width=8`` (module notes, "Byte-wide ports"; measured 2026-11-23, same flow, seed 1,
-``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF, 83.9 MHz; ``tower`` 348
-LUT4, 83.4 MHz; with wide-LUT muxes 571 and 641. Hierarchical synthesis
+``experiments/compact_port8.yaml``): ``composite`` 363 LUT4, 324 FF; ``tower`` 348 LUT4; with
+wide-LUT muxes 571 and 641. Hierarchical synthesis
 (``bench/compact_breakdown.py``, composite): key schedule 193 -> 64 LUT4 (the 128-bit reload
 path is gone), top level 195 -> 79 (no 16:1 input multiplexer, no output register), S-boxes
 74 + 74 and MixColumns 58 unchanged: the two S-boxes are now 42% of the core.
 
 With ``mixcolumns="serial"`` and ``key_sbox="shared"`` (module notes below; measured
-2026-11-24, same flow, median of seeds 1-3, ``experiments/compact_ram.yaml``): ``tower`` 250
-LUT4, 392 FF, 79.9 MHz; ``rm_combined`` 234 LUT4, 392 FF, 81.6 MHz; 220 cycles per block.
+2026-11-24, same flow, ``experiments/compact_ram.yaml``): ``tower`` 250 LUT4, 392 FF;
+``rm_combined`` 234 LUT4, 392 FF; 220 cycles per block. (The clock frequencies of these points
+are in ``docs/records.md``.)
 
 Byte-wide ports
 ---------------
@@ -91,7 +92,7 @@ removes, and how:
   register); while a result byte is offered and not taken, every register and the state memory
   of the core hold (one clock enable for the whole core, :class:`amaranth.hdl.EnableInserter`),
   so the byte stays on the port and nothing in flight is lost.
-* **The key reload.** :class:`archs.prims.keyexpander.ByteKeySchedule` takes the key bytes
+* **The key reload.** :class:`archs.prims.bytekeyschedule.ByteKeySchedule` takes the key bytes
   into its window and a rotating copy, and refills the window with the key while round 10 is
   consumed, so no block reloads 128 bits in parallel. It steps with every write-back, so it is
   at round key 0 whenever no key is half loaded (a block waits for a key being loaded).
@@ -115,8 +116,9 @@ about eleven; 32 more flip-flops.
 One S-box
 ---------
 ``key_sbox="shared"`` (byte-wide ports) lets the byte-serial key schedule use the datapath's
-S-box (:class:`PrefetchByteKeySchedule`). The schedule needs four lookups per round key
-(SubWord of RotWord of its last word), and the datapath's S-box is busy in 160 of the 176
+S-box (:class:`archs.prims.bytekeyschedule.ByteKeySchedule` with ``prefetch``). The schedule
+needs four lookups per round key (SubWord of RotWord of its last word), and the datapath's
+S-box is busy in 160 of the 176
 cycles of a block, so at least 200 cycles per block are needed. The sequencer waits
 :data:`KEY_LOOKUP_GAP` = 4 cycles before every round-step (220 cycles per block). While it
 waits, the write-back stage still writes the last three bytes of the previous round-step, and
@@ -183,20 +185,20 @@ from types import SimpleNamespace
 
 from amaranth.hdl import Cat, Const, EnableInserter, Fragment, Module, Mux, Shape, Signal
 from amaranth.lib import memory, wiring
-from amaranth.lib.wiring import In, Out
 
 from .estream import EStreamAdapter  # the CTR core's eSTREAM interface (see the note below)
 from .interface import AESSignature, bytes_value, value_bytes
 from .params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
-from .prims.keyexpander import ByteKeySchedule, KeyExpander
-from .prims.gf import RCON, xtime_value
+from .prims.bytekeyschedule import ByteKeySchedule
+from .prims.keyexpander import KeyExpander
+from .prims.gf import xtime_value
 from .prims.keyschedule import ROUNDS
 from .prims.mixcolumns import MixColumn
 from .prims.sbox import check_device_family, make_sbox, sbox_latency
 from .prims.shiftrows import shift_rows_source
 
 __all__ = ["Compact", "EStreamAdapter", "WIDTHS", "MODES", "PORT_WIDTHS", "MIXCOLUMNS",
-           "KEY_SBOXES", "KEY_LOOKUP_GAP", "PrefetchByteKeySchedule", "schedule"]
+           "KEY_SBOXES", "KEY_LOOKUP_GAP", "schedule"]
 
 #: Datapath widths in bits.
 WIDTHS = (8, 32, 64)
@@ -554,7 +556,7 @@ class Compact(wiring.Component):
         """
         if self.key_sbox == "shared":
             # The datapath's S-box serves the lookups too (_build_round_datapath).
-            m.submodules.key_schedule = kx = PrefetchByteKeySchedule()
+            m.submodules.key_schedule = kx = ByteKeySchedule(prefetch=True)
         else:
             m.submodules.key_schedule = kx = ByteKeySchedule()
             m.submodules.key_sbox0 = sb = make_sbox(self.sbox, stages=self.sbox_stages,
@@ -949,76 +951,3 @@ class Compact(wiring.Component):
             with m.If(ws == steps - 1):
                 m.d.sync += out_valid.eq(1)
         m.d.comb += [self.o.valid.eq(out_valid), self.o.payload.data.eq(out_data)]
-
-
-class PrefetchByteKeySchedule(wiring.Component):
-    """:class:`archs.prims.keyexpander.ByteKeySchedule` with its SubWord looked up ahead, so
-    the key schedule can share the datapath's S-box (module notes, "One S-box").
-
-    The walk, the key loading and the refill are those of ``ByteKeySchedule`` (same members
-    ``key``, ``load``, ``next``, ``round_key``, ``round``, ``index``). The difference is when
-    the S-box is used: not while bytes 0-3 of a round key are consumed, but while the round key
-    is completed: each of the bytes 12-15 is substituted in the cycle after it entered the
-    window, from the window's newest byte (so the S-box input and ``lookup`` are registers).
-    The four results wait in a four-byte shift register; consuming bytes 0-3 of the round key
-    reads its byte 1 and rotates it, which gives the order S(13), S(14), S(15), S(12) of
-    SubWord(RotWord) (FIPS-197 section 5.2).
-
-    Members
-    -------
-    sbox_i : Out(8)
-        The byte to substitute while ``lookup`` is high.
-    sbox_o : In(8)
-        S(``sbox_i``), combinationally.
-    lookup : Out(1)
-        The schedule uses the S-box in this cycle: the owner must hand it over. It is high in
-        the cycle after a byte 12-15 entered the window (``load`` or ``next`` at ``index``
-        12-15); the owner schedules these cycles where its own S-box use pauses.
-    """
-
-    def __init__(self):
-        super().__init__({
-            "key": In(8), "load": In(1), "next": In(1),
-            "round_key": Out(8), "round": Out(range(_ROUNDS + 1)), "index": Out(4),
-            "sbox_i": Out(8), "sbox_o": In(8), "lookup": Out(1),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        win = Signal(128)        # byte x at bits 8x..8x+7; byte 0 is round_key
-        store = Signal(128)      # the cipher key, rotating while round 10 is consumed
-        subword = Signal(32)     # S(12), S(13), S(14), S(15) from byte 0 up, then rotating
-
-        def byte(value, x):
-            return value[8 * x:8 * x + 8]
-
-        rcon = Signal(8)
-        with m.Switch(self.round):
-            for r in range(_ROUNDS):
-                with m.Case(r):
-                    m.d.comb += rcon.eq(RCON[r])
-        p = self.index
-        shift = self.load | self.next
-        temp = Mux(p[2:4] == 0, byte(subword, 1) ^ Mux(p == 0, rcon, 0), byte(win, 12))
-        refill = self.next & (self.round == _ROUNDS)
-        fill = Mux(self.load, self.key, byte(store, 0))
-        new = Mux(self.load | refill, fill, byte(win, 0) ^ temp)
-        # A byte 12-15 is looked up in the cycle after it entered the window, from the newest
-        # window byte: the S-box input and its select are registers.
-        m.d.sync += self.lookup.eq(shift & (p[2:4] == 3))
-        m.d.comb += [self.round_key.eq(byte(win, 0)), self.sbox_i.eq(byte(win, 15))]
-        # Lookups shift the results in; consuming bytes 0-3 reads byte 1 and rotates, so the
-        # order S(13), S(14), S(15), S(12) of FIPS-197's RotWord comes out.
-        with m.If(self.lookup):
-            m.d.sync += subword.eq(Cat(subword[8:], self.sbox_o))
-        with m.Elif(self.next & (p[2:4] == 0)):
-            m.d.sync += subword.eq(Cat(subword[8:], subword[:8]))
-        with m.If(shift):
-            m.d.sync += [win.eq(Cat(win[8:], new)), p.eq(p + 1)]
-        with m.If(self.load | refill):
-            m.d.sync += store.eq(Cat(store[8:], fill))
-        with m.If(self.load):
-            m.d.sync += self.round.eq(0)
-        with m.Elif(self.next & (p == 15)):
-            m.d.sync += self.round.eq(Mux(self.round == _ROUNDS, 0, self.round + 1))
-        return m

@@ -48,8 +48,8 @@ PARALLEL_LANES = (1, 2, 3)
 #: logic on identical inputs, and Yosys merges them (opt_merge): "shared" is that, one key
 #: pipeline for all lanes (two fully pipelined lanes: about 5,000 LUT4 and 11,000 flip-flops
 #: fewer), placed between them; "per_lane" keeps one per lane (their key registers differ in
-#: their reset), which routes two such lanes at 205.8 MHz where shared placed at an estimated
-#: 101 MHz (experiments/one_chip.yaml).
+#: their reset), so each lane's key pipeline stays beside the lane instead of one between
+#: them that every lane must reach.
 LANE_KEYS = ("shared", "per_lane")
 
 #: The ``lane_keys`` parameter of a family with lanes and round keys on the fly.
@@ -65,8 +65,7 @@ LANE_KEYS_PARAM = Param("lane_keys", LANE_KEYS, "shared",
 #: lane); "own_valid", on the lane's own valid flag and the port's ready alone. The lanes run in
 #: lock step (see :class:`ParallelLanes`), so both hand out the same results in the same cycles;
 #: own_valid keeps the AND, a net across the chip with three lanes, out of each lane's
-#: hand-out logic (its output buffer's read pointer and credit counter), where it limited three
-#: lanes (experiments/one_chip.yaml).
+#: hand-out logic (its output buffer's read pointer and credit counter).
 LANE_HAND_OUT = ("all_valid", "own_valid")
 
 #: The ``lane_hand_out`` parameter of a family with parallel lanes.

@@ -118,14 +118,14 @@ which covers the round loop (block-RAM output -> XOR network -> next read addres
 ``bram`` period). The cross-domain paths must fit in one ``bram`` period too: read the "Max delay"
 lines of nextpnr's log (``experiments/tbox.yaml`` records them with the measured rows).
 
-Measured on LFE5U-85F-8 out of context (numbers in ``experiments/tbox.yaml``): Yosys infers 16 / 8
-DP16KD at pumping 1 / 2 for the 128-bit core and 8 / 4 for the 64-bit one. An inferred DP16KD
-read costs about 4.3 ns clock-to-output (Yosys leaves the output register off), so the one-cycle
-round loop runs at about 100 MHz, on the system clock or on the ``bram`` clock: double-pumped,
-the system clock is about 50 MHz, and on ECP5 double pumping halves both the block RAMs and the
-throughput. Using the output register would take two cycles per round, i.e. two blocks
-interleaved to keep 10 cycles per block, as 001 does ("it takes 20 clock cycles to process two
-128-bit data block of AES in pipelined", section 4).
+Yosys infers 16 / 8 DP16KD at pumping 1 / 2 for the 128-bit core and 8 / 4 for the 64-bit
+one. An inferred DP16KD read has the block RAM's slow clock-to-output (Yosys leaves the output
+register off), so the one-cycle round loop is that read plus the XOR network, on the system
+clock or on the ``bram`` clock: double-pumped, the system clock is half the ``bram`` clock, and
+on ECP5 double pumping halves both the block RAMs and the throughput. Using the output register
+would take two cycles per round, i.e. two blocks interleaved to keep 10 cycles per block, as 001
+does ("it takes 20 clock cycles to process two 128-bit data block of AES in pipelined", section
+4). The measured frequencies are in ``docs/records.md``.
 """
 
 from types import SimpleNamespace
@@ -272,7 +272,7 @@ class TBox(wiring.Component):
                                               entry=self.tbox_entry)
         # The decryption keys one cycle late through a register when the round loop is
         # pipelined (interleaved blocks): the expander's output through InvMixColumns into the
-        # LUT RAM was the critical path (188.8 MHz at three slots).
+        # LUT RAM is otherwise the longest path of the pipelined loop.
         m.submodules.round_keys = keys = RoundKeyStore(
             128, storage="memory", read="comb", inverse_keys=True,
             inverse_write_register=self.interleaved_blocks > 1, sbox_latency=bank.latency,
@@ -321,7 +321,7 @@ class TBox(wiring.Component):
         words = bank.data
         if k == 4:
             # The table words into fabric registers first: the route from the block RAMs to
-            # the XOR network (about 2.2 ns of the 6.6 ns loop at two slots) gets a cycle.
+            # the XOR network (a third of the loop's cycle at two slots) gets a cycle.
             words = [Signal(32, name=f"table_word{n}") for n in range(self.lookups)]
             m.d.sync += [w.eq(d) for w, d in zip(words, bank.data)]
         step_value = self._build_xor_network(words, step_key)

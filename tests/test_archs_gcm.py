@@ -273,7 +273,7 @@ def test_refuses_a_cipher_with_block_fields_and_bad_ghash_parameters():
 
 def test_inc32_wraps_in_32_bits():
     """inc32 (SP 800-38D section 6.2) leaves the leftmost 96 bits alone when the counter wraps,
-    unlike the mod 2^128 increment of CTR in archs/multimode.py."""
+    unlike the mod 2^128 increment of CTR in archs/multimode/."""
     from amaranth.hdl import Const
     from amaranth.sim import Simulator
     from archs.gcm import inc32

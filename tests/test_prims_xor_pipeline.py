@@ -16,7 +16,8 @@ from archs.prims import gf
 from archs.prims.composite import COMPOSITE
 from archs.prims.mixcolumns import mix_column
 from archs.prims.xor_pipeline import matrix_rows, xor_pipeline, xor_plan, xor_plan_value
-from archs.unrolled import _last_round_plan, _round_plan
+from archs.unrolled.linear_layer import last_round_plan as _last_round_plan
+from archs.unrolled.linear_layer import round_plan as _round_plan
 
 
 def _rows_value(rows, consts, bits):

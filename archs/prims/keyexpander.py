@@ -8,9 +8,10 @@
     generation for 128/192/256-bit keys. :class:`archs.prims.roundkeys.RoundKeyStore` stores its
     round keys once per key.
 :class:`ByteKeySchedule`
-    The AES-128 byte-serial schedule of an 8-bit core with a byte-wide key stream: it walks the
-    round keys 0..10 in a cycle and refills its window with the cipher key during the last
-    round, from a rotating copy, so a block never reloads 128 bits in parallel.
+    The AES-128 byte-serial schedule of an 8-bit core with a byte-wide key stream
+    (:mod:`archs.prims.bytekeyschedule`, re-exported here): it walks the round keys 0..10 in a
+    cycle and refills its window with the cipher key during the last round, from a rotating
+    copy, so a block never reloads 128 bits in parallel.
 
 The S-boxes of the key schedule are not created inside a component unless asked for
 (``sbox="lut"`` etc.): by default they are narrow ``sbox_i`` / ``sbox_o`` ports, so an architecture
@@ -33,6 +34,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import exact_log2
 
 from . import gf
+from .bytekeyschedule import ByteKeySchedule
 from .keyschedule import ROUNDS, key_step_plan, word_kind
 
 __all__ = [
@@ -895,92 +897,3 @@ class KeyExpander(wiring.Component):
                 continue
             with m.If((self.key_bits == key_bits) if by_port else (walk.size == index)):
                 write(self._geo[key_bits])
-
-
-# --- Byte-serial AES-128 schedule with a byte-wide key stream --------------------------------
-
-
-class ByteKeySchedule(wiring.Component):
-    """Byte-serial AES-128 key schedule that cycles through round keys 0..10 without a reload.
-
-    For an 8-bit core whose key arrives as a byte stream (:class:`archs.compact.Compact` with
-    ``port_width=8``). Like :class:`KeyExpander` at width 8 it keeps a window of the last 16
-    bytes of the expansion as a shift register (seed 000 section II.D) and presents its oldest
-    byte; but the cipher key is shifted in byte by byte, and while the last round key (round
-    10) is consumed the bytes entering the window are the cipher key again, taken from a
-    rotating 16-byte copy instead of the schedule's (unused) round key 11. After byte 15 of
-    round 10 the window holds round key 0: the next block starts at once, and no 128-bit path
-    from a stored key into the window exists (with a parallel key port that reload path is
-    about one LUT4 per window bit: 128 of the 197 LUT4 measured for the 8-bit
-    :class:`KeyExpander` in :mod:`archs.compact`).
-
-    Members
-    -------
-    key : In(8)
-        A key byte, taken with ``load``; byte 0 of the key first.
-    load : In(1)
-        Shift ``key`` in. Sixteen loads make a key; the walk then stands at round key 0, byte 0.
-        Only while the walk is at round 0, byte 0 (between blocks); ``next`` must be low.
-    next : In(1)
-        The consumer takes ``round_key``; the next byte follows in the next cycle.
-    round_key : Out(8)
-        Byte ``index`` of round key ``round``.
-    round : Out(range(11))
-        Round of ``round_key`` (0..10, then 0 again).
-    index : Out(4)
-        Byte of ``round_key`` within its round key (0..15); also counts the bytes of a key
-        being loaded.
-    sbox_i : Out(8)
-        The byte the step needs substituted (a function of the registers only).
-    sbox_o : In(8)
-        S(``sbox_i``), combinationally (an S-box of latency 0).
-
-    Implementation notes
-    --------------------
-    Consuming byte ``p`` of round key ``r`` shifts the window down by a byte and appends byte
-    ``p`` of round key ``r + 1``: ``w[0] ^ S(w[13]) ^ Rcon`` for ``p = 0``, ``w[0] ^ S(w[13])``
-    for ``p = 1, 2``, ``w[0] ^ S(w[9])`` for ``p = 3`` (the RotWord of FIPS-197 section 5.2,
-    after the shifts of the same word) and ``w[0] ^ w[12]`` for ``p >= 4`` (``w`` the window,
-    ``w[0]`` the consumed byte).
-    """
-
-    def __init__(self):
-        super().__init__({
-            "key": In(8), "load": In(1), "next": In(1),
-            "round_key": Out(8), "round": Out(range(ROUNDS[128] + 1)), "index": Out(4),
-            "sbox_i": Out(8), "sbox_o": In(8),
-        })
-
-    def elaborate(self, platform):
-        m = Module()
-        last = ROUNDS[128]
-        win = Signal(128)       # byte x at bits 8x..8x+7; byte 0 is round_key
-        store = Signal(128)     # the cipher key, rotating while round 10 is consumed
-
-        def byte(value, x):
-            return value[8 * x:8 * x + 8]
-
-        # Round constant of the current round (FIPS-197 section 5.2, Rcon[r + 1]).
-        rcon = Signal(8)
-        with m.Switch(self.round):
-            for r in range(last):
-                with m.Case(r):
-                    m.d.comb += rcon.eq(gf.RCON[r])
-        p = self.index
-        m.d.comb += [
-            self.round_key.eq(byte(win, 0)),
-            self.sbox_i.eq(Mux(p[0:2] == 3, byte(win, 9), byte(win, 13))),
-        ]
-        temp = Mux(p[2:4] == 0, self.sbox_o ^ Mux(p == 0, rcon, 0), byte(win, 12))
-        refill = self.next & (self.round == last)
-        fill = Mux(self.load, self.key, byte(store, 0))
-        new = Mux(self.load | refill, fill, byte(win, 0) ^ temp)
-        with m.If(self.load | self.next):
-            m.d.sync += [win.eq(Cat(win[8:], new)), p.eq(p + 1)]
-        with m.If(self.load | refill):
-            m.d.sync += store.eq(Cat(store[8:], fill))
-        with m.If(self.load):
-            m.d.sync += self.round.eq(0)
-        with m.Elif(self.next & (p == 15)):
-            m.d.sync += self.round.eq(Mux(self.round == last, 0, self.round + 1))
-        return m

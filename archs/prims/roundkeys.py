@@ -65,8 +65,8 @@ class RoundKeyStore(wiring.Component):
     inverse_write_register : bool
         With ``inverse_keys``: the InvMixColumns result goes through a register before it is
         written (a cycle later), so the path from the expander through InvMixColumns into LUT RAM
-        is cut (it limited :class:`archs.tbox.TBox` with interleaved blocks to 188.8 MHz at three
-        slots). The last inverse key (address 0, ``w[10]``) is then written a cycle after
+        is cut (in :class:`archs.tbox.TBox` with interleaved blocks it is otherwise the
+        longest). The last inverse key (address 0, ``w[10]``) is then written a cycle after
         ``ready`` rises: a reader that starts with :attr:`first_inverse_key` never reads it.
     sbox, sbox_stages, sbox_latency, device_family
         The S-boxes of the expander, as for :class:`archs.prims.keyexpander.KeyExpander`.
@@ -240,30 +240,27 @@ class RoundKeyChain(wiring.Component):
     :class:`RoundKeyStore` with ``storage="registers"`` writes every round key register straight
     from its expander, through a decoder of the expander's position; in a fully pipelined core
     those registers sit beside their round units all over the chip, so that decoder drives
-    1,408 clock enables and one group drives 11 far registers (166-176 MHz on ECP5-85F, the
-    critical path of every seed), and the general expander's own control (step enable of
-    fanout 143 after four LUT4) was the next limit (141-147 MHz). Here every clock enable is a
+    1,408 clock enables and one group drives 11 far registers, and the general expander's own
+    control is a step enable of fanout 143 after four LUT4. Here every clock enable is a
     flip-flop:
 
     * The walk has a fixed period of ``2 + sbox_latency`` cycles, counted by a one-hot ring, so
       its step enable is a flip-flop of the ring; a ``load`` moves the ring to that bit and the
       step takes the key instead of the next window, so the step enable is the walk's only
-      clock enable (with ``load`` beside it: 217-233 MHz, ring bit -> LUT4 -> clock enable).
+      clock enable (with ``load`` beside it: ring bit -> LUT4 -> clock enable).
       The window holds ``Nk`` words (:func:`archs.prims.keyexpander.key_step` computes the
       next one, the step that the on-the-fly units of :class:`archs.unrolled.Unrolled` make,
       with four S-boxes of its own) and takes it from a register, a cycle after the S-boxes'
       outputs arrived, and the round constant from a register too: the window's input is a
       two-way multiplexer (key or next window), where the step's XORs and the round-constant
-      decode would add three LUT4 levels (211 MHz).
+      decode would add three LUT4 levels.
     * Each round key enters stage 0 of the chain with a one-hot tag of its register, in the
       first cycle of its window; every stage passes value and tag on to the next each cycle,
       and register ``n`` loads from stage ``n`` when the tag says so: its clock enable is a
       flip-flop of its own stage, its data a neighbour's output.
 
-    In the fully pipelined core (experiments/pipelined_precomputed.yaml) the walk is then off
-    the critical path (224.7-263.1 MHz; the key handshake and lean control's counters limit
-    it). A walk without any clock enable (the window going round a loop of pipeline
-    registers) measured worse, 185-191 MHz.
+    A walk without any clock enable (the window going round a loop of pipeline registers) is
+    the alternative; it measured slower.
 
     Parameters
     ----------
@@ -333,9 +330,8 @@ class RoundKeyChain(wiring.Component):
         constants = {r: (key_step_plan(self.key_bits, r) or (0, 0, 0))[2] for r in steps}
         rcon = Signal(8, name="rcon")
         rcon_after = Signal(8, name="rcon_after")
-        # (Decoded from next_step itself, the cases one lower: `next_step + 1` put a carry
-        # chain of 2-3 CCU2C before the decode, the worst path of the fully pipelined core at
-        # 253-259 MHz, experiments/pipelined_precomputed.yaml.)
+        # (Decoded from next_step itself, the cases one lower: `next_step + 1` would put a
+        # carry chain of 2-3 CCU2C before the decode.)
         with m.Switch(next_step):
             for r, value in constants.items():
                 with m.Case(r - 1):

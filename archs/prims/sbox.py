@@ -70,8 +70,8 @@ LUT4 levels: 0: none; 1: {4}; 2: {3, 5}; 3: {2, 4, 5} (the three-stage S-box of 
 output register that 002 Fig. 1 places before ShiftRows/MixColumns); 7: {1, 2m, 3, 4, 5m, 5, 6}.
 
 Every output bit of the GF(2^4) multiplier stages (cut 1 to 2, and 4 to 5) depends on 8 register
-bits, two LUT4 levels at least and three as ``synth_ecp5 -nowidelut`` maps the first one (the
-critical path of the fully pipelined record, experiments/pipelined_fast.yaml). The seven-stage
+bits, two LUT4 levels at least and three as ``synth_ecp5 -nowidelut`` maps the first one, the
+deepest stage of the six-stage S-box. The seven-stage
 S-box cuts both in the middle (:class:`archs.prims.composite.BilinearBlocks`): a block of two
 bits of each operand is one LUT4 per output bit, and the XOR of four blocks one LUT4, so every
 stage but the input and output maps (XORs of up to 8 bits: two levels) is one LUT4 level.
@@ -121,11 +121,7 @@ linear map plus one product; the output as a sum of ``e_m`` times linear forms) 
 larger (82..90 LUT4), so Canright's tower field, not the GF((2^4)^2) polynomial basis, is the
 one that reaches the 64 LUT4 goal.
 
-Standalone with registered input and output (:mod:`archs.sbox_standalone`), nextpnr-ecp5 0.11,
-LFE5U-85F speed 8, out of context, one seed, ``--freq 200``: ``composite`` 147 MHz with 0
-stages, 310 MHz with 3, 408 MHz with 6 (75 and 73 LUT4, 50 and 78 FF); ``tower`` 150 MHz with 0;
-``lut`` 201 MHz (317 LUT4); ``bram`` (DP16KD with output register) 706 MHz, above what the block
-RAM can do (nextpnr does not enforce the data-sheet limit, docs/toolchain.md).
+Each family alone, with registered input and output, is :mod:`archs.sbox_standalone`.
 """
 
 from amaranth.hdl import Cat, Module, Mux, Signal
