@@ -256,9 +256,7 @@ def test_kill_9_resumes_without_running_a_finished_point_again(tmp_path, world):
     with Store(db, readonly=True) as store:
         before = {r.key: r for r in store.rows()}
     runs_before = len(world())
-    # Resumed as a user resumes it: the same command again, in a process of its own (resumed
-    # inside this test process, after the other tests of a full run, the search lost two of
-    # the killed run's rows from its front; isolated, it did not).
+    # Resumed as a user resumes it: the same command again, in a process of its own.
     env.pop("FAKE_TOOL_SLEEP")
     resumed = subprocess.run([sys.executable, "-m", "aesdse", "explore", str(exp), "--db",
                               str(db), "--results-dir", str(tmp_path / "results"), "-j", "1",
