@@ -14,6 +14,7 @@ import json
 import statistics
 from dataclasses import dataclass, replace
 
+from ..spec.flow_options import FLOW_OPTIONS
 from ..store.database import Row
 from . import stats
 from .cells import show_value
@@ -22,10 +23,10 @@ from .kinds import FMAX_STATS
 __all__ = ["RUN_FLOW_KEYS", "TableLine", "aggregate", "scaled", "row_order", "varying_params"]
 
 
-#: Flow options that are not design-space axes (they never make two designs differ).
-#: Flow keys that differ from run to run of one design (seed, target frequency, tool time
-#: limits): never shown as varying parameters.
-RUN_FLOW_KEYS = ("seed", "freq_mhz", "synth_timeout_s", "pnr_timeout_s")
+#: Flow keys that differ from run to run of one design, not design-space axes: those passed
+#: at every value (seed, target frequency) and those that measure nothing (the tools' time
+#: limits). Never shown as varying parameters.
+RUN_FLOW_KEYS = tuple(o.name for o in FLOW_OPTIONS if o.always_passed or not o.measured)
 
 
 @dataclass(frozen=True)
