@@ -320,3 +320,46 @@ def test_reference_rows_warm_start_the_search_and_are_not_run(tmp_path, world):
     assert {design_of(dict(s.first.params)) for s in result.front} == FRONT
     # Only the three designs the reference lacks were placed and routed.
     assert len(world()) - runs == 3
+
+
+def test_a_candidate_another_sweep_has_claimed_is_not_run_twice(tmp_path, world):
+    # Another live sweep on the database (a process holding the claims) runs every design's
+    # seed 1: the explore waits for it instead of running them too. That sweep then dies
+    # without storing a row: its claims are dead, and the explore runs each design itself,
+    # once.
+    import socket
+    import threading
+    plan = plan_of(budget=6, seeds=1)
+    versions = tool_versions()
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    owner = f"{holder.pid}@{socket.gethostname()}"
+    with Store(tmp_path / "db.sqlite") as store:
+        for candidate in SearchSpace(plan.space).valid_points("sbox"):
+            assert store.claim(plan.point("sbox", candidate.params, 1).key(versions), owner)
+    log = tmp_path / "tools.log"
+
+    def let_go():
+        # once the explore is under way (its synthesis-first runs), and a second more
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (log.exists() and log.read_text()):
+            time.sleep(0.05)
+        time.sleep(1.0)
+        with log.open("a") as f:
+            f.write("holder gone\n")
+        holder.kill()
+        holder.wait()
+    thread = threading.Thread(target=let_go)
+    thread.start()
+    try:
+        with Store(tmp_path / "db.sqlite") as store:
+            result = explore(plan, store, tmp_path / "results")
+    finally:
+        thread.join()
+        if holder.poll() is None:
+            holder.kill()
+    assert {design_of(dict(s.first.params)) for s in result.front} == FRONT
+    lines = log.read_text().splitlines()
+    routed = [line for line in lines if line.startswith("nextpnr")]
+    # Nothing placed and routed while the other sweep held the claims; after, each once.
+    assert lines.index("holder gone") < lines.index(routed[0])
+    assert len(routed) == len(set(routed)) == result.pnr_runs == 6

@@ -24,7 +24,12 @@ class EngineEvaluator:
     """Candidates run by the sweep's executors (:mod:`aesdse.engine.executors`): a free worker
     takes the next candidate at once. A whole point's row is stored by the sweep's recorder
     (:class:`aesdse.engine.sweep.SweepRecorder`: claimed, stored once, its artifacts kept), so
-    ``report``, ``plot`` and ``db compare`` read it like any other.
+    ``report``, ``plot`` and ``db compare`` read it like any other. A candidate that another
+    live sweep or explore on the same database has claimed is not run twice: its row is taken
+    when it is stored, and the candidate is run here only if that claim dies without a row (as
+    :class:`aesdse.engine.sweep.SweepScheduler` does). This explore's own claims are renewed
+    every :data:`aesdse.engine.sweep.CLAIM_RENEW_S` seconds, so other hosts do not take them
+    for abandoned.
 
     Parameters
     ----------
@@ -67,6 +72,8 @@ class EngineEvaluator:
                                       versions=self.versions, results_dir=self.results_dir)
         self.pending: dict = {}
         self.ready: deque = deque()
+        self.elsewhere: dict = {}  # key -> (candidate, seed, point): claimed by another sweep
+        self.renewed = time.monotonic()
 
     @property
     def slots(self) -> int:
@@ -74,7 +81,7 @@ class EngineEvaluator:
 
     @property
     def in_flight(self) -> int:
-        return len(self.pending) + len(self.ready)
+        return len(self.pending) + len(self.ready) + len(self.elsewhere)
 
     def key(self, candidate: Candidate, seed: int) -> str:
         return self.plan.point(candidate.arch, candidate.params, seed).key(self.versions)
@@ -114,13 +121,42 @@ class EngineEvaluator:
             if stored is not None:  # stored meanwhile (another sweep, or before a kill)
                 self.ready.append((candidate, seed, stage, stored))
                 return
-            self.store.claim(key, self.recorder.owner)
+            if not self.store.claim(key, self.recorder.owner):
+                self.elsewhere[key] = (candidate, seed, point)
+                return
+        self._run(tag, candidate, seed, stage, point)
+
+    def _run(self, tag, candidate, seed, stage, point) -> None:
         self.pending[tag] = (candidate, seed, stage)
         self.ex.submit(tag, point, self.plan.name, self.versions, stage=stage)
 
+    def _look_elsewhere(self) -> None:
+        """Candidates another sweep runs: its row once stored; if its claim is gone without a
+        row (that sweep died), the candidate is claimed and run here."""
+        from ..engine.sweep import CLAIM_RENEW_S
+        if time.monotonic() - self.renewed > CLAIM_RENEW_S:
+            self.store.renew_claims(self.recorder.owner)
+            self.renewed = time.monotonic()
+        if not self.elsewhere:
+            return
+        others = self.store.claimed_by_others(self.elsewhere, self.recorder.owner)
+        for key in [k for k in self.elsewhere if k not in others]:
+            candidate, seed, point = self.elsewhere.pop(key)
+            stored = self.store.get(key)
+            if stored is not None:
+                self.recorder.take_stored(stored)
+                self.ready.append((candidate, seed, "point", stored))
+            elif self.store.claim(key, self.recorder.owner):
+                self._run(key, candidate, seed, "point", point)
+            else:  # claimed again meanwhile
+                self.elsewhere[key] = (candidate, seed, point)
+
     def poll(self, timeout: float) -> list:
+        self._look_elsewhere()
         out = list(self.ready)
         self.ready.clear()
+        if not out and self.elsewhere and not self.pending:
+            timeout = min(timeout, 0.5)   # only waiting for other sweeps: look again soon
         for tag, result in self.ex.poll(0.0 if out else timeout):
             candidate, seed, stage = self.pending.pop(tag)
             if stage == "point":
