@@ -363,3 +363,25 @@ def test_a_candidate_another_sweep_has_claimed_is_not_run_twice(tmp_path, world)
     # Nothing placed and routed while the other sweep held the claims; after, each once.
     assert lines.index("holder gone") < lines.index(routed[0])
     assert len(routed) == len(set(routed)) == result.pnr_runs == 6
+
+
+def test_the_wall_time_budget_interrupts_a_running_candidate(tmp_path, world, monkeypatch):
+    # Each place and route takes 30 s; the budget is 3 s of wall time. The explore stops the
+    # running candidate at the budget instead of waiting for it, stores nothing of it (a
+    # resumed explore runs it again) and says so.
+    monkeypatch.setenv("FAKE_TOOL_SLEEP", "30")
+    text = SPACE.format(budget=6, seeds=1).replace("budget: {pnr_runs: 6}",
+                                                   "budget: {wall_s: 3}")
+    plan = parse_plan(text, "sboxes.yaml")
+    started = time.monotonic()
+    with Store(tmp_path / "db.sqlite") as store:
+        result = explore(plan, store, tmp_path / "results")
+        rows = store.rows()
+    assert time.monotonic() - started < 25
+    assert result.interrupted == 1 and result.evaluated == 0 and rows == []
+    assert result.stopped_by == "wall-time budget (3 s)"
+    from aesdse.explore.output import summary_lines
+    assert "1 running candidates interrupted (run again on resume)" in summary_lines(
+        plan, result)[0]
+    journal = Journal(journal_path(tmp_path / "db.sqlite", "sboxes"))
+    assert list(journal.of("evaluated")) == []

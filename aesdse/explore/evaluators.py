@@ -49,7 +49,7 @@ class EngineEvaluator:
                  jobs: int = 1, scheduler: str | None = None, use_cache: bool = True,
                  processes: bool = True, reference=None):
         from ..engine.cache import owner_tag
-        from ..engine.executors import DaskExecutor, make_executor
+        from ..engine.executors import DaskExecutor, ProcessExecutor, make_executor
         from ..engine.netlist_check import netlist_verify_default
         from ..engine.progress import Progress
         from ..engine.sweep import SweepRecorder, SweepSummary, clean_stale
@@ -61,6 +61,10 @@ class EngineEvaluator:
         if executor == "dask-local":
             self.ex = DaskExecutor(self.results_dir, use_cache, workers=jobs,
                                    processes=processes)
+        elif executor == "local" and jobs <= 1 and plan.settings.budget.wall_s is not None:
+            # A wall-time budget interrupts a running candidate (abort): one worker process,
+            # not this process, runs it.
+            self.ex = ProcessExecutor(1, self.results_dir, use_cache)
         else:
             self.ex = make_executor(executor, jobs=jobs, scheduler=scheduler,
                                     use_cache=use_cache, results_dir=self.results_dir)
@@ -74,6 +78,7 @@ class EngineEvaluator:
         self.ready: deque = deque()
         self.elsewhere: dict = {}  # key -> (candidate, seed, point): claimed by another sweep
         self.renewed = time.monotonic()
+        self.closed = False
 
     @property
     def slots(self) -> int:
@@ -169,6 +174,14 @@ class EngineEvaluator:
         return out
 
     def close(self, abort: bool = False) -> None:
+        """Release this explore's claims and stop the executor; ``abort``: stop the candidates
+        still running too (they are not stored, so a resumed explore runs them again)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.pending.clear()
+        self.ready.clear()
+        self.elsewhere.clear()
         try:
             self.store.release(self.recorder.owner)
         finally:
@@ -244,4 +257,5 @@ class TableEvaluator:
         return out
 
     def close(self, abort: bool = False) -> None:
-        pass
+        if abort:
+            self.queue.clear()

@@ -15,7 +15,9 @@ def summary_lines(plan, result) -> list:
     lines = [f"{plan.name}: stopped by {r.stopped_by}: {r.evaluated} placed and routed "
              f"({r.pnr_runs} P&R runs, +{r.seed_runs} for the seeds of the front), "
              f"{r.pruned} pruned by synthesis (P&R runs saved), {r.failed} failed, "
-             f"{r.warm} known before (not run again), {r.repaired} suggestions repaired"]
+             f"{r.warm} known before (not run again), {r.repaired} suggestions repaired"
+             + (f", {r.interrupted} running candidates interrupted (run again on resume)"
+                if r.interrupted else "")]
     if r.front:
         lines.append(f"front: {len(r.front)} designs, hypervolume {r.hypervolume:.4g}")
     else:
@@ -50,7 +52,8 @@ def result_json(plan, result) -> dict:
     """The result as one JSON-ready object."""
     r = result
     return {
-        "experiment": plan.name, "stopped_by": r.stopped_by, "evaluated": r.evaluated,
+        "experiment": plan.name, "stopped_by": r.stopped_by, "interrupted": r.interrupted,
+        "evaluated": r.evaluated,
         "pruned": r.pruned, "failed": r.failed, "repaired": r.repaired,
         "pnr_runs": r.pnr_runs, "seed_runs": r.seed_runs, "pnr_runs_saved": r.pruned,
         "warm_start": r.warm, "hypervolume": r.hypervolume,

@@ -82,6 +82,9 @@ class ExploreResult:
         Of the front, against :attr:`reference`.
     closest : list of Row
         When nothing is feasible: the ok rows nearest to meeting the constraints.
+    interrupted : int
+        Candidates stopped while running because the wall-time budget was spent (not stored:
+        a resumed explore runs them again).
     closest_pruned : list of dict
         When nothing is feasible: the pruned candidates whose synthesis figures came nearest
         (``{"label", "why", "synthesis"}``; all that is known of a point pruned early).
@@ -98,6 +101,7 @@ class ExploreResult:
     seed_runs: int = 0
     warm: int = 0
     stopped_by: str = ""
+    interrupted: int = 0
     hypervolume: float = 0.0
     reference: tuple | None = None
     closest: list = field(default_factory=list)
@@ -380,6 +384,9 @@ class Explorer:
                 stopped = self._budget_left()
             if not self.flight and self.evaluator.in_flight == 0:
                 break
+            if self._wall_out():
+                self._interrupt()
+                break
             self._collect(0.25)
         self.result.stopped_by = "space exhausted" if exhausted else \
             (self._budget_left() or "budget")
@@ -398,15 +405,33 @@ class Explorer:
             if not missing:
                 return
             for candidate, seed in missing:
-                wall = self.settings.budget.wall_s
-                if wall is not None and time.monotonic() - self.started >= wall:
+                if self._wall_out():
                     break
-                while self.evaluator.in_flight >= self.evaluator.slots:
+                while self.evaluator.in_flight >= self.evaluator.slots and not self._wall_out():
                     self._collect(0.25)
+                if self._wall_out():
+                    break
                 self.flight[(candidate, seed)] = None
                 self.evaluator.submit(candidate, seed, "point")
             while self.flight or self.evaluator.in_flight:
+                if self._wall_out():
+                    self._interrupt()
+                    return
                 self._collect(0.25)
+            if self._wall_out():
+                return
+
+    def _wall_out(self) -> bool:
+        """The wall-time budget is spent."""
+        wall = self.settings.budget.wall_s
+        return wall is not None and time.monotonic() - self.started >= wall
+
+    def _interrupt(self) -> None:
+        """Stop the candidates still running (the wall-time budget is spent): they are not
+        stored and not told to the sampler, so a resumed explore runs them again."""
+        self.result.interrupted += self.evaluator.in_flight
+        self.evaluator.close(abort=True)
+        self.flight.clear()
 
     def _front(self) -> list:
         """The feasible designs no other dominates, on their median over seeds."""
