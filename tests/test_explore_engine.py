@@ -385,3 +385,40 @@ def test_the_wall_time_budget_interrupts_a_running_candidate(tmp_path, world, mo
         plan, result)[0]
     journal = Journal(journal_path(tmp_path / "db.sqlite", "sboxes"))
     assert list(journal.of("evaluated")) == []
+
+
+def test_the_explore_figure_and_html_show_the_pruned_candidates(tmp_path, world):
+    pytest.importorskip("plotly")
+    from aesdse.report.plot_explore import pruned_marks
+    result = _explore_cli(tmp_path, "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    journal = Journal(journal_path(tmp_path / "db.sqlite", "sboxes")).of("pruned")
+    assert len(journal) == found["pruned"] == 1
+    # The journal keeps the best the pruning granted: drawn at synthesis's LUT4 and that.
+    marks, missing = pruned_marks([{**e, "label": "tower 2"} for e in journal])
+    if journal[0]["bound"] is None:
+        assert (marks, missing) == ([], 1)
+    else:
+        bound = journal[0]["bound"]
+        assert marks == [(journal[0]["synthesis"]["luts"], bound["throughput_mbps"], "tower 2")]
+        assert bound["luts"] < journal[0]["synthesis"]["luts"]
+    args = [str(tmp_path / "sboxes.yaml"), "--db", str(tmp_path / "db.sqlite")]
+    plot = CliRunner().invoke(main, ["plot", *args, "--kind", "explore",
+                                     "-o", str(tmp_path / "explore.svg")])
+    assert plot.exit_code == 0, plot.output
+    svg = (tmp_path / "explore.svg").read_text()
+    assert "pruned by synthesis (" in svg and "Pareto front" in svg
+    page = CliRunner().invoke(main, ["report", *args, "--format", "html",
+                                     "-o", str(tmp_path / "r.html")])
+    assert page.exit_code == 0, page.output
+    text = (tmp_path / "r.html").read_text()
+    assert ("Grey crosses" in text) == bool(marks)
+    # Synthetic events: a bound gives a cross, no bound a count.
+    events = [{"label": "a", "synthesis": {"luts": 300}, "bound": {"throughput_mbps": 900.0}},
+              {"label": "b", "synthesis": {"luts": 200}, "bound": None}]
+    assert pruned_marks(events) == ([(300, 900.0, "a")], 1)
+    # The kind needs the exploration's file.
+    bare = CliRunner().invoke(main, ["plot", "--db", str(tmp_path / "db.sqlite"), "--kind",
+                                     "explore", "-o", str(tmp_path / "x.svg")])
+    assert bare.exit_code != 0 and "needs the aesdse explore file" in bare.output

@@ -133,6 +133,8 @@ def report(experiment, db_path, fmt, output, arch, target, where, current_only, 
     if kind == "metrics" and _gcm_table(sel.rows, fmt, group_by):
         kind = "gcm"
     if kind == "metrics" and fmt == "html":
+        # An exploration's report shows its pruned candidates on the plot too.
+        options["pruned"] = _pruned_of(experiment, db_path, quiet=True) if experiment else None
         text = _html_report(sel, options)
     else:
         from ..report.formats import render
@@ -236,7 +238,7 @@ def _html_report(sel, options: dict) -> str:
         return render_html(rows, title=sel.title, fmax=options["fmax"],
                            runs=_runs(options["db_path"], rows),
                            provenance={r.key: sel.provenance(r) for r in rows},
-                           group_by=options["group_by"])
+                           group_by=options["group_by"], pruned=options.get("pruned"))
     except HtmlReportError as e:
         raise click.ClickException(str(e)) from None
 
@@ -269,7 +271,8 @@ def _select(experiment, db_path, arch, target, where, current_only=False):
                    "parameter; bars: throughput per area per design; families: one core across "
                    "device families (area in each family's own unit, Fmax, throughput; use "
                    "--arch); gcm: the GHASH accumulator's LUT4 against throughput of GCM "
-                   "points.")
+                   "points; explore: an aesdse explore file's routed points and front, and "
+                   "the candidates synthesis pruned (at their best possible throughput).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Output file; .png, .svg or .pdf picks the format.")
 @click.option("--area", type=click.Choice(list(PLOT_AREAS)), default="luts", show_default=True,
@@ -306,8 +309,10 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
       aesdse plot --kind bars --area slices -o bars.png
       aesdse plot experiments/targets.yaml --kind families --arch iterative -o families.png
       aesdse plot experiments/gcm.yaml --kind gcm -o ghash_area.png
+      aesdse plot experiments/explore/iterative_logic.yaml --kind explore -o explore.png
     """
     from ..report.plot import PlotError, plot as draw
+    pruned = _pruned_of(experiment, db_path) if kind == "explore" else None
     rows = _select(experiment, db_path, arch, target, where, current_only).rows
     papers = None
     if published:
@@ -318,7 +323,29 @@ def plot(experiment, db_path, kind, output, area, x_param, y_metrics, published,
             raise click.ClickException(str(e)) from None
     try:
         path = draw(rows, kind, output, area=area, x=x_param, y=y_metrics, published=papers,
-                    title=title, rate=bram_rate)
+                    title=title, rate=bram_rate, pruned=pruned)
     except PlotError as e:
         raise click.ClickException(str(e)) from None
     click.echo(str(path))
+
+
+def _pruned_of(experiment, db_path, quiet: bool = False) -> list | None:
+    """The pruned candidates of the exploration of file ``experiment`` on ``db_path``: its
+    journal's ``pruned`` events; when it has no journal, none (said on stderr unless
+    ``quiet``: then None)."""
+    if experiment is None:
+        raise click.BadParameter("--kind explore needs the aesdse explore file",
+                                 param_hint="EXPERIMENT")
+    from ..explore.journal import Journal, journal_path
+    exp = experiment_or_space_or_fail(experiment)
+    path = journal_path(db_path, exp.name)
+    if not path.exists():
+        if quiet:
+            return None
+        click.echo(f"no exploration journal {path}: no pruned candidates to draw", err=True)
+        return []
+    events = Journal(path).of("pruned")
+    for event in events:
+        event.setdefault("label", event["arch"] + "".join(
+            f" {k}={v}" for k, v in event.get("params", [])))
+    return events

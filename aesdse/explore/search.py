@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from .front import (objective_vector, pareto_front, hypervolume, reference_point, row_values,
                     summarize_seeds, closest, closest_pruned, violation)
 from .journal import Journal
-from .pruning import FamilyBounds, prune_reason
+from .pruning import FamilyBounds, optimistic, prune_reason
 from .space import Candidate, SearchSpace
 
 __all__ = ["Explorer", "ExploreResult", "make_sampler"]
@@ -235,7 +235,8 @@ class Explorer:
                 self.result.pruned += 1
                 self.result.pruned_points.append({"label": candidate.label,
                                                   "why": event["why"],
-                                                  "synthesis": event.get("synthesis")})
+                                                  "synthesis": event.get("synthesis"),
+                                                  "bound": event.get("bound")})
                 self._add_trial(candidate, event.get("values"), event.get("constraints"))
         events = self.journal.of("evaluated")
         self.result.pnr_runs = sum(e["pnr"] for e in events if e["seed"] == self.first_seed)
@@ -305,15 +306,18 @@ class Explorer:
     def _synthesized(self, candidate: Candidate, seed: int, figures) -> None:
         """A synthesis-only result: prune the candidate, or place and route it."""
         trial = self.flight.get((candidate, seed))
-        why = None
+        why = bound = None
         if figures.status == "does-not-fit":
             why = f"does not fit: {figures.reason}"
         elif figures.status == "ok":
             family_rows = [r for c, rows in self.rows.items() if c.arch == candidate.arch
                            for r in rows]
             self.depths[candidate] = figures.logic_depth
-            why = prune_reason(figures, FamilyBounds(family_rows, self.row_depths),
-                               self.settings, self._measured())
+            bounds = FamilyBounds(family_rows, self.row_depths)
+            why = prune_reason(figures, bounds, self.settings, self._measured())
+            # The best it could have reached (Fmax bound, LUT4 less the margin): where a
+            # figure of the exploration draws a pruned point.
+            bound = optimistic(figures, bounds, self.settings)
         if why is None:  # worth placing and routing (a failed design fails fast, stored)
             self.evaluator.submit(candidate, seed, "point")
             return
@@ -323,10 +327,10 @@ class Explorer:
         constraints = self._constraints(values) if vector is not None else None
         self.result.pruned += 1
         self.result.pruned_points.append({"label": candidate.label, "why": why,
-                                          "synthesis": values})
+                                          "synthesis": values, "bound": bound})
         self.journal.add("pruned", arch=candidate.arch, params=list(candidate.params), why=why,
                          synthesis=values, values=list(vector) if vector is not None else None,
-                         constraints=constraints)
+                         constraints=constraints, bound=bound)
         self._tell(candidate, trial, vector, constraints)
 
     def _routed(self, candidate: Candidate, seed: int, row) -> None:

@@ -116,8 +116,11 @@ def hover_text(entry: TableLine, provenance: dict | None = None) -> str:
     return "<br>".join(out)
 
 
-def _figure(go, entries: list, provenance: dict | None, title: str | None):
-    """The Pareto plot of the table lines that have a LUT4 area and a throughput."""
+def _figure(go, entries: list, provenance: dict | None, title: str | None,
+            pruned: list | None = None):
+    """The Pareto plot of the table lines that have a LUT4 area and a throughput, and an
+    exploration's ``pruned`` candidates (:func:`aesdse.report.plot_explore.pruned_marks`):
+    ``(figure, lines not drawn, pruned candidates drawn)``."""
     points = [(area_of(e.row, "luts"), e.row.throughput_mbps, e) for e in entries]
     points = [p for p in points if p[0] and p[1]]
     fig = go.Figure()
@@ -136,6 +139,20 @@ def _figure(go, entries: list, provenance: dict | None, title: str | None):
                                                      "color": "#555", "width": 1},
                                  name="Pareto front", hoverinfo="skip"))
     ys = [y for _, y, _ in points]
+    marks = []
+    if pruned:
+        from .plot_explore import pruned_marks
+        marks, _ = pruned_marks(pruned)
+        if marks:
+            fig.add_trace(go.Scatter(
+                x=[m[0] for m in marks], y=[m[1] for m in marks], mode="markers",
+                name="pruned by synthesis (at its best throughput)",
+                marker={"symbol": "x-thin", "size": 9, "color": "#999",
+                        "line": {"width": 1.5, "color": "#999"}},
+                hovertext=[html.escape(f"{m[2]}: pruned by synthesis; at most "
+                                       f"{m[1]:.4g} Mbit/s") for m in marks],
+                hoverinfo="text"))
+            ys += [m[1] for m in marks]
     fig.update_layout(
         template="simple_white", title=title, hovermode="closest",
         hoverlabel={"align": "left", "font": {"size": 11}, "bgcolor": "#fff"},
@@ -143,14 +160,15 @@ def _figure(go, entries: list, provenance: dict | None, title: str | None):
         yaxis={"type": "log" if ys and max(ys) > 10 * min(ys) else "linear",
                "title": "Throughput (Mbit/s)", "showgrid": True},
         margin={"l": 70, "r": 20, "t": 50 if title else 20, "b": 60})
-    return fig, len(entries) - len(points)
+    return fig, len(entries) - len(points), len(marks)
 
 
 def render_html(rows: list[Row], title: str | None = None, fmax: str = "median",
                 runs: dict | None = None, provenance: dict | None = None,
-                group_by: str | None = None) -> str:
+                group_by: str | None = None, pruned: list | None = None) -> str:
     """The self-contained HTML report of ``rows``; the parameters are those of
-    :func:`aesdse.report.table.render`.
+    :func:`aesdse.report.table.render`, and ``pruned`` an exploration's pruned candidates
+    (its journal's events), drawn as grey crosses at their best possible throughput.
 
     Raises
     ------
@@ -161,12 +179,16 @@ def render_html(rows: list[Row], title: str | None = None, fmax: str = "median",
     report = metrics_report(rows, title, fmax, runs, provenance, group_by)
     entries = report.extra["lines"]
     if entries:
-        fig, unplotted = _figure(go, entries, provenance, None)
+        fig, unplotted, drawn = _figure(go, entries, provenance, None, pruned)
         before = [fig.to_html(full_html=False, include_plotlyjs=True, div_id=PLOT_ID,
                               config={"displaylogo": False, "responsive": True})]
         note = ("Area (LUT4, log scale) against throughput, one point per line of the table "
                 "below; the dashed staircase is the Pareto front. Hover a point for its "
                 "configuration, provenance and critical path.")
+        if drawn:
+            note += (" Grey crosses: candidates the exploration's synthesis pruned, at their "
+                     "synthesized LUT4 and the best throughput the pruning granted them (never "
+                     "placed and routed).")
         if unplotted:
             note += (f" {unplotted} line(s) without a LUT4 area or a throughput (e.g. asic "
                      f"estimates) are in the tables only.")

@@ -48,7 +48,7 @@ GROUP_BY = ("family",)
 
 
 #: Figures :func:`aesdse.report.plot.plot` draws.
-PLOT_KINDS = ("pareto", "sweep", "bars", "families", "gcm")
+PLOT_KINDS = ("pareto", "sweep", "bars", "families", "gcm", "explore")
 
 #: Area measures of a figure: name -> axis label.
 PLOT_AREAS = {

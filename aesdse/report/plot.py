@@ -375,8 +375,11 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
 
 #: Units of each family's area, as bar annotations (singular, plural).
 def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | None = None,
-         y=(), published=None, title: str | None = None, rate: float | None = None) -> Path:
-    """Draw a figure of ``kind`` (one of :data:`KINDS`) from ``rows`` and save it to ``output``.
+         y=(), published=None, title: str | None = None, rate: float | None = None,
+         pruned=None) -> Path:
+    """Draw a figure of ``kind`` (one of :data:`KINDS`) from ``rows`` and save it to ``output``;
+    ``pruned``: an exploration's pruned candidates (``explore``,
+    :mod:`aesdse.report.plot_explore`).
 
     Raises
     ------
@@ -395,6 +398,9 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
         fig = families_figure(rows, title=title)
     elif kind == "gcm":
         fig = gcm_figure(rows, title=title)
+    elif kind == "explore":
+        from .plot_explore import explore_figure
+        fig = explore_figure(rows, pruned or [], area, title=title, rate=rate)
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return save(fig, output)
