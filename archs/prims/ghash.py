@@ -1,6 +1,6 @@
 """GHASH: multiplication in GF(2^128) as GCM uses it, its reference model and its multipliers.
 
-Where every GHASH name is imported from; the parts, bottom up:
+The architectures and the GCM oracle import every GHASH name from here; the parts, bottom up:
 
 :mod:`.ghash_model`
     The field and its bit order (NIST SP 800-38D section 6.3), and the pure-Python reference:

@@ -26,8 +26,8 @@ Each kind also builds the inverse S-box (``inverse=True``), and :class:`SharedSB
 between an inverse-affine on the way in and an affine on the way out, each bypassed according to
 a ``decrypt`` input.
 
-This module builds one by name (:func:`make_sbox`) and is where every S-box name is imported
-from.
+This module builds one by name (:func:`make_sbox`); the architectures import every S-box name
+from here.
 
 Sizes
 -----
