@@ -1,9 +1,9 @@
 """Two S-box lookups from one block RAM.
 
 A DP16KD has two read ports, and a 256-entry S-box table fills an eighth of it. The ``bram``
-S-box of :mod:`.sbox` reads its DP16KD on port A only, so a round of 16 S-boxes takes 16 block
-RAMs. :class:`BramSBoxPair` reads one table on both ports: two lookups per block RAM, half the
-blocks, the same two cycles. Seed 002 section 4 puts the first rounds and the key schedule of
+S-box of :mod:`.table_sbox` reads its DP16KD on port A only, so a round of 16 S-boxes takes 16
+block RAMs. :class:`BramSBoxPair` reads one table on both ports: two lookups per block RAM, half
+the blocks, the same two cycles. Seed 002 section 4 puts the first rounds and the key schedule of
 its fully pipelined core in block RAM; with half the blocks per round, more of the cipher fits
 (an LFE5U-85F has 208 DP16KD).
 """
@@ -14,7 +14,8 @@ from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .ecp5 import dp16kd_rom
-from .sbox import BramSBox, check_device_family
+from .sbox_kinds import check_device_family
+from .table_sbox import BramSBox
 
 __all__ = ["BramSBoxPair"]
 
@@ -29,8 +30,8 @@ class BramSBoxPair(wiring.Component):
         Build InvSubBytes instead of SubBytes.
     device_family : str
         ``"ecp5"`` instantiates one DP16KD read on ports A and B, each with its output register;
-        ``"generic"`` infers one memory per port (the same two cycles; see :mod:`.sbox` on why
-        an inferred ROM is not read through several ports).
+        ``"generic"`` infers one memory per port (the same two cycles; see :mod:`.table_sbox` on
+        why an inferred ROM is not read through several ports).
 
     Members
     -------

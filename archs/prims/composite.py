@@ -249,8 +249,8 @@ def subfield_inversion(field, a, cut=_no_cut, *, split_multipliers=False) -> lis
 
     ``field`` provides ``d_terms``, ``inv4`` and ``mul4`` (:class:`CompositeField`, or
     :class:`archs.prims.tower.TowerField`). ``cut(point, bits)`` is called at the pipeline cut
-    points 2..5 of seed 002 Fig. 2 (see :mod:`archs.prims.sbox`) and returns the bits to continue
-    with (registered copies in hardware, the same bits in the model):
+    points 2..5 of seed 002 Fig. 2 (see :mod:`archs.prims.field_sbox`) and returns the bits to
+    continue with (registered copies in hardware, the same bits in the model):
 
     2. after the squarer/scaler and the GF(2^4) multiplier, before their sum;
     3. after the sum ``d`` (GF(2^4) inverter input);
@@ -298,7 +298,7 @@ def field_blocks(field):
 
 #: The field of the ``composite`` S-box kind (SubBytes and the shared form). All 64 choices of
 #: lambda and root are correct; this one gave the fewest LUT4s for SubBytes (71; the naive
-#: lambda=0xC, root=0 gives 74), see :mod:`archs.prims.sbox` for how it was measured.
+#: lambda=0xC, root=0 gives 74), see :mod:`archs.prims.field_sbox` for how it was measured.
 COMPOSITE = CompositeField(0xD, 3)
 #: The field of the ``composite`` InvSubBytes (72 LUT4, against 84 with :data:`COMPOSITE`).
 COMPOSITE_INV = CompositeField(0x9, 7)

@@ -14,8 +14,8 @@ __all__ = [
     "AES_POLY", "xtime", "mul", "inv", "affine", "inv_affine",
     "SBOX", "INV_SBOX", "RCON", "sbox",
     "xtime_value", "mul_const_value",
-    "int_bits", "bits_int", "affine_parts", "apply_affine", "gf2_matrix_inverse", "anf",
-    "apply_anf",
+    "int_bits", "bits_int", "affine_parts", "apply_affine", "apply_byte_affine",
+    "gf2_matrix_inverse", "anf", "apply_anf",
 ]
 
 
@@ -171,6 +171,12 @@ def apply_affine(bits, columns, const: int = 0, width_out: int = 8) -> list:
             acc = acc ^ 1
         out.append(acc)
     return out
+
+
+def apply_byte_affine(bits, function) -> list:
+    """The affine byte map ``function`` (an int function, see :func:`affine_parts`) on a list of
+    8 bits: the S-boxes' affine maps and basis changes, as XOR networks."""
+    return apply_affine(bits, *affine_parts(function, 8))
 
 
 def gf2_matrix_inverse(columns, width: int) -> tuple[int, ...]:

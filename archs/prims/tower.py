@@ -157,7 +157,7 @@ class TowerField:
 
 
 #: The field of the ``tower`` S-box kind (SubBytes and the shared form): of the 16 valid
-#: ``(N, nu)`` it gave the fewest LUT4s for SubBytes (64), see :mod:`archs.prims.sbox`.
+#: ``(N, nu)`` it gave the fewest LUT4s for SubBytes (64), see :mod:`archs.prims.field_sbox`.
 TOWER = TowerField(n=0b01, nu=0b0010)
 #: The field of the ``tower`` InvSubBytes (64 LUT4, against 75 with :data:`TOWER`).
 TOWER_INV = TowerField(n=0b01, nu=0b1101)
