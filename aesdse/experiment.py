@@ -69,12 +69,11 @@ from archs.floorplans import FLOORPLAN_CELLS
 
 from .flow.families import DEVICES, family_of
 from .flow.floorplan import floorplan_devices, floorplan_problem
-from .spec.flow_options import FLOW_OPTIONS, OPTIONS
-from .spec.schema import (CAVP_CHOICES, CONFIG_IGNORED_FLOW, LIMITS, VERIFY_BACKENDS,
-                          VERIFY_NOT_PROVENANCE, FlowOptions, SearchSettings, Target, VerifyOptions, config_key,
-                          name_problem)
-from .spec.yamlcheck import (LineDict, YamlError, allowed, check_keys, clip, item_line, kind,
-                        line_of, load, show)
+from .spec.schema import (CONFIG_IGNORED_FLOW, LIMITS, VERIFY_NOT_PROVENANCE, FlowOptions, Target,
+                          VerifyOptions, config_key, name_problem)
+from .spec.sections import flow_columns, parse_verify
+from .spec.yamlcheck import (LineDict, YamlError, allowed, as_list, check_keys, clip, item_line,
+                             kind, line_of, load, one_of, show)
 
 __all__ = ["ExperimentError", "DesignPoint", "Experiment", "load_experiment", "parse_experiment",
            "parse_document", "make_point"]
@@ -186,30 +185,8 @@ class Experiment:
 
 
 # --- validation -------------------------------------------------------------------------------
-
-def _as_list(value):
-    return list(value) if isinstance(value, list) else [value]
-
-
-def _typed(mapping, key, value, index, kinds, what):
-    # bool is an int in Python; keep "true" out of numeric fields and numbers out of booleans.
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise YamlError(item_line(mapping, key, index),
-                     f"{key}: {show(value)} must be {what}, not {kind(value)}")
-    return value
-
-
-def _bounded(mapping, key, value, index, low, high, what="", low_open=False):
-    """``value`` (already typed) must be finite and in ``low..high`` (``low`` excluded when
-    ``low_open``)."""
-    ok = isinstance(value, int) or math.isfinite(value)
-    ok = ok and (value > low if low_open else value >= low) and value <= high
-    if not ok:
-        low_word = f"above {low}" if low_open else f"at least {low}"
-        raise YamlError(item_line(mapping, key, index),
-                     f"{key}: {show(value)} must be {low_word} and at most {high}{what}")
-    return value
-
+#
+# The architectures and targets here; the flow and verify sections in aesdse.spec.sections.
 
 def _part_value(t, key, default, choices, device):
     """A target's ``package`` or ``speed``: one of the part's ``choices``; absent (or null)
@@ -220,16 +197,7 @@ def _part_value(t, key, default, choices, device):
         return None
     if key not in t:
         return default if default in choices else choices[0]
-    return _choice(t, key, t[key], 0, choices)
-
-
-def _choice(mapping, key, value, index, choices):
-    """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
-    is not ``1``)."""
-    if not any(type(value) is type(c) and value == c for c in choices):
-        raise YamlError(item_line(mapping, key, index),
-                     f"{key}: {show(value)} is not one of: {allowed(choices)}")
-    return value
+    return one_of(t, key, t[key], 0, choices)
 
 
 def _flat_params(params, fam: archs.Family, line) -> LineDict:
@@ -268,7 +236,7 @@ def _param_columns(entry, fam: archs.Family, line):
     params = _flat_params(params, fam, line_of(entry, "params") if "params" in entry else line)
     base = fam.defaults()
     if "preset" in entry:
-        base = fam.preset(_choice(entry, "preset", entry["preset"], 0, sorted(fam.presets))) \
+        base = fam.preset(one_of(entry, "preset", entry["preset"], 0, sorted(fam.presets))) \
             if fam.presets else None
         if base is None:
             raise YamlError(line_of(entry, "preset"), f"preset: {fam.name} has no presets")
@@ -277,11 +245,11 @@ def _param_columns(entry, fam: archs.Family, line):
         if p.name not in params:
             grid.append([(p.name, base[p.name])])
             continue
-        values = _as_list(params[p.name])
+        values = as_list(params[p.name])
         if not values:
             raise YamlError(line_of(params, p.name), f"{p.name}: empty list; allowed values: "
                                                 f"{allowed(p.choices)}")
-        grid.append([(p.name, _choice(params, p.name, v, n, p.choices))
+        grid.append([(p.name, one_of(params, p.name, v, n, p.choices))
                      for n, v in enumerate(values)])
     return grid
 
@@ -296,7 +264,7 @@ def _parse_targets(doc):
     targets = []
     for n, t in enumerate(raw):
         check_keys(t, ("device", "package", "speed"), "a target", item_line(doc, "targets", n))
-        device = _choice(t, "device", t.get("device", Target.device), 0, DEVICES)
+        device = one_of(t, "device", t.get("device", Target.device), 0, DEVICES)
         part = DEVICES[device]
         # Defaults: the default target's (ECP5: CABGA381, speed 8) for a part of its family that
         # has them, else the part's first package and first speed grade (the fastest: the
@@ -310,126 +278,6 @@ def _parse_targets(doc):
     return targets
 
 
-#: The keys of an experiment's ``flow`` mapping: the flow options (one table,
-#: :data:`aesdse.spec.flow_options.FLOW_OPTIONS`) and the Fmax search.
-_FLOW_KEYS = tuple(o.key for o in FLOW_OPTIONS) + ("fmax_search",)
-_SEARCH_KEYS = ("low_mhz", "high_mhz", "batch", "patience", "budget_s", "seeds")
-#: fmax_search settings: (lowest, lowest excluded, highest).
-_SEARCH_BOUNDS = {"low_mhz": (0, True, LIMITS["freq_mhz"]),
-                  "high_mhz": (0, True, LIMITS["freq_mhz"]),
-                  "batch": (0, False, LIMITS["batch"]),
-                  "patience": (1, False, LIMITS["patience"]),
-                  "budget_s": (0, True, LIMITS["timeout_s"]),
-                  "seeds": (1, False, LIMITS["seeds"])}
-
-
-def _parse_search(flow):
-    """``flow: fmax_search`` -> SearchSettings (or None when absent or false)."""
-    raw = flow.get("fmax_search")
-    if raw is None or raw is False:
-        return None
-    if raw is True:
-        raw = LineDict()
-        raw.line, raw.key_lines = line_of(flow, "fmax_search"), {}
-    for other in ("freq_mhz", "seeds"):
-        if other in flow:
-            raise YamlError(line_of(flow, other),
-                         f"{other}: not allowed with fmax_search, which chooses the targets "
-                         f"(low_mhz..high_mhz) and runs fmax_search.seeds placer seeds at each")
-    check_keys(raw, _SEARCH_KEYS, "fmax_search", line_of(flow, "fmax_search"))
-    values = {}
-    for name in _SEARCH_KEYS:
-        default = getattr(SearchSettings, name)
-        integer = isinstance(default, int)
-        value = _typed(raw, name, raw.get(name, default), 0, (int,) if integer else (int, float),
-                       "a whole number" if integer else "a number")
-        low, low_open, high = _SEARCH_BOUNDS[name]
-        unit = " MHz" if name.endswith("_mhz") else " seconds" if name.endswith("_s") else ""
-        _bounded(raw, name, value, 0, low, high, unit, low_open=low_open)
-        values[name] = value if integer else float(value)
-    if values["low_mhz"] >= values["high_mhz"]:
-        raise YamlError(line_of(raw, "low_mhz"), f"low_mhz: {values['low_mhz']!r} must be below "
-                                            f"high_mhz ({values['high_mhz']!r})")
-    return SearchSettings(**values)
-
-
-def _flow_columns(doc) -> tuple[dict, dict]:
-    """The flow options as grid columns, name -> the list of values the grid takes (table
-    order, the seeds last: a point's seeds are neighbours in a sweep), and the options that
-    are the same for every point (the tools' time limits, the Fmax search)."""
-    flow = doc.get("flow")
-    if flow is None:
-        flow = LineDict()
-    check_keys(flow, _FLOW_KEYS, "flow", line_of(doc, "flow"))
-    columns, fixed = {}, {}
-    for option in FLOW_OPTIONS:
-        if option.name == "seed":
-            continue
-        if option.grid:
-            columns[option.name] = _option_column(flow, option)
-        else:
-            fixed[option.name] = _option_value(flow, option,
-                                               flow.get(option.key, option.default), 0)
-    _check_requirements(flow, columns)
-    columns["seed"] = _seed_column(flow)
-    fixed["fmax_search"] = _parse_search(flow)
-    return columns, fixed
-
-
-def _check_requirements(flow, columns) -> None:
-    """No point of the grid may take an option away from its default without what it requires
-    (:attr:`aesdse.spec.flow_options.FlowOption.requires`: ``placer_timing_weight`` needs
-    ``placer: heap``)."""
-    for name, values in columns.items():
-        option = OPTIONS[name]
-        if option.requires and any(value != option.default for value in values):
-            other, needed = option.requires
-            if any(value != needed for value in columns[other]):
-                raise YamlError(line_of(flow, name), f"{name}: an option of the {needed} "
-                                                     f"{other}; with it, {other} must be {needed}")
-
-
-def _option_value(flow, option, value, index):
-    """One value of flow option ``option`` (:class:`aesdse.spec.flow_options.FlowOption`),
-    checked against its type, choices and bounds; a number of type ``float`` as a float."""
-    if option.type is bool:
-        return _typed(flow, option.key, value, index, (bool,), "true or false")
-    if option.choices:
-        return _choice(flow, option.key, value, index, option.choices)
-    kinds = (int,) if option.type is int else (int, float)
-    _typed(flow, option.key, value, index, kinds, option.what)
-    low, high, low_open = option.bounds
-    _bounded(flow, option.key, value, index, low, high, option.unit, low_open=low_open)
-    return option.type(value)
-
-
-def _option_column(flow, option) -> list:
-    """The values of grid option ``option``: a scalar or a non-empty list."""
-    values = _as_list(flow.get(option.key, option.default))
-    if not values:
-        low, high, _ = option.bounds or (None, None, None)
-        hint = f"allowed values: {option.values}" if option.type is bool or option.choices \
-            else f"give {option.what} from {low:g} to {high:g}{option.unit}"
-        raise YamlError(line_of(flow, option.key), f"{option.key}: empty list; {hint}")
-    return [_option_value(flow, option, v, n) for n, v in enumerate(values)]
-
-
-def _seed_column(flow) -> list:
-    """``seeds``: a count (seeds 1..N) or an explicit list of seeds."""
-    seeds = flow.get("seeds", 1)
-    if isinstance(seeds, list):
-        if not seeds:
-            raise YamlError(line_of(flow, "seeds"), "seeds: empty list; give a count (seeds 1..N) "
-                                                    "or at least one seed")
-        if len(seeds) > LIMITS["seeds"]:
-            raise YamlError(line_of(flow, "seeds"), f"seeds: {len(seeds)} seeds; at most "
-                                               f"{LIMITS['seeds']} are allowed")
-        return [_option_value(flow, OPTIONS["seed"], s, n) for n, s in enumerate(seeds)]
-    count = _typed(flow, "seeds", seeds, 0, (int,), "a count or a list of seeds")
-    _bounded(flow, "seeds", count, 0, 1, LIMITS["seeds"], " (a count of placer seeds)")
-    return list(range(1, count + 1))
-
-
 def _check_floorplan(doc, flows, targets):
     """A floorplan needs a block-RAM site table of every target's device."""
     if all(flow.floorplan == "none" for flow in flows):
@@ -440,35 +288,6 @@ def _check_floorplan(doc, flows, targets):
                         f"floorplan: no block-RAM site table for {', '.join(missing)}; "
                         f"floorplans other than none need one of these devices: "
                         f"{', '.join(floorplan_devices())}")
-
-
-def _parse_verify(doc):
-    raw = doc.get("verify")
-    if raw is None:
-        return VerifyOptions()
-    check_keys(raw, ("random_vectors", "seed", "monte_carlo", "cavp", "backend",
-                     "netlist_blocks"), "verify", line_of(doc, "verify"))
-    # random_vectors, monte_carlo and cavp left out stay None: their defaults depend on the
-    # backend (VerifyOptions.resolved, DesignPoint).
-    count = raw.get("random_vectors")
-    if count is not None:
-        count = _typed(raw, "random_vectors", count, 0, (int,), "a number of vectors")
-        _bounded(raw, "random_vectors", count, 0, 0, LIMITS["random_vectors"])
-    seed = _typed(raw, "seed", raw.get("seed", 1), 0, (int,), "a number")
-    _bounded(raw, "seed", seed, 0, 0, LIMITS["seed"])
-    monte_carlo = raw.get("monte_carlo")
-    if monte_carlo is not None:
-        monte_carlo = _choice(raw, "monte_carlo", monte_carlo, 0, (False, True))
-    cavp = raw.get("cavp")
-    if cavp is not None:
-        cavp = _choice(raw, "cavp", cavp, 0, CAVP_CHOICES)
-    backend = _choice(raw, "backend", raw.get("backend", "auto"), 0, VERIFY_BACKENDS)
-    budget = _typed(raw, "netlist_blocks",
-                    raw.get("netlist_blocks", VerifyOptions.netlist_blocks), 0, (int,),
-                    "a number of blocks")
-    _bounded(raw, "netlist_blocks", budget, 0, 0, LIMITS["random_vectors"])
-    return VerifyOptions(random_vectors=count, seed=seed, monte_carlo=monte_carlo, cavp=cavp,
-                         backend=backend, netlist_blocks=budget)
 
 
 def _check_point(fam: archs.Family, params: tuple, line: int) -> None:
@@ -502,8 +321,8 @@ def _parse(doc, path) -> Experiment:
         raise YamlError(line_of(doc, "architectures") if "architectures" in doc else line_of(doc),
                      "architectures must be a non-empty list of {arch, params} mappings")
     targets = _parse_targets(doc)
-    flow_columns, fixed = _flow_columns(doc)
-    verify = _parse_verify(doc)
+    flow_grid, fixed = flow_columns(doc)
+    verify = parse_verify(doc)
     # Count the grid before expanding it: a typo must not make a million points first.
     grids, total = [], 0
     for n, entry in enumerate(entries):
@@ -512,18 +331,18 @@ def _parse(doc, path) -> Experiment:
         if "arch" not in entry:
             raise YamlError(line_of(entry),
                             f"missing key 'arch'; allowed: {allowed(archs.FAMILIES)}")
-        arch = _choice(entry, "arch", entry["arch"], 0, sorted(archs.FAMILIES))
+        arch = one_of(entry, "arch", entry["arch"], 0, sorted(archs.FAMILIES))
         fam = archs.FAMILIES[arch]
         columns = _param_columns(entry, fam, entry_line)
         total += math.prod(len(c) for c in columns) * len(targets) \
-            * math.prod(len(c) for c in flow_columns.values())
+            * math.prod(len(c) for c in flow_grid.values())
         grids.append((fam, columns, line_of(entry, "arch")))
     if total > LIMITS["points"]:
         raise YamlError(line_of(doc, "architectures"),
                      f"the experiment expands to {total:,} design points; at most "
                      f"{LIMITS['points']:,} are allowed (split it, or use fewer values)")
-    flows = [FlowOptions(**dict(zip(flow_columns, values)), **fixed)
-             for values in itertools.product(*flow_columns.values())]
+    flows = [FlowOptions(**dict(zip(flow_grid, values)), **fixed)
+             for values in itertools.product(*flow_grid.values())]
     _check_floorplan(doc, flows, targets)
     points, seen = [], set()
     for fam, columns, line in grids:
@@ -593,7 +412,7 @@ def make_point(arch: str, params: dict | None = None, *, preset: str | None = No
             raise ExperimentError(f"{arch} has no parameter {name!r}; parameters: "
                                   f"{allowed(p.name for p in fam.params)}") from None
         try:
-            merged[name] = _choice({}, name, value, 0, p.choices)
+            merged[name] = one_of({}, name, value, 0, p.choices)
         except YamlError as e:
             raise ExperimentError(e.message) from None
     problem = fam.check_params(merged)

@@ -15,10 +15,11 @@ Generator fingerprints
 :func:`generator_fingerprint` digests the sources a family actually uses: its own module and,
 transitively, every module of the ``archs`` package it imports (found by reading the import
 statements, lazy ones inside functions included), plus the modules that define how any design is
-generated and verified (:data:`GENERATOR_MODULES`, and the ``archs`` modules they import, such as
-the primitives the reference model is built from), the family's registry entry and Amaranth's
-version. Editing ``archs/compact.py`` therefore changes the fingerprint of ``compact`` only, while
-editing a primitive changes every family that imports it.
+generated and verified (:data:`GENERATOR_MODULES`, a package among them with every module in it,
+and the ``archs`` modules they import, such as the primitives the reference model is built from),
+the family's registry entry and Amaranth's version. Editing ``archs/compact.py`` therefore
+changes the fingerprint of ``compact`` only, while editing a primitive changes every family that
+imports it.
 """
 
 import ast
@@ -33,10 +34,12 @@ from pathlib import Path
 from .flow.tools import tool_versions
 from .store.provenance import Checkout
 
-__all__ = ["GENERATOR_MODULES", "generator_fingerprint", "generator_sources", "read_source",
-           "current_checkout", "design_identity"]
+__all__ = ["GENERATOR_MODULES", "generator_modules", "generator_fingerprint", "generator_sources",
+           "read_source", "current_checkout", "design_identity"]
 
-#: Modules of aesdse that decide how every design is generated and verified.
+#: Modules of aesdse that decide how every design is generated and verified; a package stands
+#: for every module in it (:func:`generator_modules`: the vector sources of
+#: :mod:`aesdse.verify.vectors`).
 GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify", "aesdse.verify.blocks",
                      "aesdse.verify.script", "aesdse.verify.testbench", "aesdse.verify.reference",
                      "aesdse.verify.vectors", "aesdse.verify.sbox_stream")
@@ -110,11 +113,30 @@ def _parse_imports(name: str, path: Path, source: bytes) -> set[str]:
     return {n for n in found if n == "archs" or n.startswith("archs.")}
 
 
+@lru_cache(maxsize=None)
+def generator_modules() -> tuple[str, ...]:
+    """:data:`GENERATOR_MODULES` with each package among them followed by every module inside it,
+    so that a module added to such a package is in every fingerprint without being listed."""
+    out = []
+    for name in GENERATOR_MODULES:
+        out.append(name)
+        path = _module_path(name)
+        if path is not None and path.name == "__init__.py":
+            for p in sorted(path.parent.rglob("*.py")):
+                parts = p.relative_to(path.parent).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                if parts:
+                    out.append(".".join((name,) + parts))
+    return tuple(out)
+
+
 def generator_sources(module: str | None, wrappers=()) -> list[Path]:
     """The source files whose content decides the designs of the family in ``module`` (e.g.
     ``"archs.compact"``) with the ``wrappers`` modules the registry may put around it, sorted;
     ``None``: every module of ``archs`` (families that do not name their module)."""
-    roots = list(GENERATOR_MODULES) + list(wrappers)
+    generating = generator_modules()
+    roots = list(generating) + list(wrappers)
     if module is None:
         archs_dir = _module_path("archs").parent
         roots += [f"archs.{'.'.join(p.relative_to(archs_dir).with_suffix('').parts)}"
@@ -131,7 +153,7 @@ def generator_sources(module: str | None, wrappers=()) -> list[Path]:
         if path is None:
             continue  # a package without code of its own, or an optional module not present
         seen[name] = path
-        if name.startswith("archs.") or name in GENERATOR_MODULES:
+        if name.startswith("archs.") or name in generating:
             todo += _imports(name, path)
     return sorted(set(seen.values()))
 

@@ -8,16 +8,18 @@ round units that divide the round count) stays in the family's own ``check``.
 
 The parameters several families take (the S-box family and its pipeline stages) are declared
 here (``*_PARAM``); a family whose documentation of one differs replaces only the ``doc``
-(:func:`dataclasses.replace`).
+(:func:`dataclasses.replace`). A feature that is off unless asked for is a :func:`switch`; a
+part of a core whose options are some of the core's parameters picks them out with
+:meth:`PartOptions.of`.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import SimpleNamespace
 from typing import Any
 
 from .prims.sbox import SBOX_KINDS, SBOX_STAGES
 
-__all__ = ["Param", "bind", "SBOX_PARAM", "SBOX_STAGES_PARAM"]
+__all__ = ["Param", "switch", "bind", "PartOptions", "SBOX_PARAM", "SBOX_STAGES_PARAM"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,20 @@ class Param:
             raise ValueError(f"{self.error}, not {value!r}")
 
 
+def switch(name: str, doc: str, *, error: str | None = None, omitted_at_default: bool = True,
+           **kw) -> Param:
+    """A parameter that turns one feature on: ``False`` (the default) or ``True``.
+
+    Off is the design as it was before the switch existed, so by default a point does not
+    record the switch at its default (:attr:`Param.omitted_at_default`). ``error`` is by default
+    ``"<name in words> must be false or true"`` (``lean_control``: ``"Lean control ..."``).
+    """
+    if error is None:
+        error = f"{name.replace('_', ' ').capitalize()} must be false or true"
+    return Param(name, (False, True), False, doc, omitted_at_default=omitted_at_default,
+                 error=error, **kw)
+
+
 def bind(params: tuple, given: dict, owner: str) -> SimpleNamespace:
     """The values of ``params`` for the keyword arguments ``given``: each one given or its
     default, checked by :meth:`Param.check` in declaration order.
@@ -94,6 +110,19 @@ def bind(params: tuple, given: dict, owner: str) -> SimpleNamespace:
         values[p.name] = value = given.get(p.name, p.default)
         p.check(value)
     return SimpleNamespace(**values)
+
+
+class PartOptions:
+    """Base of a dataclass that holds the options of one part of a core (the datapath, the key
+    path, the control of :class:`archs.unrolled.Unrolled`): its fields are named as the core's
+    parameters it takes."""
+
+    @classmethod
+    def of(cls, values, **given):
+        """The part's options among the core's bound parameter ``values`` (:func:`bind`);
+        ``given``: the fields that are not parameters (a datapath's round count)."""
+        return cls(**given, **{f.name: getattr(values, f.name) for f in fields(cls)
+                               if f.name not in given})
 
 
 #: The S-box family of a core's S-boxes (:mod:`archs.prims.sbox`).

@@ -1,6 +1,8 @@
 # amaranth: UnusedElaboratable=no
 """Parameters declared once (archs.params) and the facts of a core's signature (archs.interface)."""
 
+from dataclasses import dataclass
+
 import pytest
 
 import archs
@@ -10,7 +12,7 @@ from archs.interface import AESSignature, CoreSignature
 from archs.iterative import Iterative
 from archs.lanes import LANE_HAND_OUT_PARAM, LANE_KEYS_PARAM, Lanes, ParallelLanes
 from archs.multimode import Multimode
-from archs.params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, bind
+from archs.params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, PartOptions, bind, switch
 from archs.sbox_standalone import StandaloneSBox
 from archs.tbox import TBox
 from archs.unrolled import Unrolled
@@ -51,6 +53,28 @@ def test_bind_fills_defaults_and_checks_each_value():
         bind(params, {"flag": 1}, "Core")                    # 1 is not True
     with pytest.raises(TypeError, match=r"^Core\(\) got an unexpected keyword argument 'x'$"):
         bind(params, {"x": 1}, "Core")
+
+
+def test_a_switch_is_off_by_default_and_left_out_of_a_point_there():
+    lean = switch("lean_control", "doc")
+    assert lean == Param("lean_control", (False, True), False, "doc", omitted_at_default=True,
+                         error="Lean control must be false or true")
+    with pytest.raises(ValueError, match=r"^Lean control must be false or true, not 1$"):
+        lean.check(1)
+    worded = switch("registered_hand_out", "doc", error="Registered hand-out must be false or true")
+    assert worded.error == "Registered hand-out must be false or true"
+    assert not switch("flag", "doc", omitted_at_default=False).omitted_at_default
+
+
+def test_part_options_pick_their_fields_out_of_the_bound_parameters():
+    @dataclass(frozen=True)
+    class Part(PartOptions):
+        rounds: int
+        width: int
+        flag: bool
+    params = (Param("width", (8, 32), 32, ""), switch("flag", ""), Param("other", (1,), 1, ""))
+    values = bind(params, {"width": 8}, "Core")
+    assert Part.of(values, rounds=10) == Part(rounds=10, width=8, flag=False)
 
 
 def test_constructors_take_only_their_parameters():

@@ -137,6 +137,18 @@ def test_every_command_has_help_with_an_example(command):
         assert "Example:" in result.output
 
 
+@pytest.mark.parametrize("command", ["sweep", "explore"])
+def test_the_commands_that_run_points_share_the_executor_options(command):
+    from aesdse.cli.common import EXECUTOR_CHOICES
+    from aesdse.engine.executors import EXECUTORS
+    assert EXECUTOR_CHOICES == EXECUTORS
+    options = {p.name: p for p in main.commands[command].params}
+    assert list(options["executor"].type.choices) == list(EXECUTORS)
+    assert (options["jobs"].opts, options["results_dir"].default) == (["-j", "--jobs"],
+                                                                     Path("results"))
+    assert options["scheduler"].metavar == "ADDRESS"
+
+
 _GRID = """\
 name: dry
 architectures:

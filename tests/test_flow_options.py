@@ -111,11 +111,11 @@ def test_the_docs_table_is_the_table():
 
 def test_everything_is_derived_from_the_table():
     from dataclasses import fields
-    from aesdse.experiment import _FLOW_KEYS
     from aesdse.flow.families import SYNTH_OPTIONS
     from aesdse.flow.yosys import SynthOptions
     from aesdse.spec.flow_options import FLOW_OPTIONS, OPTIONS, stage_options
     from aesdse.spec.schema import CONFIG_IGNORED_FLOW, PNR_CHOICES, FlowOptions
+    from aesdse.spec.sections import FLOW_KEYS
     assert [f.name for f in fields(FlowOptions)] == [o.name for o in FLOW_OPTIONS] + [
         "fmax_search"]
     assert FlowOptions().placer_timing_weight == OPTIONS["placer_timing_weight"].default == 10
@@ -123,7 +123,7 @@ def test_everything_is_derived_from_the_table():
         "nowidelut", "abc9", "dff", "abc_area")
     assert [o.name for o in stage_options("pnr")] == [
         "freq_mhz", "seed", "placer", "router", "placer_timing_weight", "floorplan"]
-    assert _FLOW_KEYS[:2] == ("freq_mhz", "seeds") and _FLOW_KEYS[-1] == "fmax_search"
+    assert FLOW_KEYS[:2] == ("freq_mhz", "seeds") and FLOW_KEYS[-1] == "fmax_search"
     assert PNR_CHOICES == ("placer", "router", "placer_timing_weight", "floorplan")
     assert CONFIG_IGNORED_FLOW == ("synth_timeout_s", "pnr_timeout_s")
     for o in FLOW_OPTIONS:

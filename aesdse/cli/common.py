@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-__all__ = ["CONTEXT", "db_option", "where_option", "current_only_option", "bram_rate_option",
-           "FiniteFloatRange", "Seconds", "SECONDS", "LazyChoice", "experiment_or_fail",
+__all__ = ["CONTEXT", "db_option", "EXECUTOR_CHOICES", "executor_options", "where_option",
+           "current_only_option", "bram_rate_option", "FiniteFloatRange", "Seconds", "SECONDS", "LazyChoice", "experiment_or_fail",
            "experiment_or_space_or_fail",
            "open_readonly", "warn_unreadable", "write_report", "show"]
 
@@ -22,6 +22,32 @@ def db_option(f):
     return click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                         default=Path("results/aesdse.sqlite"), show_default=True,
                         help="Results database (SQLite).")(f)
+
+
+#: Where a command's points run (:data:`aesdse.engine.executors.EXECUTORS`, written out here so
+#: that the command line is built without the engine).
+EXECUTOR_CHOICES = ("local", "dask-local", "dask")
+
+
+def executor_options(*, results_dir_help: str, jobs_help: str, executor_help: str,
+                     scheduler_help: str):
+    """The options of a command that runs design points (``sweep``, ``explore``):
+    ``--results-dir``, ``-j/--jobs``, ``--executor`` and ``--scheduler``, declared once; each
+    command words their help for what it runs."""
+    options = (
+        click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
+                     default=Path("results"), show_default=True, help=results_dir_help),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help=jobs_help),
+        click.option("--executor", type=click.Choice(list(EXECUTOR_CHOICES)), default="local",
+                     show_default=True, help=executor_help),
+        click.option("--scheduler", metavar="ADDRESS", help=scheduler_help),
+    )
+
+    def decorate(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return decorate
 
 
 def where_option(f):

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..report.kinds import FORMATS
-from .common import SECONDS, db_option
+from .common import SECONDS, db_option, executor_options
 
 __all__ = ["explore"]
 
@@ -40,14 +40,10 @@ def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler
 @click.command()
 @click.argument("experiment", type=click.Path(exists=True, dir_okay=False))
 @db_option
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("results"), show_default=True,
-              help="Where per-point artifacts and the stage cache go.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Candidates evaluated at once (default: number of cores).")
-@click.option("--executor", type=click.Choice(["local", "dask-local", "dask"]), default="local",
-              show_default=True, help="Where candidates run, as for aesdse sweep.")
-@click.option("--scheduler", metavar="ADDRESS", help="Dask scheduler for --executor dask.")
+@executor_options(results_dir_help="Where per-point artifacts and the stage cache go.",
+                  jobs_help="Candidates evaluated at once (default: number of cores).",
+                  executor_help="Where candidates run, as for aesdse sweep.",
+                  scheduler_help="Dask scheduler for --executor dask.")
 @click.option("--objective", "objectives", multiple=True, metavar="METRIC:min|max",
               help="Replace the file's objectives (repeat for several).")
 @click.option("--constraint", "constraints", multiple=True, metavar="'METRIC <= N'",

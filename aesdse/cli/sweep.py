@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .common import SECONDS, db_option, experiment_or_fail
+from .common import SECONDS, db_option, executor_options, experiment_or_fail
 
 __all__ = ["sweep"]
 
@@ -16,18 +16,13 @@ __all__ = ["sweep"]
 @click.command()
 @click.argument("experiment", type=click.Path(exists=True, dir_okay=False))
 @db_option
-@click.option("--results-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("results"), show_default=True,
-              help="Where per-point artifacts (Verilog, logs, reports) and the stage cache go.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Design points run in parallel (default: number of cores); with "
-                   "--executor dask-local, the number of Dask workers.")
-@click.option("--executor", type=click.Choice(["local", "dask-local", "dask"]), default="local",
-              show_default=True,
-              help="local: worker processes on this machine; dask-local: a Dask LocalCluster; "
-                   "dask: the Dask cluster at --scheduler (pip install 'aesdse[dask]').")
-@click.option("--scheduler", metavar="ADDRESS",
-              help="Dask scheduler for --executor dask, e.g. tcp://HOST:8786.")
+@executor_options(
+    results_dir_help="Where per-point artifacts (Verilog, logs, reports) and the stage cache go.",
+    jobs_help="Design points run in parallel (default: number of cores); with "
+              "--executor dask-local, the number of Dask workers.",
+    executor_help="local: worker processes on this machine; dask-local: a Dask LocalCluster; "
+                  "dask: the Dask cluster at --scheduler (pip install 'aesdse[dask]').",
+    scheduler_help="Dask scheduler for --executor dask, e.g. tcp://HOST:8786.")
 @click.option("--timeout-synth", type=SECONDS, metavar="SECONDS",
               help="Yosys time limit per point (overrides the experiment's synth_timeout_s).")
 @click.option("--timeout-pnr", type=SECONDS, metavar="SECONDS",

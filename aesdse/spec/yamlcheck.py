@@ -23,6 +23,9 @@ What :func:`load` refuses, each as a :class:`YamlError` with the line:
 Mappings load as :class:`LineDict` and sequences as :class:`LineList`, which remember the line of
 the node, of each key and of each item. Messages never show a whole value: :func:`show` clips
 its ``repr`` to :data:`SHOWN_CHARS` characters.
+
+The checks of one value (:func:`typed`, :func:`bounded`, :func:`one_of`) raise a
+:class:`YamlError` at the value's line, or its item's in a list.
 """
 
 import math
@@ -30,7 +33,8 @@ import math
 import yaml
 
 __all__ = ["YamlError", "LineDict", "LineList", "load", "line_of", "item_line", "show", "kind",
-           "allowed", "check_keys", "clip", "SHOWN_CHARS"]
+           "allowed", "check_keys", "clip", "SHOWN_CHARS", "as_list", "typed", "bounded",
+           "one_of"]
 
 #: Longest repr of a value shown in a message.
 SHOWN_CHARS = 80
@@ -343,3 +347,41 @@ def check_keys(mapping, keys, where: str, line: int = 1) -> None:
         if key not in keys:
             raise YamlError(line_of(mapping, key),
                             f"unknown key {show(key)} in {where}; allowed keys: {allowed(keys)}")
+
+
+# --- checked values ---------------------------------------------------------------------------
+
+def as_list(value) -> list:
+    """A value that may be one item or a list of them, as a list."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def typed(mapping, key, value, index, kinds, what):
+    """``value`` (item ``index`` of ``mapping[key]``) must be of one of ``kinds``; ``what`` names
+    them in the message."""
+    # bool is an int in Python; keep "true" out of numeric fields and numbers out of booleans.
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} must be {what}, not {kind(value)}")
+    return value
+
+
+def bounded(mapping, key, value, index, low, high, what="", low_open=False):
+    """``value`` (already typed) must be finite and in ``low..high`` (``low`` excluded when
+    ``low_open``)."""
+    ok = isinstance(value, int) or math.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        low_word = f"above {low}" if low_open else f"at least {low}"
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} must be {low_word} and at most {high}{what}")
+    return value
+
+
+def one_of(mapping, key, value, index, choices):
+    """``value`` must be one of ``choices``, of the same type (``1`` is not ``true``, ``1.0``
+    is not ``1``)."""
+    if not any(type(value) is type(c) and value == c for c in choices):
+        raise YamlError(item_line(mapping, key, index),
+                     f"{key}: {show(value)} is not one of: {allowed(choices)}")
+    return value

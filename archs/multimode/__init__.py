@@ -203,7 +203,7 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 
 from ..interface import AESSignature
-from ..params import Param, bind
+from ..params import Param, bind, switch
 from ..prims.keyschedule import ROUNDS
 from .ccm import CCM
 from .modes import CCMPhase, KEY_SIZES, Mode, SBOXES, STREAMS
@@ -287,19 +287,19 @@ class Multimode(Streams, Round, CCM, wiring.Component):
               "1: one round per cycle; 2: register after the inverter (003 section III.C), "
               "two streams interleaved, each at half rate, full utilization together",
               omitted_at_default=True, error="Streams must be 1 or 2"),
-        Param("affine_retimed", (False, True), False,
-              "True: bare shared inverters, the affine map merged with MixColumns and the "
-              "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
-              omitted_at_default=True, error="Affine retimed must be False or True"),
+        switch("affine_retimed",
+               "True: bare shared inverters, the affine map merged with MixColumns and the "
+               "inverse affine map with InvMixColumns (003 section III.B, Fig. 8(b))",
+               error="Affine retimed must be False or True"),
         Param("key_sizes", tuple(KEY_SIZES), "all",
               "key sizes taken at run time: all (128/192/256, 003's 3-in-1 key expander) or "
               "128 only (no key-size decode in the expander)",
               omitted_at_default=True, error="Key sizes must be 'all' or 128"),
-        Param("pipelined_round", (False, True), False,
-              "True (one stream only): the register after the inverter (003 section III.C) "
-              "with two blocks of the one stream in flight, a block and the next one when "
-              "neither depends on the other's result (ECB, CTR, CBC decryption)",
-              omitted_at_default=True, error="Pipelined round must be False or True"),
+        switch("pipelined_round",
+               "True (one stream only): the register after the inverter (003 section III.C) "
+               "with two blocks of the one stream in flight, a block and the next one when "
+               "neither depends on the other's result (ECB, CTR, CBC decryption)",
+               error="Pipelined round must be False or True"),
     )
 
     @classmethod

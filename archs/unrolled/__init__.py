@@ -293,7 +293,7 @@ class Unrolled(Datapath, MergedLinearLayer, KeyPath, Control, wiring.Component):
         elif not isinstance(rounds, int) or not 1 <= rounds <= ROUNDS[p.key_bits]:
             raise ValueError(f"Rounds must be an integer from 1 to {ROUNDS[p.key_bits]}, "
                              f"not {rounds!r}")
-        datapath = DatapathOptions.of(p, rounds)
+        datapath = DatapathOptions.of(p, rounds=rounds)
         keys = KeyPathOptions.of(p)
         control = ControlOptions.of(p)
         datapath.check(keys.key_schedule)

@@ -8,53 +8,48 @@ in banks), registered flags in place of its level logic, and the accept and hand
 counted a cycle late. The options of this part (:class:`ControlOptions`) check their own rules.
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from amaranth.hdl import Mux, Signal
 from amaranth.lib import fifo, memory
 
-from ..params import Param
+from ..params import PartOptions, switch
 
 __all__ = ["CONTROL_PARAMS", "ControlOptions", "Control"]
 
 #: The control's parameters (:class:`ControlOptions`).
 CONTROL_PARAMS = (
-    Param("lean_control", (False, True), False,
-          "an exit register, registered credit and output-valid flags, a power-of-two "
-          "output buffer without a full flag, an entry register loaded every cycle (in a "
-          "loop a block enters only when the ring's slot is free next cycle); one cycle "
-          "more latency, for a fast clock",
-          omitted_at_default=True, error="Lean control must be false or true"),
-    Param("registered_hand_out", (False, True), False,
-          "lean control only: the credit counter counts a handed-out block a cycle late, "
-          "from a register, so the output handshake (with parallel lanes, every lane's "
-          "valid, from across the chip) meets no carry chain; one more buffer entry",
-          omitted_at_default=True, error="Registered hand-out must be false or true"),
-    Param("registered_accept", (False, True), False,
-          "lean control only: the credit counter counts an accepted block a cycle late, "
-          "from a register, so the input handshake (the input's ready, behind the credit "
-          "and key flags) meets no carry chain; one more buffer entry",
-          omitted_at_default=True, error="Registered accept must be false or true"),
-    Param("banked_buffer", (False, True), False,
-          "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
-          "by a registered one-hot write enable (no decoder between the write counter "
-          "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)",
-          omitted_at_default=True, error="Banked buffer must be false or true"),
-    Param("local_flag_copies", (False, True), False,
-          "lean control: the buffer's empty flag read by the credit counter, and with a "
-          "round key chain the key handshake's busy flag read by the key register and the "
-          "input's ready, as copies that compute their next value from their own state",
-          omitted_at_default=True, error="Local flag copies must be false or true"),
-    Param("registered_exit", (False, True), False,
-          "without lean control (which has it): the last round's result and its write "
-          "enable registered before the output FIFO (one cycle more latency, one more "
-          "FIFO entry), so the FIFO's write data does not share the last round's cycle",
-          omitted_at_default=True, error="Registered exit must be false or true"),
+    switch("lean_control",
+           "an exit register, registered credit and output-valid flags, a power-of-two "
+           "output buffer without a full flag, an entry register loaded every cycle (in a "
+           "loop a block enters only when the ring's slot is free next cycle); one cycle "
+           "more latency, for a fast clock"),
+    switch("registered_hand_out",
+           "lean control only: the credit counter counts a handed-out block a cycle late, "
+           "from a register, so the output handshake (with parallel lanes, every lane's "
+           "valid, from across the chip) meets no carry chain; one more buffer entry",
+           error="Registered hand-out must be false or true"),
+    switch("registered_accept",
+           "lean control only: the credit counter counts an accepted block a cycle late, "
+           "from a register, so the input handshake (the input's ready, behind the credit "
+           "and key flags) meets no carry chain; one more buffer entry"),
+    switch("banked_buffer",
+           "lean control only: the output buffer as 16-deep LUT-RAM banks, each written "
+           "by a registered one-hot write enable (no decoder between the write counter "
+           "and the LUT RAMs' write enables, fanout 32 on the 128-bit buffer)"),
+    switch("local_flag_copies",
+           "lean control: the buffer's empty flag read by the credit counter, and with a "
+           "round key chain the key handshake's busy flag read by the key register and the "
+           "input's ready, as copies that compute their next value from their own state"),
+    switch("registered_exit",
+           "without lean control (which has it): the last round's result and its write "
+           "enable registered before the output FIFO (one cycle more latency, one more "
+           "FIFO entry), so the FIFO's write data does not share the last round's cycle"),
 )
 
 
 @dataclass(frozen=True)
-class ControlOptions:
+class ControlOptions(PartOptions):
     """The control's options, each documented at :class:`archs.unrolled.Unrolled`."""
     lean_control: bool
     registered_hand_out: bool
@@ -62,11 +57,6 @@ class ControlOptions:
     banked_buffer: bool
     local_flag_copies: bool
     registered_exit: bool
-
-    @classmethod
-    def of(cls, values) -> "ControlOptions":
-        """The control's options among the core's bound parameter ``values``."""
-        return cls(**{f.name: getattr(values, f.name) for f in fields(cls)})
 
     @property
     def exit_register(self) -> bool:

@@ -8,12 +8,12 @@ enters the first ring from the entry register and the last ring's last unit writ
 buffer. The options of this part (:class:`DatapathOptions`) check their own rules.
 """
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from amaranth.hdl import Signal
 
 from ..interface import bytes_value, value_bytes
-from ..params import SBOX_PARAM, SBOX_STAGES_PARAM, Param
+from ..params import SBOX_PARAM, SBOX_STAGES_PARAM, Param, PartOptions, switch
 from ..prims.bram_sbox import BramSBoxPair
 from ..prims.mixcolumns import mix_column_value
 from ..prims.sbox import SBOX_KINDS, make_sbox, sbox_latency
@@ -91,17 +91,16 @@ DATAPATH_PARAMS = (
           "ring's input multiplexer (one LUT4 a state bit, not an XOR and a multiplexer)",
           omitted_at_default=True,
           error="Initial AddRoundKey must be 'entry' or 'ring_input'"),
-    Param("merged_linear_layer", (False, True), False,
-          "fully pipelined, precomputed keys, composite or tower S-boxes with 6 or 7 "
-          "stages: the S-box output map, ShiftRows, MixColumns, AddRoundKey and the next "
-          "S-box's input map as one linear map per column, pipelined so that every path "
-          "between registers is one LUT4 (XORs of four bits)",
-          omitted_at_default=True, error="Merged linear layer must be false or true"),
+    switch("merged_linear_layer",
+           "fully pipelined, precomputed keys, composite or tower S-boxes with 6 or 7 "
+           "stages: the S-box output map, ShiftRows, MixColumns, AddRoundKey and the next "
+           "S-box's input map as one linear map per column, pipelined so that every path "
+           "between registers is one LUT4 (XORs of four bits)"),
 )
 
 
 @dataclass(frozen=True)
-class DatapathOptions:
+class DatapathOptions(PartOptions):
     """The datapath's options, each documented at :class:`archs.unrolled.Unrolled`.
 
     ``rounds`` is the core's round count (from the key size, or the test-only override).
@@ -117,12 +116,6 @@ class DatapathOptions:
     sbox_output_copies: int
     initial_add_round_key: str
     merged_linear_layer: bool
-
-    @classmethod
-    def of(cls, values, rounds: int) -> "DatapathOptions":
-        """The datapath's options among the core's bound parameter ``values``."""
-        return cls(rounds=rounds, **{f.name: getattr(values, f.name) for f in fields(cls)
-                                     if f.name != "rounds"})
 
     @property
     def fully_pipelined(self) -> bool:

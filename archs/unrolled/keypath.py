@@ -9,11 +9,11 @@ and a new key waits until no block is in flight. The options of this part
 (:class:`KeyPathOptions`) check their own rules.
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from amaranth.hdl import Cat, Signal
 
-from ..params import Param
+from ..params import Param, PartOptions, switch
 from ..prims.keyexpander import key_step, key_step_sub_input, lead_key_step, window_words
 from ..prims.keyschedule import ROUNDS
 from ..prims.roundkeys import RoundKeyChain, RoundKeyStore
@@ -33,33 +33,29 @@ KEY_PATH_PARAMS = (
           error=f"Key schedule must be one of {', '.join(KEY_SCHEDULES)}"),
     Param("key_bits", tuple(ROUNDS), 128, "key size of the core",
           error="Key size must be 128, 192 or 256 bits"),
-    Param("key_lead", (False, True), False,
-          "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
-          "S-boxes one stage shorter and the expansion step registered a stage ahead, "
-          "so the last stage has only MixColumns and AddRoundKey",
-          omitted_at_default=True, error="Key lead must be false or true"),
-    Param("key_into_feedback", (False, True), False,
-          "lean control, a one-ring loop, keys on the fly: a new block's key written into "
-          "the ring's feedback register a cycle early, so the ring input multiplexes no "
-          "key bits (the multiplexer joins the key-expansion step's LUT4s)",
-          omitted_at_default=True, error="Key into feedback must be false or true"),
-    Param("round_key_chain", (False, True), False,
-          "precomputed keys only: expanded by a walk of fixed period and carried past the "
-          "units by a register chain, each round key register loading from its own stage "
-          "(a flip-flop as clock enable, a neighbour's output as data) instead of from the "
-          "expander through a decoder",
-          omitted_at_default=True, error="Round key chain must be false or true"),
-    Param("registered_key_flags", (False, True), False,
-          "round key chain only: the walk's done flag and the drained flag each registered "
-          "once or twice more before the key handshake (a key costs three cycles more), "
-          "the input's ready reading a copy of the busy flag of its own, and the in-flight "
-          "counter stepping in one carry chain, from a copy of the buffer's write flag",
-          omitted_at_default=True, error="Registered key flags must be false or true"),
+    switch("key_lead",
+           "fully pipelined, on-the-fly keys, logic S-boxes with 1+ stages: the key "
+           "S-boxes one stage shorter and the expansion step registered a stage ahead, "
+           "so the last stage has only MixColumns and AddRoundKey"),
+    switch("key_into_feedback",
+           "lean control, a one-ring loop, keys on the fly: a new block's key written into "
+           "the ring's feedback register a cycle early, so the ring input multiplexes no "
+           "key bits (the multiplexer joins the key-expansion step's LUT4s)"),
+    switch("round_key_chain",
+           "precomputed keys only: expanded by a walk of fixed period and carried past the "
+           "units by a register chain, each round key register loading from its own stage "
+           "(a flip-flop as clock enable, a neighbour's output as data) instead of from the "
+           "expander through a decoder"),
+    switch("registered_key_flags",
+           "round key chain only: the walk's done flag and the drained flag each registered "
+           "once or twice more before the key handshake (a key costs three cycles more), "
+           "the input's ready reading a copy of the busy flag of its own, and the in-flight "
+           "counter stepping in one carry chain, from a copy of the buffer's write flag"),
 )
 
 
 @dataclass(frozen=True)
-class KeyPathOptions:
+class KeyPathOptions(PartOptions):
     """The key path's options, each documented at :class:`archs.unrolled.Unrolled`."""
     key_schedule: str
     key_bits: int
@@ -67,11 +63,6 @@ class KeyPathOptions:
     key_into_feedback: bool
     round_key_chain: bool
     registered_key_flags: bool
-
-    @classmethod
-    def of(cls, values) -> "KeyPathOptions":
-        """The key path's options among the core's bound parameter ``values``."""
-        return cls(**{f.name: getattr(values, f.name) for f in fields(cls)})
 
     def check(self, datapath: DatapathOptions, control: ControlOptions) -> None:
         """Raise ``ValueError`` for a rule of the key path broken; a key step placed in the
