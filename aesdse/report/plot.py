@@ -32,6 +32,10 @@ Kinds
     logic cells, asic gate equivalents; log scale, every bar annotated with its unit, so the
     panel is labelled a cross-family comparison), Fmax and throughput. An asic estimate has no
     Fmax or throughput: its bars are absent and annotated so.
+``explore``
+    An exploration (``aesdse plot EXPLORE.yaml --kind explore``): the Pareto figure of what it
+    placed and routed, and the candidates synthesis pruned as grey crosses at their synthesized
+    area and the best throughput the pruning granted them (:mod:`aesdse.report.plot_explore`).
 
 The shared look and the reproducible save are in :mod:`aesdse.report.plot_style`, the
 ``families`` and ``gcm`` figures in :mod:`aesdse.report.plot_families`; :func:`plot` draws any
@@ -49,12 +53,14 @@ from .cells import param_value, show_value
 from .kinds import PLOT_AREAS, PLOT_KINDS, PLOT_METRICS
 from .lines import RUN_FLOW_KEYS, varying_params
 from .plot_families import families_figure, family_bars, gcm_figure
+from .plot_explore import PRUNED_AREAS, pruned_marks
 from .plot_style import (COLORS, MARKERS, PUBLISHED_MARKERS, STYLE, PlotError, has_column, mpl,
                          new_figure, plain_log, plot_lines, save, spans_decade)
 
 __all__ = ["KINDS", "AREAS", "METRICS", "STYLE", "pareto_front", "area_of",
            "published_points", "pareto_figure", "sweep_figure", "bars_figure",
-           "families_figure", "family_bars", "gcm_figure", "save", "plot", "PlotError"]
+           "families_figure", "family_bars", "gcm_figure", "explore_figure", "save", "plot",
+           "PlotError"]
 
 #: The figures, area measures and sweep metrics (declared in :mod:`aesdse.report.kinds`).
 KINDS, AREAS, METRICS = PLOT_KINDS, PLOT_AREAS, PLOT_METRICS
@@ -374,6 +380,31 @@ def bars_figure(rows: list[Row], area: str = "luts", title: str | None = None,
 
 
 #: Units of each family's area, as bar annotations (singular, plural).
+def explore_figure(rows, pruned: list, area: str = "luts", title: str | None = None,
+                   rate: float | None = None):
+    """The exploration's placed and routed ``rows`` with its front, and its ``pruned``
+    candidates (:mod:`aesdse.report.plot_explore`)."""
+    if area not in PRUNED_AREAS:
+        raise PlotError(f"An explore figure draws pruned points by LUT4 or slices, not {area!r}"
+                        f" (synthesis gives no block RAM-converted area)")
+    fig = pareto_figure(rows, area, title=title, rate=rate, point_labels=False)
+    marks, missing = pruned_marks(pruned, area)
+    ax = fig.axes[0]
+    with mpl().rc_context(STYLE):
+        label = f"pruned by synthesis ({len(marks)}), at its best throughput"
+        if missing:
+            label += f"; {missing} more with no Fmax bound yet"
+        if marks:
+            ax.scatter([m[0] for m in marks], [m[1] for m in marks], marker="x", s=14,
+                       color="#999999", linewidths=0.7, zorder=1, label=label)
+        elif missing:
+            ax.scatter([], [], marker="x", s=14, color="#999999", label=label)
+        ax.relim()
+        ax.autoscale_view()
+        ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.3)
+    return fig
+
+
 def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | None = None,
          y=(), published=None, title: str | None = None, rate: float | None = None,
          pruned=None) -> Path:
@@ -399,7 +430,6 @@ def plot(rows: list[Row], kind: str, output, *, area: str = "luts", x: str | Non
     elif kind == "gcm":
         fig = gcm_figure(rows, title=title)
     elif kind == "explore":
-        from .plot_explore import explore_figure
         fig = explore_figure(rows, pruned or [], area, title=title, rate=rate)
     else:
         raise PlotError(f"Kind must be one of {', '.join(KINDS)}, not {kind!r}")

@@ -1,5 +1,6 @@
-"""The figure of an exploration (``aesdse plot EXPLORE.yaml --kind explore``): what it placed
-and routed, its front, and what synthesis pruned.
+"""Where an exploration's pruned candidates are drawn, in its figure (``aesdse plot
+EXPLORE.yaml --kind explore``, :func:`aesdse.report.plot.explore_figure`) and on the HTML
+report's plot: beside what it placed and routed and its front.
 
 The placed and routed points are drawn as in the Pareto figure
 (:func:`aesdse.report.plot.pareto_figure`: area against throughput, seeds aggregated by median
@@ -13,13 +14,11 @@ bound its Fmax (or that failed synthesis) have no such height and are counted in
 
 from __future__ import annotations
 
-from .plot import pareto_figure
-from .plot_style import STYLE, PlotError, mpl
+__all__ = ["PRUNED_AREAS", "pruned_marks"]
 
-__all__ = ["pruned_marks", "explore_figure"]
-
-#: Where a pruned candidate is drawn, per area measure: the synthesis figure that gives its area.
-_PRUNED_AREA = {"luts": "luts", "slices": "slices"}
+#: The area measures a pruned candidate can be drawn by (synthesis gives no block RAM-converted
+#: area).
+PRUNED_AREAS = ("luts", "slices")
 
 
 def pruned_marks(pruned: list, area: str = "luts") -> tuple[list, int]:
@@ -27,7 +26,7 @@ def pruned_marks(pruned: list, area: str = "luts") -> tuple[list, int]:
     journal's ``pruned`` events, or an explore result's ``pruned_points``): each at its
     synthesis area and its optimistic throughput."""
     marks, missing = [], 0
-    key = _PRUNED_AREA.get(area)
+    key = area if area in PRUNED_AREAS else None
     for event in pruned:
         synthesis, bound = event.get("synthesis") or {}, event.get("bound") or {}
         # The area synthesis measured (the bound's is less the routing margin); slices only
@@ -39,28 +38,3 @@ def pruned_marks(pruned: list, area: str = "luts") -> tuple[list, int]:
         else:
             missing += 1
     return marks, missing
-
-
-def explore_figure(rows, pruned: list, area: str = "luts", title: str | None = None,
-                   rate: float | None = None):
-    """The exploration's placed and routed ``rows`` with its front, and its ``pruned``
-    candidates (module documentation)."""
-    if area not in _PRUNED_AREA:
-        raise PlotError(f"An explore figure draws pruned points by LUT4 or slices, not {area!r}"
-                        f" (synthesis gives no block RAM-converted area)")
-    fig = pareto_figure(rows, area, title=title, rate=rate, point_labels=False)
-    marks, missing = pruned_marks(pruned, area)
-    ax = fig.axes[0]
-    with mpl().rc_context(STYLE):
-        label = f"pruned by synthesis ({len(marks)}), at its best throughput"
-        if missing:
-            label += f"; {missing} more with no Fmax bound yet"
-        if marks:
-            ax.scatter([m[0] for m in marks], [m[1] for m in marks], marker="x", s=14,
-                       color="#999999", linewidths=0.7, zorder=1, label=label)
-        elif missing:
-            ax.scatter([], [], marker="x", s=14, color="#999999", label=label)
-        ax.relim()
-        ax.autoscale_view()
-        ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.3)
-    return fig
