@@ -42,7 +42,8 @@ __all__ = ["GENERATOR_MODULES", "generator_modules", "generator_fingerprint", "g
 #: :mod:`aesdse.verify.vectors`).
 GENERATOR_MODULES = ("aesdse.generate", "aesdse.verify.verify", "aesdse.verify.blocks",
                      "aesdse.verify.script", "aesdse.verify.testbench", "aesdse.verify.reference",
-                     "aesdse.verify.vectors", "aesdse.verify.sbox_stream")
+                     "aesdse.verify.vectors", "aesdse.verify.gcm_vectors",
+                     "aesdse.verify.sbox_stream")
 
 
 def read_source(path: Path) -> bytes:
