@@ -430,6 +430,39 @@ def test_dask_remote_workers_send_artifacts_back(tmp_path, fake_tools, monkeypat
     assert not (tmp_path / "results" / "cache").exists()
 
 
+def test_a_sweep_on_slurm_workers_started_by_dask_jobqueue(tmp_path, fake_tools, monkeypatch):
+    # The Slurm recipe of docs/explore.md, with a fake sbatch (there is no Slurm here): a
+    # dask-jobqueue SLURMCluster submits a batch job that starts a Dask worker, and the sweep
+    # runs on it through --executor dask --scheduler ADDRESS, as a cluster user's would.
+    jobqueue = pytest.importorskip("dask_jobqueue")
+    import logging
+
+    import distributed
+    slurm = Path(__file__).parent / "fake_tools" / "slurm"
+    monkeypatch.setenv("PATH", f"{slurm}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_SLURM_LOG", str(tmp_path / "slurm.log"))
+    monkeypatch.setenv("AESDSE_CACHE_DIR", str(tmp_path / "worker-cache"))
+    exp = experiment(freqs=(50, 60))
+    with jobqueue.SLURMCluster(cores=1, processes=1, memory="2GB", walltime="00:10:00",
+                               job_name="aesdse", log_directory=str(tmp_path / "logs"),
+                               scheduler_options={"dashboard_address": None},
+                               silence_logs=logging.ERROR) as cluster:
+        cluster.scale(jobs=1)
+        with distributed.Client(cluster) as client:
+            client.wait_for_workers(1, timeout=120)
+        with Store(tmp_path / "db.sqlite") as store:
+            summary = sweep(exp, store, tmp_path / "results", executor="dask",
+                            scheduler=cluster.scheduler_address, echo=None)
+            rows = store.rows()
+    assert summary.ok and summary.done == 2 and {r.status for r in rows} == {"ok"}
+    submitted = (tmp_path / "slurm.log").read_text()
+    assert submitted.startswith("sbatch ") and "#SBATCH -J aesdse" in submitted
+    assert "#SBATCH -t 00:10:00" in submitted
+    # The points ran on the batch job's worker: its stage cache, not the client's.
+    assert (tmp_path / "worker-cache" / "synth").is_dir()
+    assert not (tmp_path / "results" / "cache").exists()
+
+
 def _parent_of(pid: int) -> int:
     with open(f"/proc/{pid}/stat") as f:
         return int(f.read().rsplit(")", 1)[1].split()[1])
