@@ -322,7 +322,7 @@ def test_reference_rows_warm_start_the_search_and_are_not_run(tmp_path, world):
     assert len(world()) - runs == 3
 
 
-def test_a_candidate_another_sweep_has_claimed_is_not_run_twice(tmp_path, world):
+def test_a_candidate_another_sweep_has_claimed_is_not_run_twice(tmp_path, world, monkeypatch):
     # Another live sweep on the database (a process holding the claims) runs every design's
     # seed 1: the explore waits for it instead of running them too. That sweep then dies
     # without storing a row: its claims are dead, and the explore runs each design itself,
@@ -337,13 +337,17 @@ def test_a_candidate_another_sweep_has_claimed_is_not_run_twice(tmp_path, world)
         for candidate in SearchSpace(plan.space).valid_points("sbox"):
             assert store.claim(plan.point("sbox", candidate.params, 1).key(versions), owner)
     log = tmp_path / "tools.log"
+    waiting = threading.Event()
+    looked = Store.claimed_by_others
+
+    def claimed_by_others(self, keys, owner):
+        waiting.set()   # the explore looks at the other sweep's claims: it waits for them
+        return looked(self, keys, owner)
+    monkeypatch.setattr(Store, "claimed_by_others", claimed_by_others)
 
     def let_go():
-        # once the explore is under way (its synthesis-first runs), and a second more
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (log.exists() and log.read_text()):
-            time.sleep(0.05)
-        time.sleep(1.0)
+        waiting.wait(timeout=20)
+        time.sleep(0.5)
         with log.open("a") as f:
             f.write("holder gone\n")
         holder.kill()

@@ -350,7 +350,7 @@ def test_sweep_of_seed_keeps_seeds(rows):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, families, gcm, not 'pie'$"),
+    ({"kind": "pie"}, r"^Kind must be one of pareto, sweep, bars, families, gcm, explore, not 'pie'$"),
     ({"kind": "sweep"}, r"^A sweep plot needs --x PARAM"),
     ({"kind": "sweep", "x": "nope"}, r"^Parameter 'nope' is not a parameter of these points"),
     ({"kind": "sweep", "x": "sbox", "y": ["power"]}, r"^Metric must be one of luts, "),
