@@ -17,9 +17,9 @@ transitively, every module of the ``archs`` package it imports (found by reading
 statements, lazy ones inside functions included), plus the modules that define how any design is
 generated and verified (:data:`GENERATOR_MODULES`, a package among them with every module in it,
 and the ``archs`` modules they import, such as the primitives the reference model is built from),
-the family's registry entry and Amaranth's version. Editing ``archs/compact.py`` therefore
-changes the fingerprint of ``compact`` only, while editing a primitive changes every family that
-imports it.
+the family's registry entry and Amaranth's version. Editing a module of ``archs/compact/``
+therefore changes the fingerprint of ``compact`` only, while editing a primitive changes every
+family that imports it.
 """
 
 import ast

@@ -39,7 +39,9 @@ def test_the_memo_gives_what_parsing_gives_for_every_source(memo_home):
         again = fingerprint._imports(name, path)  # read back
         assert first == again == _parsed(name)
     assert len(list(memo_home.glob("*.json"))) == len(names)
-    assert "archs.prims.gf" in fingerprint._imports("archs.compact", names["archs.compact"])
+    assert "archs.compact.datapath" in fingerprint._imports("archs.compact", names["archs.compact"])
+    assert "archs.prims.gf" in fingerprint._imports("archs.compact.datapath",
+                                                    names["archs.compact.datapath"])
 
 
 def test_an_edited_source_is_parsed_again(memo_home, monkeypatch):

@@ -44,7 +44,7 @@ FUNCTIONS = list(functions())
 def test_functions_found():
     names = {(path, name) for path, name, _ in FUNCTIONS}
     assert {("aesdse/engine/sweep.py", "sweep"), ("aesdse/engine/point.py", "run_point"),
-            ("archs/compact.py", "Compact.elaborate"),
+            ("archs/compact/__init__.py", "Compact.elaborate"),
             ("aesdse/engine/pnr_stage.py", "search_point_fmax.run_batch")} <= names
 
 
