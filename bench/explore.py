@@ -139,9 +139,11 @@ def table_params(rows) -> str:
     values: dict = {}
     for row in rows:
         for name, value in row.params.items():
-            values.setdefault(name, set()).add(value)
-    return json.dumps({name: sorted(v, key=lambda x: (str(type(x)), x))
-                       for name, v in sorted(values.items())})
+            values.setdefault((row.arch, name), set()).add(value)
+    # In the family's order of allowed values: the space (and so a seeded sampler's draws) is
+    # the one an experiment listing the same values in that order gives.
+    return json.dumps({name: [c for c in archs.family(arch).param(name).choices if c in found]
+                       for (arch, name), found in sorted(values.items())})
 
 
 def run_one(strategy, first, seed, arch, rows, budget, params="all") -> list:
