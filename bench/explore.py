@@ -50,7 +50,7 @@ PLAN = """\
 name: bench
 architectures:
   - arch: {arch}
-    params: all
+    params: {params}
 explore:
   objectives: {{throughput_mbps: max, luts: min}}
   budget: {{pnr_runs: {budget}}}
@@ -132,8 +132,23 @@ def trajectory(plan, rows, explorer_rows, events) -> list:
     return out
 
 
-def run_one(strategy, first, seed, arch, rows, budget) -> list:
-    plan = parse_plan(PLAN.format(arch=arch, budget=budget, first=str(first).lower()))
+def table_params(rows) -> str:
+    """The space of a table's rows, as the ``params:`` of an experiment: every value each
+    parameter takes among them (a table measures a slice of its family: its space is that
+    slice, so that the search never asks for a point the table lacks)."""
+    values: dict = {}
+    for row in rows:
+        for name, value in row.params.items():
+            values.setdefault((row.arch, name), set()).add(value)
+    # In the family's order of allowed values: the space (and so a seeded sampler's draws) is
+    # the one an experiment listing the same values in that order gives.
+    return json.dumps({name: [c for c in archs.family(arch).param(name).choices if c in found]
+                       for (arch, name), found in sorted(values.items())})
+
+
+def run_one(strategy, first, seed, arch, rows, budget, params="all") -> list:
+    plan = parse_plan(PLAN.format(arch=arch, budget=budget, first=str(first).lower(),
+                                  params=params))
     plan = replace(plan, settings=replace(plan.settings, seed=seed, sampler=strategy
                                           if strategy != "grid" else "random"))
     space = SearchSpace(plan.space, seed)
@@ -171,13 +186,21 @@ def main(argv=None) -> int:
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    probe = parse_plan(PLAN.format(arch=args.arch, budget=1, first="true"))
-    space = SearchSpace(probe.space)
     if args.table:
         # One row per design: its lowest seed (the replay's P&R run).
         designs = TableEvaluator.from_file(args.table).by_design.values()
         rows = [seeds[min(seeds)] for seeds in designs if seeds[min(seeds)].arch == args.arch]
+        params = table_params(rows)
+        space = SearchSpace(parse_plan(PLAN.format(arch=args.arch, budget=1, first="true",
+                                                   params=params)).space)
+        missing = len(space.valid_points(args.arch)) - len(rows)
+        if missing:
+            print(f"warning: {missing} valid points of the table's space are not in it "
+                  f"(replayed as failed rows)", file=sys.stderr)
     else:
+        params = "all"
+        space = SearchSpace(parse_plan(PLAN.format(arch=args.arch, budget=1, first="true",
+                                                   params=params)).space)
         rows = synthetic_table(space, args.arch)
     budget = max(1, math.ceil(args.budget * len(rows)))
     out = {"table": str(args.table or "synthetic"), "points": len(rows), "budget": budget,
@@ -185,8 +208,9 @@ def main(argv=None) -> int:
     for strategy in args.strategies.split(","):
         for first in (False, True):
             start = time.process_time()
-            curves, pruned, wrong = zip(*(run_one(strategy, first, seed, args.arch, rows, budget)
-                                   for seed in range(1, args.seeds + 1)))
+            curves, pruned, wrong = zip(*(run_one(strategy, first, seed, args.arch, rows, budget,
+                                                  params)
+                                          for seed in range(1, args.seeds + 1)))
             name = strategy + (" + synthesis-first" if first else "")
             out["strategies"][name] = {**summarize(curves, len(rows), budget),
                                        "pruned_median": statistics.median(pruned),

@@ -47,7 +47,7 @@ def test_a_replay_is_deterministic_and_reaches_the_whole_front(bench, capsys):
 def test_a_table_file_replays_like_the_rows_it_holds(bench, tmp_path, capsys):
     from aesdse.explore.plan import parse_plan
     from aesdse.explore.space import SearchSpace
-    plan = parse_plan(bench.PLAN.format(arch="sbox", budget=1, first="true"))
+    plan = parse_plan(bench.PLAN.format(arch="sbox", budget=1, first="true", params="all"))
     rows = bench.synthetic_table(SearchSpace(plan.space), "sbox")
     table = tmp_path / "table.jsonl"
     table.write_text("".join(json.dumps(row_record(r, [], host_paths=False)) + "\n"
@@ -63,3 +63,41 @@ def test_a_table_file_replays_like_the_rows_it_holds(bench, tmp_path, capsys):
         assert {k: v for k, v in a.items() if k != "cpu_s"} == \
             {k: v for k, v in b.items() if k != "cpu_s"}
     assert replayed["table"] == str(table)
+
+
+def test_a_table_of_a_slice_is_replayed_on_that_slice(bench, tmp_path, capsys):
+    # A table measures a slice of its family (the compact slice of bench/explore_table.py):
+    # the replay's space is the values its rows take, so no candidate is missing from it.
+    from aesdse.explore.plan import parse_plan
+    from aesdse.explore.space import SearchSpace
+    plan = parse_plan(bench.PLAN.format(arch="sbox", budget=1, first="true", params="all"))
+    rows = [r for r in bench.synthetic_table(SearchSpace(plan.space), "sbox")
+            if r.params["direction"] == "encrypt" and r.params["sbox"] in ("composite", "tower")]
+    assert json.loads(bench.table_params(rows))["direction"] == ["encrypt"]
+    table = tmp_path / "slice.jsonl"
+    table.write_text("".join(json.dumps(row_record(r, [], host_paths=False)) + "\n"
+                             for r in rows))
+    assert bench.main(["--table", str(table), "--arch", "sbox", "--seeds", "1", "--budget",
+                       "1.0", "--strategies", "grid", "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["points"] == len(rows) == 16 and "not in it" not in captured.err
+    # Every point of the slice routed once: the whole front found.
+    assert out["strategies"]["grid"]["hv_at_15pct"] <= 1.0
+    assert out["strategies"]["grid"]["runs_to_95pct"] <= len(rows)
+
+
+def test_the_measured_table_is_every_valid_point_of_its_slices():
+    spec = importlib.util.spec_from_file_location(
+        "bench_explore_table", BENCH.parent / "explore_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    counts = {name: len(table.slice_points(name)) for name in table.SLICES}
+    assert counts == {"sbox": 139, "compact": 232, "tbox": 160}
+    compact = table.slice_points("compact")
+    assert all(p["lanes"] == 1 and p["port_width"] == 128 and not p["shared_memory"]
+               for p in compact)
+    # Checked like an experiment file: one design point per valid point, one seed each.
+    experiment = table.table_experiment(["sbox"])
+    assert experiment.name == "explore_table" and len(experiment.points) == 139
+    assert {p.flow.seed for p in experiment.points} == {1}

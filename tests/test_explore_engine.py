@@ -426,3 +426,40 @@ def test_the_explore_figure_and_html_show_the_pruned_candidates(tmp_path, world)
     bare = CliRunner().invoke(main, ["plot", "--db", str(tmp_path / "db.sqlite"), "--kind",
                                      "explore", "-o", str(tmp_path / "x.svg")])
     assert bare.exit_code != 0 and "needs the aesdse explore file" in bare.output
+
+
+def test_nsga2_generations_survive_a_resume(tmp_path, world):
+    # NSGA-II keeps its population by generation (a trial attribute): a resumed explore
+    # rebuilds each finished trial in the generation it had, so the search goes on from its
+    # last population instead of starting over.
+    from aesdse.explore.evaluators import EngineEvaluator
+    from aesdse.explore.search import Explorer
+    key = "NSGAIISampler:generation"
+
+    def plan(pnr_runs):
+        text = SPACE.format(budget=pnr_runs, seeds=1).replace(
+            f"budget: {{pnr_runs: {pnr_runs}}}", f"budget: {{pnr_runs: {pnr_runs}, points: 8}}")
+        return parse_plan(text + "  sampler: nsga2\n  synthesis_first: false\n", "sboxes.yaml")
+
+    def run(pnr_runs):
+        with Store(tmp_path / "db.sqlite") as store:
+            evaluator = EngineEvaluator(plan(pnr_runs), store, tmp_path / "results")
+            journal = Journal(journal_path(tmp_path / "db.sqlite", "sboxes"))
+            explorer = Explorer(plan(pnr_runs), evaluator, journal)
+            explorer.run()
+        return explorer
+
+    first = run(3)
+    told = {t.user_attrs["candidate"]: t.system_attrs[key] for t in first.study.trials
+            if "candidate" in t.user_attrs}   # not the repeated suggestions, told pruned
+    assert len(told) == 3 and set(told.values()) == {0}   # a population of 4: generation 0
+    journal = Journal(journal_path(tmp_path / "db.sqlite", "sboxes"))
+    assert len(journal.of("generation")) == len(told)
+    resumed = run(7)
+    trials = [t for t in resumed.study.trials if "candidate" in t.user_attrs]
+    rebuilt = {t.user_attrs["candidate"]: t.system_attrs.get(key) for t in trials[:3]}
+    assert rebuilt == told
+    # The search went on from there into the next generation (4 to a population).
+    generations = [t.system_attrs.get(key) for t in resumed.study.trials]
+    assert None not in generations and generations == sorted(generations)
+    assert generations[-1] >= 1

@@ -149,6 +149,7 @@ class Explorer:
         self.first_seed = plan.flow.seed
         self.depths: dict = {}  # candidate -> logic depth of its synthesized netlist
         self.row_depths: dict = {}  # row key -> logic depth (the families' depth models)
+        self.generations: dict = {}  # candidate -> a genetic sampler's generation attrs
         self.started = time.monotonic()
         self._last_progress = None  # the progress line last printed
 
@@ -156,7 +157,8 @@ class Explorer:
 
     def _add_trial(self, candidate: Candidate, values, constraints: list | None) -> None:
         """Record a finished candidate the sampler did not suggest as it is (repaired, drawn
-        at random, known before): ``values`` None is a failed trial."""
+        at random, known before; or rebuilt on resume, with the sampler's generation it had):
+        ``values`` None is a failed trial."""
         import optuna
         from optuna.trial import TrialState
         params = self.space.trial_params(candidate)
@@ -166,23 +168,52 @@ class Explorer:
             values=list(values) if values is not None else None, params=params,
             distributions={k: distributions[k] for k in params},
             user_attrs={"candidate": candidate.label},
+            system_attrs=self._generation_of(candidate) or None,
             constraints=({f"c{n}": v for n, v in enumerate(constraints)}
                          if constraints and values is not None else None))
         self.study.add_trial(trial)
+
+    def _generation_of(self, candidate: Candidate) -> dict:
+        """The generation attributes a genetic sampler (NSGA-II) keeps on ``candidate``'s trial:
+        journaled ones (a resume), else the current generation (a trial the sampler did not
+        ask for joins the population being built), else none (another sampler)."""
+        if candidate in self.generations:
+            return dict(self.generations[candidate])
+        import optuna
+        sampler = self.study.sampler
+        if not isinstance(sampler, optuna.samplers.NSGAIISampler):
+            return {}
+        key = sampler._get_generation_key()   # "NSGAIISampler:generation" (optuna._ga)
+        current = [t.system_attrs[key] for t in self.study.get_trials(deepcopy=False)
+                   if key in t.system_attrs]
+        return {key: max(current, default=0)}
 
     def _tell(self, candidate: Candidate, trial, values, constraints) -> None:
         """Tell the sampler a candidate's outcome, through its asked trial if it has one."""
         if trial is None:
             self._add_trial(candidate, values, constraints)
+            self._journal_generation(candidate, len(self.study.trials) - 1)
             return
         from optuna.trial import TrialState
+        trial.set_user_attr("candidate", candidate.label)
         if values is None:
             self.study.tell(trial, state=TrialState.FAIL)
-            return
-        for n, v in enumerate(constraints or []):
-            trial.set_constraint(f"c{n}", v)
-        trial.set_user_attr("candidate", candidate.label)
-        self.study.tell(trial, list(values))
+        else:
+            for n, v in enumerate(constraints or []):
+                trial.set_constraint(f"c{n}", v)
+            self.study.tell(trial, list(values))
+        self._journal_generation(candidate, trial.number)
+
+    def _journal_generation(self, candidate: Candidate, number: int) -> None:
+        """Journal the generation a genetic sampler (NSGA-II) gave trial ``number``, so that a
+        resumed study rebuilds its trials in their generations, and NSGA-II goes on from its
+        last population instead of starting over with every rebuilt trial in none."""
+        frozen = self.study.trials[number]   # a study numbers its trials 0, 1, ...
+        attrs = {k: v for k, v in frozen.system_attrs.items() if k.endswith(":generation")}
+        if attrs:
+            self.generations[candidate] = attrs
+            self.journal.add("generation", arch=candidate.arch, params=list(candidate.params),
+                             attrs=attrs)
 
     def _constraints(self, values: dict) -> list:
         """Each constraint's violation relative to its bound (0: holds; an unknown value
@@ -204,6 +235,9 @@ class Explorer:
 
     def restore(self) -> None:
         """Rebuild the study from the known rows and the journal (step 1)."""
+        for event in self.journal.of("generation"):
+            self.generations[Candidate(event["arch"], tuple(map(tuple, event["params"])))] = \
+                event["attrs"]
         mine = {(e["arch"], tuple(map(tuple, e["params"])), e["seed"])
                 for e in self.journal.of("evaluated")}
         self.row_depths.update({e["key"]: e["logic_depth"]
