@@ -192,7 +192,7 @@ class Explorer:
         """Tell the sampler a candidate's outcome, through its asked trial if it has one."""
         if trial is None:
             self._add_trial(candidate, values, constraints)
-            self._journal_generation(candidate, len(self.study.trials) - 1)
+            self._journal_generation(candidate, -1)   # the trial just added
             return
         from optuna.trial import TrialState
         trial.set_user_attr("candidate", candidate.label)
@@ -205,10 +205,16 @@ class Explorer:
         self._journal_generation(candidate, trial.number)
 
     def _journal_generation(self, candidate: Candidate, number: int) -> None:
-        """Journal the generation a genetic sampler (NSGA-II) gave trial ``number``, so that a
-        resumed study rebuilds its trials in their generations, and NSGA-II goes on from its
-        last population instead of starting over with every rebuilt trial in none."""
-        frozen = self.study.trials[number]   # a study numbers its trials 0, 1, ...
+        """Journal the generation a genetic sampler (NSGA-II) gave trial ``number`` (-1: the
+        last), so that a resumed study rebuilds its trials in their generations, and NSGA-II
+        goes on from its last population instead of starting over with every rebuilt trial in
+        none."""
+        import optuna
+        if not isinstance(self.study.sampler, optuna.samplers.NSGAIISampler):
+            return
+        # A study numbers its trials 0, 1, ...; no deep copies (study.trials makes one of every
+        # trial, each time).
+        frozen = self.study.get_trials(deepcopy=False)[number]
         attrs = {k: v for k, v in frozen.system_attrs.items() if k.endswith(":generation")}
         if attrs:
             self.generations[candidate] = attrs
