@@ -140,6 +140,11 @@ def table_params(rows) -> str:
     for row in rows:
         for name, value in row.params.items():
             values.setdefault((row.arch, name), set()).add(value)
+    # A row leaves out a parameter at its default (``omitted_at_default``): a row without it
+    # measured the default value.
+    for (arch, name), found in values.items():
+        if any(name not in row.params for row in rows if row.arch == arch):
+            found.add(archs.family(arch).param(name).default)
     # In the family's order of allowed values: the space (and so a seeded sampler's draws) is
     # the one an experiment listing the same values in that order gives.
     return json.dumps({name: [c for c in archs.family(arch).param(name).choices if c in found]
