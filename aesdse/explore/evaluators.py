@@ -161,7 +161,10 @@ class EngineEvaluator:
         out = list(self.ready)
         self.ready.clear()
         if not out and self.elsewhere and not self.pending:
-            timeout = min(timeout, 0.5)   # only waiting for other sweeps: look again soon
+            # Only waiting for other sweeps: look again soon, without spinning (an inline
+            # executor with nothing to run returns at once).
+            time.sleep(min(timeout, 0.5))
+            return out
         for tag, result in self.ex.poll(0.0 if out else timeout):
             candidate, seed, stage = self.pending.pop(tag)
             if stage == "point":
