@@ -117,11 +117,14 @@ def instance_cells(top: dict, instance: str) -> set:
             continue
         inside = instance in scope
         src = _design_src(attributes)
-        line_sides[src].add(inside)
-        file_sides[src.rsplit(":", 1)[0]].add(inside)
+        if src is not None:             # a wire with ``hdlname`` need not keep a design src
+            line_sides[src].add(inside)
+            file_sides[src.rsplit(":", 1)[0]].add(inside)
         for bit in net.get("bits", []):
             if isinstance(bit, int):
                 named[bit] = named.get(bit, False) or inside
+    if not any(named.values()):
+        return set()                    # no wire of the design lies in the instance
 
     graph = _Graph(top)
     anchored = {}                           # cell with a design src -> inside or not
