@@ -9,13 +9,14 @@ of the experiment ``explore_table`` in their own database (default
 ``results/explore_table.sqlite``). A point already stored there is not run again, so a killed
 run resumes; ``--slices`` measures a part.
 
-The slices (chosen so the whole table is a few hours on 2 cores at most):
+The slices (the S-box and compact slices are an hour or two on 2 cores; the T-box slice is more):
 
 - ``sbox``: the S-box family whole (139 points, seconds each);
 - ``compact``: the compact core with one lane and its own state memory at the 128-bit port, every
   datapath width, S-box, S-box pipeline, MixColumns and key S-box choice (232 points, about ten
   seconds each);
-- ``tbox``: the T-box family whole (160 points, block RAM; ten seconds to minutes each).
+- ``tbox``: the T-box family whole (160 points, block RAM; one to six minutes each: its lane
+  counts reach 9,000 LUT4, so this slice alone is hours on 2 cores).
 
 The flow is the one of ``experiments/sbox.yaml`` (200 MHz target, no wide LUTs); the checks are
 the FIPS-197 and SP 800-38A sample and 16 random vectors, without the Monte Carlo test, played

@@ -352,3 +352,28 @@ def test_ghash_never_limits_is_decided_on_every_seed(bench):
     assert not rec.met
     assert rec.verdict == ("no: seed 3: GHASH on the worst path: 2 of 13 levels, 1.00 of 13.51 "
                            "ns (1 of 3 seeds fail)")
+
+
+def test_whether_the_worst_path_is_the_ciphers_goes_by_the_hierarchy_where_recorded(bench):
+    """A cell named ``cipher.`` may be the wrapper's (synth_ecp5 names a cell after the net it
+    drives, and a port net keeps the instance's name): rows that record the cipher's breakdown
+    are decided by it; older rows, without it, by the names."""
+    row = _gcm_row("h", fmax=72.0, aad_cycles=33, payload_cycles=44, ghash_levels=0,
+                   start="cipher.i__payload_TRELLIS_FF_Q", end="cipher.k_FF")
+    assert bench._gcm_ghash_limit(row) is None           # by names (no cipher breakdown)
+
+    def with_cipher(starts_inside, ends_inside):
+        instances = dict(row.details["instances"], cipher={"paths": [
+            {"clock": "clk", "starts_inside": starts_inside, "ends_inside": ends_inside,
+             "levels": 13, "total_levels": 13, "ns": 10.0, "total_ns": 1000 / 72.0}]})
+        return replace(row, details=dict(row.details, instances=instances))
+
+    # The start register is the wrapper's (it drives the cipher's input port).
+    assert bench._gcm_ghash_limit(with_cipher(False, True)) == (
+        "worst path not the cipher's: cipher.i__payload_TRELLIS_FF_Q -> cipher.k_FF")
+    assert bench._gcm_ghash_limit(with_cipher(True, True)) is None
+    # And a path whose cells are named by the wrapper but lie in the cipher counts as its.
+    named_outside = replace(with_cipher(True, True), details=dict(
+        with_cipher(True, True).details, critical_paths=[dict(
+            row.details["critical_paths"][0], start_cell="s_FF", end_cell="o_FF")]))
+    assert bench._gcm_ghash_limit(named_outside) is None

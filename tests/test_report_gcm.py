@@ -236,6 +236,8 @@ def test_instance_breakdown_counts_cells_and_path_delay():
     # The route into the GHASH LUT, the LUT and the setup of the GHASH register: 1.3 ns.
     assert (path["levels"], path["total_levels"]) == (1, 2)
     assert path["ns"] == pytest.approx(1.3) and path["total_ns"] == pytest.approx(2.2)
+    # It starts at the cipher's register (named after the GHASH's port) and ends in the GHASH.
+    assert (path["starts_inside"], path["ends_inside"]) == (False, True)
     assert instance_breakdown(netlist, report, "nothere") is None
 
 

@@ -279,3 +279,14 @@ def test_the_smallest_gcm_point_through_the_whole_point_pipeline(tmp_path):
     assert row.details["verification"]["checks"]["gcm-auth-fail"] > 0
     assert row.luts > 1000 and row.fmax_mhz > 20
     assert row.throughput_mbps == pytest.approx(128 * row.fmax_mhz / 44)
+    # The breakdowns of the GHASH and of the cipher, by the hierarchy, one share per worst path;
+    # the two instances own different cells, and neither owns every cell (the wrapper's).
+    ghash, cipher = row.details["instances"]["ghash"], row.details["instances"]["cipher"]
+    assert ghash["attribution"] == cipher["attribution"] == "hierarchy"
+    total = sum(ghash["total_cells"].values())
+    assert 0 < sum(ghash["cells"].values()) + sum(cipher["cells"].values()) < total
+    paths = row.details["critical_paths"]
+    assert len(ghash["paths"]) == len(cipher["paths"]) == len(paths) > 0
+    for g, c in zip(ghash["paths"], cipher["paths"]):
+        assert not (g["starts_inside"] and c["starts_inside"])
+        assert g["ns"] + c["ns"] <= g["total_ns"] + 1e-9

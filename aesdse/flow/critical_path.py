@@ -257,8 +257,9 @@ def critical_paths(report: dict, cells: NetlistCells | None = None) -> list[Crit
 
 #: Submodule instances whose share of the area and of the worst paths the sweep records
 #: (``details["instances"]``): ``ghash``, the GHASH accumulator of :class:`archs.gcm.GCMCore`
-#: (``m.submodules.ghash``), multiplier included.
-BREAKDOWN_INSTANCES = ("ghash",)
+#: (``m.submodules.ghash``), multiplier included, and ``cipher``, its cipher core (whether a
+#: worst path starts and ends in the cipher: the "GHASH never limits" records class).
+BREAKDOWN_INSTANCES = ("ghash", "cipher")
 
 
 def in_instance(name: str, instance: str) -> bool:
@@ -290,6 +291,8 @@ def _path_share(entry: dict, cells: set, names) -> dict:
     mine = [seg for seg in path if _owned(_segment_cell(seg), cells, names)]
     from_clock, to_clock = _clock_of(entry.get("from", "")), _clock_of(entry.get("to", ""))
     return {"clock": from_clock if from_clock == to_clock else f"{from_clock} -> {to_clock}",
+            "starts_inside": bool(path) and _owned(path[0]["from"]["cell"], cells, names),
+            "ends_inside": bool(path) and _owned(path[-1]["to"]["cell"], cells, names),
             "levels": sum(seg["type"] == "logic" for seg in mine),
             "total_levels": sum(seg["type"] == "logic" for seg in path),
             "ns": sum(float(seg["delay"]) for seg in mine),
@@ -314,9 +317,11 @@ def instance_breakdown(netlist: dict | str | Path, report: dict,
     dict or None
         None when no cell of the netlist's top module lies under ``instance``; else
         ``{"instance", "attribution": "hierarchy", "cells": {type: count}, "total_cells":
-        {type: count}, "paths": [{"clock", "levels", "total_levels", "ns", "total_ns"}]}``: the
-        cells by type (the instance's, and all), and per worst path of the report (in its order) the logic levels and the delay
-        spent in the instance's cells (see the module documentation for the attribution).
+        {type: count}, "paths": [{"clock", "starts_inside", "ends_inside", "levels",
+        "total_levels", "ns", "total_ns"}]}``: the cells by type (the instance's, and all), and
+        per worst path of the report (in its order) whether its start and end cells are the
+        instance's, and the logic levels and the delay spent in the instance's cells (see the
+        module documentation for the attribution).
     """
     if not isinstance(netlist, dict):
         netlist = json.loads(Path(netlist).read_text())
