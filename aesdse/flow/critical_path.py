@@ -35,7 +35,7 @@ from .instances import instance_cells
 
 __all__ = ["RouteSegment", "CriticalPath", "NetlistCells", "netlist_cells", "summarize",
            "critical_paths", "SEGMENT_TYPES", "BREAKDOWN_INSTANCES", "in_instance",
-           "instance_breakdown"]
+           "instance_breakdown", "netlist_cell_of"]
 
 #: Segment types of a nextpnr path (nextpnr ``timing_log.cc``): ``source`` is the delay out of
 #: a start point that is not a register (a primary input).
@@ -148,12 +148,18 @@ class NetlistCells:
     fanout: dict = field(default_factory=dict)
 
     def type_of(self, cell: str) -> str | None:
-        if cell in self.types:
-            return self.types[cell]
-        # A cell nextpnr made from a netlist cell keeps its name as a prefix (the two halves of
-        # a CCU2C, for example): the longest netlist name that starts it.
-        owners = [name for name in self.types if cell.startswith(name)]
-        return self.types[max(owners, key=len)] if owners else None
+        source = netlist_cell_of(cell, self.types)
+        return None if source is None else self.types[source]
+
+
+def netlist_cell_of(cell: str, names) -> str | None:
+    """The netlist cell (of ``names``) that nextpnr cell ``cell`` comes from: the same name, or,
+    for a cell nextpnr made from a netlist cell (the two halves of a CCU2C, for example), the
+    longest netlist name that starts it; None when none does."""
+    if cell in names:
+        return cell
+    owners = [name for name in names if cell.startswith(name)]
+    return max(owners, key=len) if owners else None
 
 
 def _is_top(module: dict) -> bool:
@@ -278,12 +284,7 @@ def _segment_cell(segment: dict) -> str:
 
 
 def _owned(cell: str, mine: set, names) -> bool:
-    # A cell nextpnr made from a netlist cell keeps that cell's name, or starts with it (the
-    # two halves of a CCU2C): the longest netlist name that starts it is the cell it came from.
-    if cell in names:
-        return cell in mine
-    owners = [name for name in names if cell.startswith(name)]
-    return bool(owners) and max(owners, key=len) in mine
+    return netlist_cell_of(cell, names) in mine
 
 
 def _path_share(entry: dict, cells: set, names) -> dict:
