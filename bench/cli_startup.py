@@ -12,6 +12,7 @@ line imports no architecture, tool or renderer).
 
     python bench/cli_startup.py                    # against HEAD~1
     python bench/cli_startup.py --base 9b2a5e4 -n 15
+    python bench/cli_startup.py --no-bytecode      # as with PYTHONDONTWRITEBYTECODE=1
 """
 
 from __future__ import annotations
@@ -30,9 +31,27 @@ ROOT = Path(__file__).resolve().parent.parent
 QUICKSTART = "experiments/quickstart.yaml"
 
 
+#: Whether the commands run with Python's bytecode cache (``--no-bytecode`` turns it off).
+BYTECODE = {"on": True}
+
+
+def _env(checkout: Path) -> dict:
+    """The environment of a timed command: ``checkout`` first on the path, and Python's
+    bytecode cache as an installed Python has it. Some machines set PYTHONDONTWRITEBYTECODE
+    (this project's CI sandbox does); then every process compiles every module of aesdse,
+    archs and Amaranth it imports from source, which more than doubles a cached re-run
+    (docs/toolchain.md, "Start-up")."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    if BYTECODE["on"]:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
 def _run(checkout: Path, args: list, cwd: Path) -> float:
     """Wall seconds of ``python -m aesdse ARGS`` with ``checkout`` first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env = _env(checkout)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "aesdse", *args], cwd=cwd, env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -50,7 +69,7 @@ def measure(a: Path, b: Path, runs: int, scratch: Path) -> dict:
     # checkout stores its own row once, then finds it).
     for checkout in (a, b):
         subprocess.run([sys.executable, "-m", "aesdse", *sweep], cwd=scratch, check=False,
-                       env={**os.environ, "PYTHONPATH": str(checkout)},
+                       env=_env(checkout),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     commands = {"aesdse --help": ["--help"], "cached quickstart re-run": sweep}
     out = {}
@@ -65,7 +84,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default="HEAD~1", help="git revision to compare with")
     parser.add_argument("-n", "--runs", type=int, default=9, help="pairs per command")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="run with PYTHONDONTWRITEBYTECODE=1 (every module compiled from "
+                             "source in every process)")
     args = parser.parse_args(argv)
+    BYTECODE["on"] = not args.no_bytecode
     with tempfile.TemporaryDirectory(prefix="aesdse-startup-") as tmp:
         scratch = Path(tmp)
         base = scratch / "base"
@@ -85,7 +108,7 @@ def main(argv=None) -> int:
         ratio = statistics.median(p[0] / p[1] for p in pairs)
         print(f"| {name} | {a:.3f} | {b:.3f} | {ratio:.2f} |")
     print(f"({args.runs} alternating pairs each, {os.cpu_count()} cores, load "
-          f"{os.getloadavg()[0]:.1f})")
+          f"{os.getloadavg()[0]:.1f}, bytecode cache {'on' if BYTECODE['on'] else 'off'})")
     return 0
 
 

@@ -50,3 +50,26 @@ def test_generate_still_lists_the_families_it_takes():
     bad = CliRunner().invoke(main, ["generate", "no_such_family"])
     assert bad.exit_code == 2 and "'no_such_family' is not one of" in bad.output
     assert "'iterative'" in bad.output
+
+
+def test_a_re_run_that_finds_every_point_stored_starts_no_executor(tmp_path):
+    # The cached re-run (bench/cli_startup.py's second command) plans, finds each row and
+    # prints the summary: no pool, no worker, no stage runner is imported for it.
+    code = f"""
+from aesdse.experiment import load_experiment
+from aesdse.engine.sweep import sweep
+from aesdse.flow.tools import tool_versions
+from aesdse.store.database import Row, Store
+experiment = load_experiment("experiments/quickstart.yaml")
+with Store({str(tmp_path / "db.sqlite")!r}) as store:
+    for point in experiment.points:
+        store.put(Row(key=point.key(tool_versions()), experiment="quickstart", arch=point.arch,
+                      params=dict(point.params), target="LFE5U-85F-8CABGA381", flow={{}},
+                      seed=1, freq_mhz=100.0, status="ok"))
+    summary = sweep(experiment, store, {str(tmp_path / "results")!r}, echo=None)
+assert summary.cached == summary.total == len(experiment.points) > 0, summary
+"""
+    modules = _imported_by(code)
+    assert "aesdse.engine.sweep" in modules
+    assert [m for m in modules if m in ("aesdse.engine.executors", "aesdse.engine.point",
+                                        "concurrent.futures.process")] == []

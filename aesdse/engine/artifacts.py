@@ -17,7 +17,10 @@ from pathlib import Path
 from ..store.database import Row
 from .cache import owner_tag
 
-__all__ = ["tmp_name", "publish", "default_worker_cache", "unpack_artifacts"]
+__all__ = ["tmp_name", "publish", "default_worker_cache", "unpack_artifacts", "REJECTED_FILE"]
+
+#: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
+REJECTED_FILE = "cache-rejected.txt"
 
 
 def tmp_name(key: str) -> str:

@@ -65,7 +65,7 @@ from ..fingerprint import design_identity, generator_fingerprint
 from ..store.database import Row
 from ..verify.cxxrtl import CompileError
 from ..verify.verify import verify_component
-from .artifacts import default_worker_cache, publish, tmp_name, unpack_artifacts
+from .artifacts import REJECTED_FILE, default_worker_cache, publish, tmp_name, unpack_artifacts
 from .keys import design_key, pnr_key, synth_key, synth_options
 from .netlist_check import (SCRIPT_FILE, VERIFICATION_KEY, estimate_unchecked_reason,
                             model_cache_dir, netlist_summary, netlist_verify_default, unchecked,
@@ -82,8 +82,6 @@ __all__ = ["run_point", "build_row", "run_point_packed", "unpack_artifacts", "de
 
 #: File, in a point's artifacts, with the summaries of its worst paths (also in the row's details).
 CRITICAL_PATHS_FILE = "critical_paths.json"
-#: File, in a point's artifacts, listing the cache entries found corrupted (and replaced).
-REJECTED_FILE = "cache-rejected.txt"
 
 
 #: LUT4 a logic S-box takes at least, for the capacity check before synthesis: half the smallest

@@ -40,9 +40,8 @@ from .netlist_check import VERIFICATION_KEY, netlist_verify_default
 from ..spec.schema import flow_choices
 from ..experiment import DesignPoint, Experiment
 from ..flow.tools import TRANSIENT, ToolNotFound, tool_versions
-from .artifacts import unpack_artifacts
+from .artifacts import REJECTED_FILE, unpack_artifacts
 from .pnr_stage import search_runs
-from .point import REJECTED_FILE
 from .progress import Progress
 from ..store.database import Row, Store
 
@@ -530,7 +529,6 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
     retry_failed : bool
         Run the stored points of any failed status again (``--retry-failed``); ok rows stay.
     """
-    from .executors import make_executor
     start = time.perf_counter()
     results_dir = str(results_dir)
     versions = tool_versions()
@@ -545,6 +543,9 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         summary.seconds = time.perf_counter() - start
         return summary
 
+    # Imported only when a point runs: a re-run that finds every point stored starts no pool
+    # (concurrent.futures.process alone is a tenth of its start-up).
+    from .executors import make_executor
     clean_stale(results_dir)
     owner = owner_tag()
     search_jobs = jobs  # an Fmax search runs this many nextpnr at once, even as the only point
