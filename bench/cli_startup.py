@@ -45,7 +45,9 @@ def _env(checkout: Path) -> dict:
     if BYTECODE["on"]:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        # No cache read either: bytecode is looked up only under an empty prefix, so every
+        # module, the installed packages' too, is compiled from source (the worst case).
+        env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=str(BYTECODE["empty"]))
     return env
 
 
@@ -85,12 +87,13 @@ def main(argv=None) -> int:
     parser.add_argument("--base", default="HEAD~1", help="git revision to compare with")
     parser.add_argument("-n", "--runs", type=int, default=9, help="pairs per command")
     parser.add_argument("--no-bytecode", action="store_true",
-                        help="run with PYTHONDONTWRITEBYTECODE=1 (every module compiled from "
-                             "source in every process)")
+                        help="no bytecode cache, neither written nor read: every module "
+                             "compiled from source in every process")
     args = parser.parse_args(argv)
     BYTECODE["on"] = not args.no_bytecode
     with tempfile.TemporaryDirectory(prefix="aesdse-startup-") as tmp:
         scratch = Path(tmp)
+        BYTECODE["empty"] = scratch / "no-bytecode"
         base = scratch / "base"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(base),
                         args.base], check=True)
