@@ -543,9 +543,7 @@ def sweep(experiment: Experiment, store: Store, results_dir, *, force: bool = Fa
         summary.seconds = time.perf_counter() - start
         return summary
 
-    # Imported only when a point runs: a re-run that finds every point stored starts no pool
-    # (concurrent.futures.process alone is a tenth of its start-up).
-    from .executors import make_executor
+    from .executors import make_executor   # not for a re-run with every point stored
     clean_stale(results_dir)
     owner = owner_tag()
     search_jobs = jobs  # an Fmax search runs this many nextpnr at once, even as the only point
