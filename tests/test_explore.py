@@ -85,6 +85,8 @@ def true_front(plan, rows) -> set:
     ("      lanes: [1, 2]", "      lane: [1, 2]",
      "x.yaml:7: params of iterative: unknown parameter 'lane'; allowed: sbox, sbox_stages, "),
     ("sbox: all", "sbox: [lutt]", "x.yaml:5: sbox: 'lutt' is not one of: lut, "),
+    ("  seeds: 1", "  seeds: 1\n  seed_racing: fastest",
+     "x.yaml:13: seed_racing: 'fastest' is not one of: front, halving"),
 ])
 def test_a_bad_explore_section_is_a_file_line_error(old, new, message):
     text = SPACE.format(constraints="luts <= 4000", budget=40, seeds=1, sampler="tpe",

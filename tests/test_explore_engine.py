@@ -463,3 +463,42 @@ def test_nsga2_generations_survive_a_resume(tmp_path, world):
     generations = [t.system_attrs.get(key) for t in resumed.study.trials]
     assert None not in generations and generations == sorted(generations)
     assert generations[-1] >= 1
+
+
+#: A chain of designs, each dominated by the one before at seed 1 (Fmax at seed 1; seed n is
+#: n - 1 MHz faster), except that composite 0's seeds 2 to 4 route at 215 MHz: its first draw
+#: was unlucky.
+CHAIN = {("tower", 0): 200.0, ("composite", 0): 190.0, ("composite", 1): 180.0,
+         ("lut", 0): 170.0, ("composite", 2): 160.0, ("tower", 1): 150.0, ("tower", 2): 250.0}
+
+
+@pytest.mark.parametrize("racing, front, seed_runs", [
+    # The front at seed 1 is tower 0 alone: only it gets seeds 2 to 4.
+    ("front", {("tower", 0)}, 3),
+    # Halving: of the 6 feasible designs the better 3 (ranks 1-3) get a second seed; composite
+    # 0's median (190, 215) passes tower 0's (200, 201) and both get seeds 3 and 4: 3 + 4 runs.
+    ("halving", {("tower", 0), ("composite", 0)}, 7),
+])
+def test_seeds_raced_by_successive_halving_find_a_design_its_first_seed_hid(
+        tmp_path, world, racing, front, seed_runs):
+    entries = json.loads(Path(os.environ["FAKE_TABLE"]).read_text())
+    plan = plan_of()
+    for candidate in SearchSpace(plan.space).valid_points("sbox"):
+        design = design_of(dict(candidate.params))
+        entry = entries[plan.point("sbox", candidate.params).top_name]
+        entry["fmax"] = CHAIN[design]
+        if design == ("composite", 0):
+            entry["fmax_by_seed"] = {str(seed): 215.0 for seed in (2, 3, 4)}
+    Path(os.environ["FAKE_TABLE"]).write_text(json.dumps(entries))
+    (tmp_path / "sboxes.yaml").write_text(SPACE.format(budget=6, seeds=4))
+    result = _explore_cli(tmp_path, "--seed-racing", racing, "--json")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert found["seed_racing"] == racing and found["pnr_runs"] == 6
+    assert _front(found) == front and found["seed_runs"] == seed_runs
+    for point in found["front"]:      # the front's points end with every seed either way
+        assert point["seeds"] == [1, 2, 3, 4]
+    medians = {design_of(p["params"]): p["median"]["fmax_mhz"] for p in found["front"]}
+    assert medians[("tower", 0)] == pytest.approx(201.5)
+    if racing == "halving":
+        assert medians[("composite", 0)] == pytest.approx(215.0)

@@ -13,7 +13,8 @@ from .common import SECONDS, db_option, executor_options
 __all__ = ["explore"]
 
 
-def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler) -> dict:
+def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler,
+               seed_racing=None) -> dict:
     """The command line's replacements of the file's ``explore:`` settings, checked by the
     file's own parser (so a bad metric reads the same as in the file)."""
     from ..explore.settings import Budget, parse_explore
@@ -34,6 +35,8 @@ def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler
         out["seeds"] = seeds
     if sampler is not None:
         out["sampler"] = sampler
+    if seed_racing is not None:
+        out["seed_racing"] = seed_racing
     return out
 
 
@@ -55,6 +58,10 @@ def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler
 @click.option("--budget-wall", "wall_s", type=SECONDS, metavar="SECONDS",
               help="Seconds of the search.")
 @click.option("--seeds", type=click.IntRange(min=1), help="Placer seeds of each front point.")
+@click.option("--seed-racing", type=click.Choice(["front", "halving"]),
+              help="Who gets the extra seeds: the front's points (front, the default) or, by "
+                   "successive halving, the better half 2, the better half of those 4, ... "
+                   "(halving).")
 @click.option("--sampler", type=click.Choice(["tpe", "nsga2", "random"]),
               help="The search's sampler (default: the file's, else tpe).")
 @click.option("--no-reference", is_flag=True,
@@ -64,7 +71,8 @@ def _overrides(objectives, constraints, pnr_runs, points, wall_s, seeds, sampler
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object at the end instead of progress lines and a table.")
 def explore(experiment, db_path, results_dir, jobs, executor, scheduler, objectives,
-            constraints, pnr_runs, points, wall_s, seeds, sampler, no_reference, fmt, as_json):
+            constraints, pnr_runs, points, wall_s, seeds, seed_racing, sampler, no_reference,
+            fmt, as_json):
     """Search the design space of EXPERIMENT for the front of its objectives.
 
     EXPERIMENT's architectures are the space (parameters as lists, ranges {from, to} or
@@ -73,8 +81,9 @@ def explore(experiment, db_path, results_dir, jobs, executor, scheduler, objecti
     dominated is pruned, the others are placed and routed and stored as ordinary rows (report,
     plot and db compare read them). Rows already stored warm-start the search and are not run
     again; a killed explore resumes where it stopped. The front's points then get their other
-    placer seeds and are shown with their median and spread. Exit code 1 when no point meets
-    the constraints.
+    placer seeds and are shown with their median and spread (--seed-racing halving: the
+    seeds are raced by successive halving instead). Exit code 1 when no point meets the
+    constraints.
 
     \b
     Example:
@@ -92,7 +101,7 @@ def explore(experiment, db_path, results_dir, jobs, executor, scheduler, objecti
     from ..store.exchange import reference_files
     try:
         plan = load_plan(experiment, _overrides(objectives, constraints, pnr_runs, points,
-                                                wall_s, seeds, sampler))
+                                                wall_s, seeds, sampler, seed_racing))
     except ExperimentError as e:
         raise click.ClickException(str(e)) from None
     reference = [] if no_reference or not REFERENCE_DIR.is_dir() else \

@@ -13,7 +13,7 @@ def summary_lines(plan, result) -> list:
     """What the search did and found, for the terminal."""
     r = result
     lines = [f"{plan.name}: stopped by {r.stopped_by}: {r.evaluated} placed and routed "
-             f"({r.pnr_runs} P&R runs, +{r.seed_runs} for the seeds of the front), "
+             f"({r.pnr_runs} P&R runs, +{r.seed_runs} for more placer seeds), "
              f"{r.pruned} pruned by synthesis (P&R runs saved), {r.failed} failed, "
              f"{r.warm} known before (not run again), {r.repaired} suggestions repaired"
              + (f", {r.interrupted} running candidates interrupted (run again on resume)"
@@ -56,6 +56,7 @@ def result_json(plan, result) -> dict:
         "evaluated": r.evaluated,
         "pruned": r.pruned, "failed": r.failed, "repaired": r.repaired,
         "pnr_runs": r.pnr_runs, "seed_runs": r.seed_runs, "pnr_runs_saved": r.pruned,
+        "seed_racing": plan.settings.seed_racing,
         "warm_start": r.warm, "hypervolume": r.hypervolume,
         "objectives": {o.metric: o.direction for o in plan.settings.objectives},
         "constraints": [c.text for c in plan.settings.constraints],

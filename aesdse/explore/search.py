@@ -14,12 +14,18 @@ How a run goes
    (or its pruning) is told to the sampler: objectives and constraint violations; a failed
    row is a failed trial.
 3. Seeds are noise: each point of the front then gets its other placer seeds, and the front is
-   reported on the median over its seeds, with the spread.
+   reported on the median over its seeds, with the spread. With ``seed_racing: halving`` the
+   seeds are raced by successive halving (Jamieson and Talwalkar 2016, on non-dominated ranks):
+   every feasible design has its first seed; the better half (whole ranks, the front always
+   among them) gets 2 seeds, the better half of those 4, and so on up to ``seeds``. A design
+   whose first draw was unlucky, just behind the front, gets its second seed and may join the
+   front on its median; the front's points end with every seed, as with ``front``.
 
 The P&R budget counts the search's place-and-route runs; the extra seeds of step 3 are counted
 and reported apart.
 """
 
+import math
 import random
 import time
 import warnings
@@ -35,6 +41,11 @@ __all__ = ["Explorer", "ExploreResult", "make_sampler"]
 
 #: Candidates synthesized per P&R run of the budget when the budget sets no ``points``.
 SYNTHESES_PER_PNR_RUN = 10
+
+#: Successive halving's rate (``seed_racing: halving``): each rung keeps the better
+#: 1/HALVING_RATE of the designs before it (whole ranks) and gives them HALVING_RATE times the
+#: placer seeds.
+HALVING_RATE = 2
 
 #: Suggestions in a row that may repeat seen points before a random unseen point is taken
 #: (near the end of a small space the sampler proposes little else, and each ask costs).
@@ -73,7 +84,7 @@ class ExploreResult:
         Candidates placed and routed by this exploration; pruned by synthesis; failed rows;
         suggestions the family rejected and that were repaired.
     pnr_runs, seed_runs : int
-        Place-and-route runs of the search, and of the extra seeds of the front.
+        Place-and-route runs of the search, and of the extra placer seeds (step 3).
     warm : int
         Candidates known before this exploration (stored or reference rows), not run again.
     stopped_by : str
@@ -441,8 +452,7 @@ class Explorer:
         if self.settings.seeds <= 1:
             return
         for _ in range(self.settings.seeds * 4):
-            wanted = [(self.space.candidate(s.first.arch, s.first.params), self.first_seed + n)
-                      for s in self._front() for n in range(1, self.settings.seeds)]
+            wanted = self._wanted_seeds()
             missing = [(c, seed) for c, seed in wanted
                        if seed not in {r.seed for r in self.rows.get(c, [])}
                        and (c, seed) not in self.flight]
@@ -465,6 +475,42 @@ class Explorer:
             if self._wall_out():
                 return
 
+    def _wanted_seeds(self) -> list:
+        """``(candidate, seed)`` of every placer seed the racing rule asks for now, on the
+        medians known (module documentation, step 3)."""
+        def seeds_of(designs, count):
+            return [(self.space.candidate(s.first.arch, s.first.params), self.first_seed + n)
+                    for s in designs for n in range(1, count)]
+        if self.settings.seed_racing == "front":
+            return seeds_of(self._front(), self.settings.seeds)
+        wanted, count, pool = [], 1, self._feasible()
+        while count < self.settings.seeds and pool:
+            count = min(self.settings.seeds, count * HALVING_RATE)
+            pool = self._better_part(pool, math.ceil(len(pool) / HALVING_RATE))
+            wanted += seeds_of(pool, count)
+        return list(dict.fromkeys(wanted))      # a rung repeats the seeds of the one before
+
+    def _better_part(self, designs: list, keep: int) -> list:
+        """The designs of the best non-dominated ranks, whole ranks, until ``keep`` or more
+        (the first rank, the front, always whole)."""
+        def vector(summary):
+            return objective_vector(summary.median, self.settings)
+        ranked, rest = [], list(designs)
+        while rest and (not ranked or len(ranked) < keep):
+            rank = pareto_front(rest, vector)
+            if not rank:
+                break
+            ranked += rank
+            taken = {id(s) for s in rank}
+            rest = [s for s in rest if id(s) not in taken]
+        return ranked
+
+    def _feasible(self) -> list:
+        """Every design with an ok row, summarized over its seeds, whose median meets the
+        constraints."""
+        return [s for s in summarize_seeds([r for rows in self.rows.values() for r in rows])
+                if violation(s.median, self.settings) == 0]
+
     def _wall_out(self) -> bool:
         """The wall-time budget is spent."""
         wall = self.settings.budget.wall_s
@@ -479,10 +525,8 @@ class Explorer:
 
     def _front(self) -> list:
         """The feasible designs no other dominates, on their median over seeds."""
-        summaries = [s for s in summarize_seeds([r for rows in self.rows.values()
-                                                 for r in rows])
-                     if violation(s.median, self.settings) == 0]
-        return pareto_front(summaries, lambda s: objective_vector(s.median, self.settings))
+        return pareto_front(self._feasible(),
+                            lambda s: objective_vector(s.median, self.settings))
 
     def _progress(self) -> None:
         if self.echo is None:

@@ -22,6 +22,8 @@ Schema (every key optional unless marked)::
                                    #   default with synthesis_first: 10 x pnr_runs
         wall_s: 3600               #   seconds of the search
       seeds: 3                     # placer seeds of each front point (1: no extra seeds)
+      seed_racing: front           # front: the front's points get every seed; halving:
+                                   #   successive halving, 2, 4, ... seeds to the better half
       sampler: tpe                 # tpe (multi-objective TPE), nsga2 or random
       seed: 1                      # the sampler's seed
       synthesis_first: true        # synthesize first; prune what synthesis shows hopeless
@@ -42,7 +44,8 @@ from ..spec.yamlcheck import (LineList, YamlError, allowed, check_keys, item_lin
                               show)
 
 __all__ = ["METRICS", "SYNTHESIS_METRICS", "Objective", "Constraint", "Budget",
-           "ExploreSettings", "SpaceEntry", "parse_explore", "parse_space", "SAMPLERS"]
+           "ExploreSettings", "SpaceEntry", "parse_explore", "parse_space", "SAMPLERS",
+           "SEED_RACING"]
 
 #: Row metrics an objective or constraint may name, with their meaning.
 METRICS = {
@@ -55,6 +58,8 @@ METRICS = {
 SYNTHESIS_METRICS = ("luts", "ffs", "brams", "latency_cycles", "cycles_per_block")
 DIRECTIONS = {"min": "min", "max": "max", "minimize": "min", "maximize": "max"}
 SAMPLERS = ("tpe", "nsga2", "random")
+#: How the extra placer seeds are given out (:meth:`aesdse.explore.search.Explorer.race_seeds`).
+SEED_RACING = ("front", "halving")
 BUDGETS = ("pnr_runs", "points", "wall_s")
 _CONSTRAINT = re.compile(r"^\s*([a-z_0-9]+)\s*(<=|>=)\s*([-+0-9.eE]+)\s*$")
 
@@ -107,6 +112,7 @@ class ExploreSettings:
     constraints: tuple = ()
     budget: Budget = Budget(pnr_runs=40)
     seeds: int = 3
+    seed_racing: str = "front"
     sampler: str = "tpe"
     seed: int = 1
     synthesis_first: bool = True
@@ -209,8 +215,8 @@ def parse_explore(raw, line: int) -> ExploreSettings:
     if not isinstance(raw, dict):
         raise YamlError(line, f"explore: a mapping with objectives, constraints, budget, ...; "
                               f"not {kind(raw)}")
-    check_keys(raw, ("objectives", "constraints", "budget", "seeds", "sampler", "seed",
-                     "synthesis_first", "lut_margin"), "explore", line)
+    check_keys(raw, ("objectives", "constraints", "budget", "seeds", "seed_racing", "sampler",
+                     "seed", "synthesis_first", "lut_margin"), "explore", line)
     if "objectives" not in raw:
         raise YamlError(line, "explore: missing key 'objectives'")
     objectives = _objectives(raw["objectives"], line_of(raw, "objectives"))
@@ -225,6 +231,10 @@ def parse_explore(raw, line: int) -> ExploreSettings:
     if sampler not in SAMPLERS:
         raise YamlError(line_of(raw, "sampler"), f"sampler: {show(sampler)} is not one of: "
                                                  f"{allowed(SAMPLERS)}")
+    racing = raw.get("seed_racing", ExploreSettings.seed_racing)
+    if racing not in SEED_RACING:
+        raise YamlError(line_of(raw, "seed_racing"), f"seed_racing: {show(racing)} is not one "
+                                                     f"of: {allowed(SEED_RACING)}")
     first = raw.get("synthesis_first", True)
     if not isinstance(first, bool):
         raise YamlError(line_of(raw, "synthesis_first"), "synthesis_first: true or false")
@@ -234,7 +244,8 @@ def parse_explore(raw, line: int) -> ExploreSettings:
         raise YamlError(line_of(raw, "lut_margin"), f"lut_margin: {show(margin)} must be a "
                                                     f"fraction from 0 to below 1")
     return ExploreSettings(objectives=objectives, constraints=parsed, budget=budget,
-                           seeds=_whole(raw, "seeds", 3, 1), sampler=sampler,
+                           seeds=_whole(raw, "seeds", 3, 1), seed_racing=racing,
+                           sampler=sampler,
                            seed=_whole(raw, "seed", 1, 0), synthesis_first=first,
                            lut_margin=float(margin))
 
