@@ -1,0 +1,166 @@
+"""A masked AES S-box: Canright's tower-field circuit on shares, every AND a masking gadget.
+
+The tower S-box's datapath (:func:`archs.prims.field_sbox.field_sbox_bits` on
+:data:`archs.prims.tower.TOWER`) is written with ``^`` and ``&`` on bits only. Run on
+:class:`SharedBit` values instead, the same function builds the masked S-box: XOR (and the
+affine maps, XORs with constants) act share by share, and each AND is an AND gadget of
+:mod:`archs.prims.masking` with its own fresh random bits. A gadget's output is some cycles
+later than its inputs (its latency), so every value carries its pipeline *stage*, and an
+operation on values of different stages first delays the earlier one with registers (a value
+delayed once is shared by all its users). The S-box is fully pipelined: a new shared byte and
+new random bits every cycle, the shared result :attr:`MaskedSBox.latency` cycles later.
+
+How many random bits a byte takes is counted, not typed in: :func:`plan` runs the datapath on
+placeholders and counts the ANDs (36 for this circuit: 9 for the GF(2^4) product of the two
+halves, 9 for the GF(2^4) inverter, 18 for the two output products) and the stages.
+
+Composition: HPC2 is PINI, so its gadgets compose into a circuit that is probing secure at the
+gadget's order. DOM-indep assumes the two inputs of each AND are independently shared, which
+the circuit does not guarantee (``a0 & b0`` and ``(a1 ^ a0) & (b1 ^ b0)`` share inputs): a
+DOM-indep S-box is correct, and whether it leaks is for a leakage test on its netlist to say.
+"""
+
+from __future__ import annotations
+
+from amaranth.hdl import Module, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from .field_sbox import field_sbox_bits
+from .masking import GADGETS, random_bits
+from .tower import TOWER
+
+__all__ = ["SharedBit", "MaskedSBox", "plan"]
+
+
+class SharedBit:
+    """A bit as ``order + 1`` shares (1-bit values, or None in a :func:`plan`) at pipeline
+    ``stage``, built by ``circuit``."""
+
+    def __init__(self, circuit, shares, stage: int):
+        self.circuit, self.shares, self.stage = circuit, list(shares), stage
+
+    def __xor__(self, other):
+        if isinstance(other, int):
+            if not other & 1:
+                return self
+            return SharedBit(self.circuit, self.circuit.invert(self.shares), self.stage)
+        a, b = self.circuit.aligned(self, other)
+        return SharedBit(self.circuit, self.circuit.xor(a.shares, b.shares), a.stage)
+
+    __rxor__ = __xor__
+
+    def __invert__(self):
+        return self ^ 1
+
+    def __and__(self, other):
+        if isinstance(other, int):  # a constant factor (the field's norms): no gadget
+            return self if other & 1 else 0
+        a, b = self.circuit.aligned(self, other)
+        return SharedBit(self.circuit, self.circuit.gadget_and(a.shares, b.shares),
+                         a.stage + self.circuit.latency)
+
+    __rand__ = __and__
+
+
+class _Circuit:
+    """What the shared operations build: registers and gadgets in ``m`` (None: a plan that
+    only counts), random bits taken from ``rnd`` in order."""
+
+    def __init__(self, gadget: str, order: int, m=None, rnd=None):
+        self.function = GADGETS[gadget].function
+        self.latency = GADGETS[gadget].latency
+        self.order, self.m, self.rnd = order, m, rnd
+        self.ands = 0
+        self._delayed: dict = {}
+
+    def invert(self, shares):
+        return [None] * len(shares) if self.m is None else [~shares[0]] + shares[1:]
+
+    def xor(self, a, b):
+        return [None] * len(a) if self.m is None else [x ^ y for x, y in zip(a, b)]
+
+    def gadget_and(self, a, b):
+        self.ands += 1
+        if self.m is None:
+            return [None] * len(a)
+        count = random_bits(self.order)
+        first = (self.ands - 1) * count
+        r = [self.rnd[first + k] for k in range(count)]
+
+        def reg(value, name):
+            register = Signal(name=f"and{self.ands}_{name}")
+            self.m.d.sync += register.eq(value)
+            return register
+        return self.function(a, b, r, reg)
+
+    def delayed(self, bit: SharedBit, stage: int) -> SharedBit:
+        """``bit`` at ``stage`` (registers added once per bit and stage)."""
+        while bit.stage < stage:
+            key = (id(bit), bit.stage + 1)
+            if key not in self._delayed:
+                shares = bit.shares if self.m is None else [self._register(s) for s in
+                                                            bit.shares]
+                # The key holds ``bit`` alive, so its id is not reused.
+                self._delayed[key] = (bit, SharedBit(self, shares, bit.stage + 1))
+            bit = self._delayed[key][1]
+        return bit
+
+    def _register(self, share):
+        register = Signal(name="delay")
+        self.m.d.sync += register.eq(share)
+        return register
+
+    def aligned(self, a: SharedBit, b: SharedBit):
+        stage = max(a.stage, b.stage)
+        return self.delayed(a, stage), self.delayed(b, stage)
+
+
+def _sbox(circuit, bits):
+    out = field_sbox_bits(TOWER, bits)
+    stage = max(b.stage for b in out)
+    return [circuit.delayed(b, stage) for b in out], stage
+
+
+def plan(gadget: str, order: int) -> tuple[int, int]:
+    """``(ANDs, latency)`` of the masked S-box with ``gadget`` at ``order``."""
+    circuit = _Circuit(gadget, order)
+    _, stage = _sbox(circuit, [SharedBit(circuit, [None] * (order + 1), 0) for _ in range(8)])
+    return circuit.ands, stage
+
+
+class MaskedSBox(wiring.Component):
+    """The AES S-box (SubBytes) on ``order + 1`` shares of a byte.
+
+    Members
+    -------
+    i : In(8 * (order + 1))
+        The input's shares, share ``k`` at bits ``[8k, 8k + 8)``.
+    rnd : In(:attr:`random_bits`)
+        Fresh random bits, all of them every cycle (uniform, never reused).
+    o : Out(8 * (order + 1))
+        The shares of ``SubBytes(i)``, :attr:`latency` cycles after the input.
+    """
+
+    def __init__(self, gadget: str = "hpc2", order: int = 1):
+        if gadget not in GADGETS:
+            raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, not {gadget!r}")
+        if order < 1:
+            raise ValueError(f"a masked S-box needs masking order 1 or more, not {order}")
+        self.gadget, self.order = gadget, order
+        self.ands, self.latency = plan(gadget, order)
+        #: Fresh random bits per byte (and per cycle).
+        self.random_bits = self.ands * random_bits(order)
+        width = 8 * (order + 1)
+        super().__init__({"i": In(width), "rnd": In(self.random_bits), "o": Out(width)})
+
+    def elaborate(self, platform):
+        m = Module()
+        circuit = _Circuit(self.gadget, self.order, m, self.rnd)
+        bits = [SharedBit(circuit, [self.i[8 * k + j] for k in range(self.order + 1)], 0)
+                for j in range(8)]
+        out, _ = _sbox(circuit, bits)
+        for j, bit in enumerate(out):
+            for k, share in enumerate(bit.shares):
+                m.d.comb += self.o[8 * k + j].eq(share)
+        return m
