@@ -30,7 +30,7 @@ from .field_sbox import field_sbox_bits
 from .masking import GADGETS, random_bits
 from .tower import TOWER
 
-__all__ = ["SharedBit", "MaskedSBox", "plan"]
+__all__ = ["SharedBit", "MaskedSBox", "plan", "register_values", "register_names"]
 
 
 class SharedBit:
@@ -64,18 +64,24 @@ class SharedBit:
 
 
 class _Circuit:
-    """What the shared operations build: registers and gadgets in ``m`` (None: a plan that
-    only counts), random bits taken from ``rnd`` in order."""
+    """What the shared operations build: registers and gadgets in ``m``, random bits taken
+    from ``rnd`` in order. ``m=None``: a plan that only counts. ``m="model"``: the int model,
+    shares and ``rnd`` bits are ints and :attr:`registers` records every register's value in
+    the order the hardware creates them."""
 
     def __init__(self, gadget: str, order: int, m=None, rnd=None):
         self.function = GADGETS[gadget].function
         self.latency = GADGETS[gadget].latency
         self.order, self.m, self.rnd = order, m, rnd
         self.ands = 0
+        self.registers: list = []
+        self.names: list = []
         self._delayed: dict = {}
 
     def invert(self, shares):
-        return [None] * len(shares) if self.m is None else [~shares[0]] + shares[1:]
+        if self.m is None:
+            return [None] * len(shares)
+        return [(shares[0] ^ 1) if self.m == "model" else ~shares[0]] + shares[1:]
 
     def xor(self, a, b):
         return [None] * len(a) if self.m is None else [x ^ y for x, y in zip(a, b)]
@@ -87,29 +93,31 @@ class _Circuit:
         count = random_bits(self.order)
         first = (self.ands - 1) * count
         r = [self.rnd[first + k] for k in range(count)]
+        return self.function(a, b, r, lambda value, name: self.register(value,
+                                                                        f"and{self.ands}_{name}"))
 
-        def reg(value, name):
-            register = Signal(name=f"and{self.ands}_{name}")
-            self.m.d.sync += register.eq(value)
-            return register
-        return self.function(a, b, r, reg)
+    def register(self, value, name):
+        self.names.append(name)
+        if self.m == "model":
+            bit = value & 1
+            self.registers.append(bit)
+            return bit
+        register = Signal(name=name)
+        self.m.d.sync += register.eq(value)
+        self.registers.append(register)
+        return register
 
     def delayed(self, bit: SharedBit, stage: int) -> SharedBit:
         """``bit`` at ``stage`` (registers added once per bit and stage)."""
         while bit.stage < stage:
             key = (id(bit), bit.stage + 1)
             if key not in self._delayed:
-                shares = bit.shares if self.m is None else [self._register(s) for s in
-                                                            bit.shares]
+                shares = bit.shares if self.m is None else [self.register(s, "delay")
+                                                            for s in bit.shares]
                 # The key holds ``bit`` alive, so its id is not reused.
                 self._delayed[key] = (bit, SharedBit(self, shares, bit.stage + 1))
             bit = self._delayed[key][1]
         return bit
-
-    def _register(self, share):
-        register = Signal(name="delay")
-        self.m.d.sync += register.eq(share)
-        return register
 
     def aligned(self, a: SharedBit, b: SharedBit):
         stage = max(a.stage, b.stage)
@@ -120,6 +128,31 @@ def _sbox(circuit, bits):
     out = field_sbox_bits(TOWER, bits)
     stage = max(b.stage for b in out)
     return [circuit.delayed(b, stage) for b in out], stage
+
+
+def _model(gadget: str, order: int, shares: list, rnd: int):
+    circuit = _Circuit(gadget, order, "model", [(rnd >> k) & 1 for k in
+                                                range(plan(gadget, order)[0] *
+                                                      random_bits(order))])
+    bits = [SharedBit(circuit, [(share >> j) & 1 for share in shares], 0) for j in range(8)]
+    out, _ = _sbox(circuit, bits)
+    return circuit, out
+
+
+def register_values(gadget: str, order: int, shares: list, rnd: int) -> list:
+    """The int model of :class:`MaskedSBox`: the value every register of the S-box takes for
+    the input ``shares`` (``order + 1`` bytes) and random bits ``rnd``, in the order the
+    hardware creates its registers (:attr:`MaskedSBox.registers`), then the output shares'
+    bits (``8 * (order + 1)``, share by share)."""
+    circuit, out = _model(gadget, order, shares, rnd)
+    return circuit.registers + [bit.shares[k] for k in range(order + 1) for bit in out]
+
+
+def register_names(gadget: str, order: int) -> list[str]:
+    """Names of the values :func:`register_values` gives, in its order (``o{share}_{bit}``
+    for the output shares)."""
+    circuit, _ = _model(gadget, order, [0] * (order + 1), 0)
+    return circuit.names + [f"o{k}_{j}" for k in range(order + 1) for j in range(8)]
 
 
 def plan(gadget: str, order: int) -> tuple[int, int]:
@@ -160,6 +193,8 @@ class MaskedSBox(wiring.Component):
         bits = [SharedBit(circuit, [self.i[8 * k + j] for k in range(self.order + 1)], 0)
                 for j in range(8)]
         out, _ = _sbox(circuit, bits)
+        #: Every flip-flop, in the order :func:`register_values` gives their values.
+        self.registers = circuit.registers
         for j, bit in enumerate(out):
             for k, share in enumerate(bit.shares):
                 m.d.comb += self.o[8 * k + j].eq(share)
