@@ -40,7 +40,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 __all__ = ["GADGETS", "Gadget", "dom_indep_and", "hpc2_and", "pairs", "random_bits",
-           "MaskedAnd", "ProbeValue", "probe_leaks"]
+           "MaskedAnd", "ProbeValue", "probe_leaks", "circuit_leaks"]
 
 
 def pairs(order: int) -> list[tuple[int, int]]:
@@ -199,13 +199,20 @@ def probe_leaks(gadget: str, order: int, *, randomness: bool = True) -> list[str
     glitch-extended observation depends on the unmasked inputs: ``[]`` when the gadget is
     first-order secure. ``randomness=False`` ties every random bit to 0 (a broken generator),
     which must leak for a gadget that needs them."""
-    function = GADGETS[gadget].function
+    return circuit_leaks(GADGETS[gadget].function, order, random_bits(order),
+                         randomness=randomness)
+
+
+def circuit_leaks(function, order: int, random_count: int, *,
+                  randomness: bool = True) -> list[str]:
+    """:func:`probe_leaks` of any circuit ``function(a, b, r, reg)`` of two shared bits with
+    ``random_count`` random bits, for example gadgets composed into a small circuit."""
     per_secret = {}
     for a, b in itertools.product((0, 1), repeat=2):
         seen: dict = {}
         for a_shares in _sharings(a, order):
             for b_shares in _sharings(b, order):
-                for r in itertools.product((0, 1), repeat=random_bits(order)):
+                for r in itertools.product((0, 1), repeat=random_count):
                     r = r if randomness else tuple(0 for _ in r)
                     for probe, observed in _observations(function, a_shares, b_shares,
                                                          r).items():
