@@ -1,7 +1,7 @@
 """aesdse.verify.tvla on the masked S-box's int model (archs.prims.masked_sbox): the check bites.
-An S-box whose masks are 0 (unmasked) and one whose random bits are 0 both leak far above 4.5;
-the correctly masked S-box shows no first-order leak in 3,000 traces; Welch's t itself against
-scipy's."""
+An S-box whose masks are 0 (unmasked) and one whose random bits are 0 both leak above 4.5; the
+correctly masked S-box shows no first-order leak in 3,000 traces; masked at order 1 it leaks at
+second order and masked at order 2 it does not; Welch's t itself against scipy's."""
 
 import random
 
@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from aesdse.verify.tvla import THRESHOLD, fixed_vs_random, welch_t
-from archs.prims.masked_sbox import plan, register_names, register_values
+from archs.prims.masked_sbox import gadget_groups, plan, register_names, register_values
 from archs.prims.masking import random_bits
 
 FIXED = 0x3A
@@ -29,10 +29,10 @@ def _sbox_traces(gadget, order, *, masks=True, randomness=True):
     return register_bits
 
 
-def _tvla(traces, **kwargs):
-    return fixed_vs_random(_sbox_traces("dom_indep", 1, **kwargs), FIXED,
+def _tvla(traces, masking_order=1, **kwargs):
+    return fixed_vs_random(_sbox_traces("dom_indep", masking_order, **kwargs), FIXED,
                            lambda rng: rng.getrandbits(8), traces, random.Random(7),
-                           names=register_names("dom_indep", 1))
+                           names=register_names("dom_indep", masking_order))
 
 
 def test_the_masked_sbox_shows_no_first_order_leak():
@@ -45,6 +45,22 @@ def test_masks_or_randomness_tied_to_zero_leak(broken):
     result = _tvla(2000, **broken)
     assert result.leaks and result.max_t > THRESHOLD, result
     assert result.name is not None     # where: a register (or output bit) of the S-box
+
+
+@pytest.mark.parametrize("masking_order, leaks", [(1, True), (2, False)])
+def test_second_order_on_gadget_sums_sees_first_order_masking(masking_order, leaks):
+    # Each sample: the summed Hamming distance of one gadget's registers, centered and squared.
+    result = fixed_vs_random(_sbox_traces("dom_indep", masking_order), FIXED,
+                             lambda rng: rng.getrandbits(8), 2000, random.Random(5),
+                             groups=gadget_groups("dom_indep", masking_order), order=2)
+    assert result.order == 2 and result.leaks == leaks, result
+    assert result.name in gadget_groups("dom_indep", masking_order)
+
+
+def test_second_order_needs_groups():
+    with pytest.raises(ValueError, match="needs groups"):
+        fixed_vs_random(lambda secret, rng: [0], 0, lambda rng: 0, 10, random.Random(1),
+                        order=2)
 
 
 def test_welch_t_is_scipys_and_a_constant_sample_is_zero():

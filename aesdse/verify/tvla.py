@@ -6,10 +6,18 @@ changes of a fully pipelined datapath fed one input per cycle, one sample per re
 evaluations are a random mix of two classes: a fixed secret input, and a random one, each with
 fresh masks and fresh randomness. For every sample, Welch's t of the two classes; a first-order
 leak is a sample whose |t| exceeds 4.5 (the threshold of Goodwill et al., NIST NIAT 2011, and
-of ISO 17825). Zero-delay traces show no glitches: the glitch-extended probing check of
-:mod:`archs.prims.masking` covers those, gadget by gadget. A pass says that no first-order leak
-shows with that many traces, no more; second order (centered products of two samples) is not
-computed here.
+of ISO 17825).
+
+Second order (``order=2``), univariate as in Schneider and Moradi, "Leakage Assessment
+Methodology", CHES 2015, section 4: a sample is the sum of the Hamming distances of a *group*
+of registers (a gadget, as one point of a power trace sums a region's activity), centered on
+its class's mean and squared before the t-test. A core masked at order 1 leaks there; one masked
+at order 2 must not. (On a single register's bit the square is the bit again: second order needs
+the groups.)
+
+Zero-delay traces show no glitches: the glitch-extended probing check of
+:mod:`archs.prims.masking` covers those, gadget by gadget. A pass says that no leak of that
+order shows with that many traces, no more.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ class TvlaResult:
     sample: int
     name: str | None
     traces: int
+    order: int = 1
     threshold: float = THRESHOLD
 
     @property
@@ -53,13 +62,19 @@ def welch_t(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return t
 
 
-def fixed_vs_random(register_bits, fixed, random_secret, traces: int, rng,
-                    names=None) -> TvlaResult:
+def fixed_vs_random(register_bits, fixed, random_secret, traces: int, rng, names=None, *,
+                    groups: dict | None = None, order: int = 1) -> TvlaResult:
     """Run the test on ``traces`` evaluations (module documentation).
 
     ``register_bits(secret, rng)`` evaluates the core once on ``secret`` with fresh masks and
     randomness drawn from ``rng`` and returns every register's bit; ``random_secret(rng)``
-    draws a secret of the random class; ``names`` name the registers for the result."""
+    draws a secret of the random class; ``names`` name the registers for the result.
+    ``groups`` (name -> register indices): the samples are the groups' summed Hamming
+    distances, named by group; ``order`` 2 needs them."""
+    if order not in (1, 2):
+        raise ValueError(f"TVLA order must be 1 or 2, not {order}")
+    if order == 2 and not groups:
+        raise ValueError("second-order TVLA needs groups of registers (module documentation)")
     previous, rows, fixed_class = None, [], []
     for _ in range(traces + 1):
         is_fixed = rng.getrandbits(1) == 1
@@ -69,7 +84,13 @@ def fixed_vs_random(register_bits, fixed, random_secret, traces: int, rng,
             rows.append(values ^ previous)
             fixed_class.append(is_fixed)
         previous = values
-    samples, fixed_class = np.array(rows), np.array(fixed_class)
-    t = np.abs(welch_t(samples[fixed_class], samples[~fixed_class]))
+    samples, fixed_class = np.array(rows, dtype=float), np.array(fixed_class)
+    if groups:
+        names = list(groups)
+        samples = np.stack([samples[:, list(groups[g])].sum(axis=1) for g in names], axis=1)
+    a, b = samples[fixed_class], samples[~fixed_class]
+    if order == 2:
+        a, b = (a - a.mean(axis=0)) ** 2, (b - b.mean(axis=0)) ** 2
+    t = np.abs(welch_t(a, b))
     sample = int(np.argmax(t))
-    return TvlaResult(float(t[sample]), sample, names[sample] if names else None, traces)
+    return TvlaResult(float(t[sample]), sample, names[sample] if names else None, traces, order)

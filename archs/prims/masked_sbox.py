@@ -30,7 +30,8 @@ from .field_sbox import field_sbox_bits
 from .masking import GADGETS, random_bits
 from .tower import TOWER
 
-__all__ = ["SharedBit", "MaskedSBox", "plan", "register_values", "register_names"]
+__all__ = ["SharedBit", "MaskedSBox", "plan", "register_values", "register_names",
+           "gadget_groups"]
 
 
 class SharedBit:
@@ -153,6 +154,18 @@ def register_names(gadget: str, order: int) -> list[str]:
     for the output shares)."""
     circuit, _ = _model(gadget, order, [0] * (order + 1), 0)
     return circuit.names + [f"o{k}_{j}" for k in range(order + 1) for j in range(8)]
+
+
+def gadget_groups(gadget: str, order: int) -> dict:
+    """The registers of each AND gadget (``and<n>``), of the delay registers (``delay``) and
+    the output bits (``out``), as indices into :func:`register_values`: the sample groups of a
+    second-order TVLA (:func:`aesdse.verify.tvla.fixed_vs_random`)."""
+    groups: dict = {}
+    for index, name in enumerate(register_names(gadget, order)):
+        group = name.split("_")[0] if name.startswith("and") else \
+            ("out" if name.startswith("o") else "delay")
+        groups.setdefault(group, []).append(index)
+    return groups
 
 
 def plan(gadget: str, order: int) -> tuple[int, int]:
