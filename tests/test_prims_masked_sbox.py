@@ -46,11 +46,12 @@ def _play(dut, inputs, rnd) -> list:
     return seen[dut.latency - 1:dut.latency - 1 + len(inputs)]
 
 
-@pytest.mark.parametrize("gadget", sorted(GADGETS))
+@pytest.mark.parametrize("gadget, multipliers", [(g, "bit") for g in sorted(GADGETS)]
+                         + [("dom_indep", "field")])
 @pytest.mark.parametrize("order", [1, 2])
-def test_every_byte_under_random_masks_gives_subbytes(gadget, order):
+def test_every_byte_under_random_masks_gives_subbytes(gadget, multipliers, order):
     rng = random.Random(order * 10 + len(gadget))
-    dut = MaskedSBox(gadget, order)
+    dut = MaskedSBox(gadget, order, multipliers)
     inputs = [_shares(x, order, rng) for x in range(256)]
     rnd = [rng.getrandbits(dut.random_bits) for _ in inputs]
     out = _play(dut, inputs, rnd)
@@ -61,7 +62,11 @@ def test_every_byte_under_random_masks_gives_subbytes(gadget, order):
 
 def test_randomness_and_latency_come_from_the_circuit():
     # 36 ANDs in Canright's tower S-box; multiplicative depth 4, each AND a gadget's latency.
-    assert plan("dom_indep", 1) == (36, 4) and plan("hpc2", 2) == (36, 8)
+    assert plan("dom_indep", 1) == (36, 4, 36) and plan("hpc2", 2) == (36, 8, 108)
+    # Field products: 3 GF(2^4) (4 random bits per pair of domains) and 3 GF(2^2) (2 bits):
+    # 18 random bits at first order, as Gross et al. 2016 count for their DOM S-box.
+    assert plan("dom_indep", 1, "field") == (6, 4, 18)
+    assert plan("dom_indep", 2, "field") == (6, 4, 54)
     for order in (1, 2):
         dut = MaskedSBox("hpc2", order)
         assert dut.random_bits == 36 * random_bits(order) == len(dut.rnd)
@@ -87,14 +92,19 @@ def test_bad_parameters_are_refused():
         MaskedSBox("hpc2", 0)
     with pytest.raises(ValueError, match="gadget must be one of"):
         MaskedSBox("dom", 1)
+    with pytest.raises(ValueError, match="multipliers must be one of bit, field"):
+        MaskedSBox("hpc2", 1, "word")
+    with pytest.raises(ValueError, match="field multipliers are DOM-indep gadgets"):
+        MaskedSBox("hpc2", 1, "field")
 
 
-@pytest.mark.parametrize("gadget", sorted(GADGETS))
-def test_the_int_model_gives_every_registers_value_in_the_hardware(gadget):
+@pytest.mark.parametrize("gadget, multipliers", [(g, "bit") for g in sorted(GADGETS)]
+                         + [("dom_indep", "field")])
+def test_the_int_model_gives_every_registers_value_in_the_hardware(gadget, multipliers):
     # The leakage tests (aesdse.verify.tvla) read register_values: it must be the hardware's.
     from archs.prims.masked_sbox import register_names, register_values
     rng = random.Random(11)
-    dut = MaskedSBox(gadget, 2)
+    dut = MaskedSBox(gadget, 2, multipliers)
     shares = [rng.getrandbits(8) for _ in range(3)]
     rnd = rng.getrandbits(dut.random_bits)
     seen = []
@@ -110,8 +120,8 @@ def test_the_int_model_gives_every_registers_value_in_the_hardware(gadget):
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
-    model = register_values(gadget, 2, shares, rnd)
-    names = register_names(gadget, 2)
+    model = register_values(gadget, 2, shares, rnd, multipliers)
+    names = register_names(gadget, 2, multipliers)
     assert len(seen) == len(model) == len(names) > 24
     assert seen == model
     assert [r.name for r in dut.registers] == names[:len(dut.registers)]

@@ -26,12 +26,18 @@ from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from . import gf
 from .field_sbox import field_sbox_bits
-from .masking import GADGETS, random_bits
-from .tower import TOWER
+from .masking import GADGETS, pairs, random_bits
+from .tower import TOWER, mul2_bits
 
-__all__ = ["SharedBit", "MaskedSBox", "plan", "register_values", "register_names",
-           "gadget_groups"]
+__all__ = ["SharedBit", "MaskedSBox", "MULTIPLIERS", "plan", "register_values",
+           "register_names", "gadget_groups"]
+
+#: How the S-box's products are masked: ``bit``, every AND of the bit-level circuit a gadget
+#: (either gadget); ``field``, every GF(2^4) and GF(2^2) product a DOM-indep gadget over the
+#: field (``dom_indep`` only), with as many random bits per pair of domains as the product has.
+MULTIPLIERS = ("bit", "field")
 
 
 class SharedBit:
@@ -75,6 +81,7 @@ class _Circuit:
         self.latency = GADGETS[gadget].latency
         self.order, self.m, self.rnd = order, m, rnd
         self.ands = 0
+        self.random_used = 0
         self.registers: list = []
         self.names: list = []
         self._delayed: dict = {}
@@ -89,13 +96,40 @@ class _Circuit:
 
     def gadget_and(self, a, b):
         self.ands += 1
+        r = self._random(random_bits(self.order))
         if self.m is None:
             return [None] * len(a)
-        count = random_bits(self.order)
-        first = (self.ands - 1) * count
-        r = [self.rnd[first + k] for k in range(count)]
         return self.function(a, b, r, lambda value, name: self.register(value,
                                                                         f"and{self.ands}_{name}"))
+
+    def _random(self, count: int) -> list:
+        first, self.random_used = self.random_used, self.random_used + count
+        return None if self.m is None else [self.rnd[first + k] for k in range(count)]
+
+    def field_product(self, mul, a: list, b: list) -> list:
+        """DOM-indep over a field: ``mul`` (a bilinear product of bit lists) of the shared
+        vectors ``a`` and ``b``; the inner-domain products and the cross-domain ones plus
+        ``len(a)`` random bits per pair of domains registered, one cycle."""
+        stage = max(x.stage for x in a + b)
+        a, b = [self.delayed(x, stage) for x in a], [self.delayed(x, stage) for x in b]
+        self.ands += 1
+        width, domains = len(a), self.order + 1
+        rij = {}
+        for i, j in pairs(self.order):
+            rij[i, j] = rij[j, i] = self._random(width)
+        if self.m is None:
+            return [SharedBit(self, [None] * domains, stage + 1) for _ in range(width)]
+        out = []
+        for i in range(domains):
+            terms = [[self.register(v, f"and{self.ands}_inner{i}")
+                      for v in mul([x.shares[i] for x in a], [x.shares[i] for x in b])]]
+            for j in (j for j in range(domains) if j != i):
+                product = mul([x.shares[i] for x in a], [x.shares[j] for x in b])
+                terms.append([self.register(v ^ r, f"and{self.ands}_cross{i}{j}")
+                              for v, r in zip(product, rij[i, j])])
+            out.append([_xor_column(terms, n) for n in range(width)])
+        return [SharedBit(self, [out[i][n] for i in range(domains)], stage + 1)
+                for n in range(width)]
 
     def register(self, value, name):
         self.names.append(name)
@@ -125,54 +159,93 @@ class _Circuit:
         return self.delayed(a, stage), self.delayed(b, stage)
 
 
-def _sbox(circuit, bits):
-    out = field_sbox_bits(TOWER, bits)
+def _xor_column(terms, n):
+    value = terms[0][n]
+    for term in terms[1:]:
+        value = value ^ term[n]
+    return value
+
+
+class _FieldProducts:
+    """:data:`archs.prims.tower.TOWER` for :func:`field_sbox_bits` with each GF(2^4) and
+    GF(2^2) product of shared values a field gadget (``multipliers: field``); everything else
+    is the field's own. ``d_terms`` and ``inv4`` are TowerField's formulas with their products
+    taken by the gadget."""
+
+    def __init__(self, field, circuit):
+        self.field, self.circuit = field, circuit
+
+    def __getattr__(self, name):
+        return getattr(self.field, name)
+
+    def mul4(self, a, b):
+        return self.circuit.field_product(self.field.mul4, a, b)
+
+    def d_terms(self, h, l):
+        s = [x ^ y for x, y in zip(h, l)]
+        return gf.apply_affine(s, self.field._sq_scale_nu, 0, 4), self.mul4(h, l), l, h
+
+    def inv4(self, a):
+        a0, a1 = a[0:2], a[2:4]
+        square = gf.apply_affine([x ^ y for x, y in zip(a1, a0)], self.field._sq_scale_n, 0, 2)
+        d = [x ^ y for x, y in zip(square, self.circuit.field_product(mul2_bits, a1, a0))]
+        theta = [d[1], d[0]]                 # inversion in GF(2^2) swaps the bits
+        return (self.circuit.field_product(mul2_bits, theta, a1)
+                + self.circuit.field_product(mul2_bits, theta, a0))
+
+
+def _sbox(circuit, bits, multipliers="bit"):
+    field = TOWER if multipliers == "bit" else _FieldProducts(TOWER, circuit)
+    out = field_sbox_bits(field, bits)
     stage = max(b.stage for b in out)
     return [circuit.delayed(b, stage) for b in out], stage
 
 
-def _model(gadget: str, order: int, shares: list, rnd: int):
-    circuit = _Circuit(gadget, order, "model", [(rnd >> k) & 1 for k in
-                                                range(plan(gadget, order)[0] *
-                                                      random_bits(order))])
+def _model(gadget: str, order: int, shares: list, rnd: int, multipliers: str):
+    count = plan(gadget, order, multipliers)[2]
+    circuit = _Circuit(gadget, order, "model", [(rnd >> k) & 1 for k in range(count)])
     bits = [SharedBit(circuit, [(share >> j) & 1 for share in shares], 0) for j in range(8)]
-    out, _ = _sbox(circuit, bits)
+    out, _ = _sbox(circuit, bits, multipliers)
     return circuit, out
 
 
-def register_values(gadget: str, order: int, shares: list, rnd: int) -> list:
+def register_values(gadget: str, order: int, shares: list, rnd: int,
+                    multipliers: str = "bit") -> list:
     """The int model of :class:`MaskedSBox`: the value every register of the S-box takes for
     the input ``shares`` (``order + 1`` bytes) and random bits ``rnd``, in the order the
     hardware creates its registers (:attr:`MaskedSBox.registers`), then the output shares'
     bits (``8 * (order + 1)``, share by share)."""
-    circuit, out = _model(gadget, order, shares, rnd)
+    circuit, out = _model(gadget, order, shares, rnd, multipliers)
     return circuit.registers + [bit.shares[k] for k in range(order + 1) for bit in out]
 
 
-def register_names(gadget: str, order: int) -> list[str]:
+def register_names(gadget: str, order: int, multipliers: str = "bit") -> list[str]:
     """Names of the values :func:`register_values` gives, in its order (``o{share}_{bit}``
     for the output shares)."""
-    circuit, _ = _model(gadget, order, [0] * (order + 1), 0)
+    circuit, _ = _model(gadget, order, [0] * (order + 1), 0, multipliers)
     return circuit.names + [f"o{k}_{j}" for k in range(order + 1) for j in range(8)]
 
 
-def gadget_groups(gadget: str, order: int) -> dict:
+def gadget_groups(gadget: str, order: int, multipliers: str = "bit") -> dict:
     """The registers of each AND gadget (``and<n>``), of the delay registers (``delay``) and
     the output bits (``out``), as indices into :func:`register_values`: the sample groups of a
     second-order TVLA (:func:`aesdse.verify.tvla.fixed_vs_random`)."""
     groups: dict = {}
-    for index, name in enumerate(register_names(gadget, order)):
+    for index, name in enumerate(register_names(gadget, order, multipliers)):
         group = name.split("_")[0] if name.startswith("and") else \
             ("out" if name.startswith("o") else "delay")
         groups.setdefault(group, []).append(index)
     return groups
 
 
-def plan(gadget: str, order: int) -> tuple[int, int]:
-    """``(ANDs, latency)`` of the masked S-box with ``gadget`` at ``order``."""
+def plan(gadget: str, order: int, multipliers: str = "bit") -> tuple[int, int, int]:
+    """``(gadgets, latency, random bits)`` of the masked S-box with ``gadget`` at ``order``:
+    the ANDs (``bit``) or field products (``field``), the cycles from input to output, and
+    the fresh random bits it takes per byte."""
     circuit = _Circuit(gadget, order)
-    _, stage = _sbox(circuit, [SharedBit(circuit, [None] * (order + 1), 0) for _ in range(8)])
-    return circuit.ands, stage
+    _, stage = _sbox(circuit, [SharedBit(circuit, [None] * (order + 1), 0) for _ in range(8)],
+                     multipliers)
+    return circuit.ands, stage, circuit.random_used
 
 
 class MaskedSBox(wiring.Component):
@@ -188,15 +261,21 @@ class MaskedSBox(wiring.Component):
         The shares of ``SubBytes(i)``, :attr:`latency` cycles after the input.
     """
 
-    def __init__(self, gadget: str = "hpc2", order: int = 1):
+    def __init__(self, gadget: str = "hpc2", order: int = 1, multipliers: str = "bit"):
         if gadget not in GADGETS:
             raise ValueError(f"gadget must be one of {', '.join(GADGETS)}, not {gadget!r}")
         if order < 1:
             raise ValueError(f"a masked S-box needs masking order 1 or more, not {order}")
-        self.gadget, self.order = gadget, order
-        self.ands, self.latency = plan(gadget, order)
-        #: Fresh random bits per byte (and per cycle).
-        self.random_bits = self.ands * random_bits(order)
+        if multipliers not in MULTIPLIERS:
+            raise ValueError(f"multipliers must be one of {', '.join(MULTIPLIERS)}, not "
+                             f"{multipliers!r}")
+        if multipliers == "field" and gadget != "dom_indep":
+            raise ValueError("field multipliers are DOM-indep gadgets: gadget must be "
+                             "dom_indep")
+        self.gadget, self.order, self.multipliers = gadget, order, multipliers
+        #: ANDs or field products, cycles from input to output, and fresh random bits per
+        #: byte (and per cycle).
+        self.ands, self.latency, self.random_bits = plan(gadget, order, multipliers)
         width = 8 * (order + 1)
         super().__init__({"i": In(width), "rnd": In(self.random_bits), "o": Out(width)})
 
@@ -205,7 +284,7 @@ class MaskedSBox(wiring.Component):
         circuit = _Circuit(self.gadget, self.order, m, self.rnd)
         bits = [SharedBit(circuit, [self.i[8 * k + j] for k in range(self.order + 1)], 0)
                 for j in range(8)]
-        out, _ = _sbox(circuit, bits)
+        out, _ = _sbox(circuit, bits, self.multipliers)
         #: Every flip-flop, in the order :func:`register_values` gives their values.
         self.registers = circuit.registers
         for j, bit in enumerate(out):
