@@ -28,7 +28,7 @@ from amaranth.lib.wiring import In, Out
 
 from . import gf
 from .field_sbox import field_sbox_bits
-from .masking import GADGETS, pairs, random_bits
+from .masking import GADGETS, dom_indep_and, pairs, random_bits
 from .tower import TOWER, mul2_bits
 
 __all__ = ["SharedBit", "MaskedSBox", "MULTIPLIERS", "plan", "register_values",
@@ -114,20 +114,16 @@ class _Circuit:
         a, b = [self.delayed(x, stage) for x in a], [self.delayed(x, stage) for x in b]
         self.ands += 1
         width, domains = len(a), self.order + 1
-        rij = {}
-        for i, j in pairs(self.order):
-            rij[i, j] = rij[j, i] = self._random(width)
+        random = [_Vector(self._random(width) or ()) for _ in pairs(self.order)]
         if self.m is None:
             return [SharedBit(self, [None] * domains, stage + 1) for _ in range(width)]
-        out = []
-        for i in range(domains):
-            terms = [[self.register(v, f"and{self.ands}_inner{i}")
-                      for v in mul([x.shares[i] for x in a], [x.shares[i] for x in b])]]
-            for j in (j for j in range(domains) if j != i):
-                product = mul([x.shares[i] for x in a], [x.shares[j] for x in b])
-                terms.append([self.register(v ^ r, f"and{self.ands}_cross{i}{j}")
-                              for v, r in zip(product, rij[i, j])])
-            out.append([_xor_column(terms, n) for n in range(width)])
+        name = f"and{self.ands}"
+        out = dom_indep_and(
+            [_Vector(x.shares[i] for x in a) for i in range(domains)],
+            [_Vector(x.shares[i] for x in b) for i in range(domains)],
+            random,
+            lambda value, what: _Vector(self.register(v, f"{name}_{what}") for v in value),
+            product=lambda x, y: _Vector(mul(list(x), list(y))))
         return [SharedBit(self, [out[i][n] for i in range(domains)], stage + 1)
                 for n in range(width)]
 
@@ -159,11 +155,12 @@ class _Circuit:
         return self.delayed(a, stage), self.delayed(b, stage)
 
 
-def _xor_column(terms, n):
-    value = terms[0][n]
-    for term in terms[1:]:
-        value = value ^ term[n]
-    return value
+class _Vector(tuple):
+    """A share of a field element as its bits, XORed bit by bit (for :func:`dom_indep_and`
+    over a field)."""
+
+    def __xor__(self, other):
+        return _Vector(x ^ y for x, y in zip(self, other))
 
 
 class _FieldProducts:

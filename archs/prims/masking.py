@@ -32,6 +32,7 @@ bit, so it is exact, for first order only (pairs of probes are not checked here)
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from dataclasses import dataclass
 
@@ -59,16 +60,18 @@ def _pair_bits(r, order: int) -> dict:
     return {**bits, **{(j, i): bit for (i, j), bit in bits.items()}}
 
 
-def dom_indep_and(a, b, r, reg) -> list:
+def dom_indep_and(a, b, r, reg, product=operator.and_) -> list:
     """DOM-indep AND of the shares ``a`` and ``b`` with the random bits ``r`` (one per
-    :func:`pairs` entry); the result's shares, one register after the inputs."""
+    :func:`pairs` entry); the result's shares, one register after the inputs. ``product``:
+    another bilinear product of the shares' type (a field multiplication, with field elements
+    as ``r``: DOM-indep over GF(2^n), section 4 of the paper)."""
     order = len(a) - 1
     rij = _pair_bits(r, order)
     out = []
     for i in range(order + 1):
-        terms = [reg(a[i] & b[i], f"inner{i}")]
-        terms += [reg((a[i] & b[j]) ^ rij[i, j], f"cross{i}{j}") for j in range(order + 1)
-                  if j != i]
+        terms = [reg(product(a[i], b[i]), f"inner{i}")]
+        terms += [reg(product(a[i], b[j]) ^ rij[i, j], f"cross{i}{j}")
+                  for j in range(order + 1) if j != i]
         out.append(_xor_all(terms))
     return out
 
