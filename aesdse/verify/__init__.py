@@ -10,3 +10,9 @@
 * :mod:`.vectors`: FIPS-197, SP 800-38A/C and CAVP vectors, random vectors from ``cryptography``;
 * :mod:`.reference`: the pure-Python AES model built from the hardware primitives' models.
 """
+
+from .shape_memo import install as _install_shape_memo
+
+# Every design aesdse builds, simulates or converts passes through this package (aesdse.generate
+# reads aesdse.verify.blocks): shapes are computed once per value from here on.
+_install_shape_memo()
