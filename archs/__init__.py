@@ -20,6 +20,7 @@ from .buffered import Buffered
 from .compact import Compact
 from .gcm import GCM_WRAPPER_PARAM, GHASH_PARAMS, GCMCore, check_ghash
 from .iterative import Iterative
+from .masked import Masked
 from .lanes import (LANE_HAND_OUT_PARAM, LANE_KEYS, LANE_KEYS_PARAM, Lanes, ParallelLanes,
                     check_lane_hand_out, check_lane_keys)
 from .multimode import Multimode
@@ -340,6 +341,11 @@ FAMILIES = {
         directions=("encrypt", "decrypt"), modes=("ecb", "cbc", "ctr", "ccm"),
         doc="AES encryption and decryption, 128/192/256-bit keys and ECB/CBC/CTR/CCM chosen per "
             "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)"),
+    "masked": _family(
+        Masked, name="masked", kind="cipher", params=Masked.PARAMS,
+        doc="masked AES-128 encryption (issue 49): the iterative round on d + 1 shares, "
+            "tower-field S-boxes with DOM-indep or HPC2 gadgets, random bits from a built-in "
+            "generator (for measurement, not a security claim)"),
     "gcm_iterative": _gcm_family(
         "gcm_iterative", Iterative, Iterative.PARAMS,
         doc=_GCM_DOC.format(cipher="iterative (one round per cycle, AES-128)")),
