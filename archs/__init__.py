@@ -87,6 +87,10 @@ class Family:
     wrappers: tuple = ()
     groups: dict = field(default_factory=dict)
     presets: dict = field(default_factory=dict)
+    #: ``random_bits(**params)``: the fresh random bits a masked core takes every cycle (the
+    #: sweep records them per block, with the cycles per block measured in simulation); None:
+    #: the family takes none.
+    random_bits: Callable[..., int] | None = None
 
     def point_params(self, pairs) -> tuple:
         """The ``(name, value)`` pairs a design point records, sorted: ``pairs`` without the
@@ -343,6 +347,7 @@ FAMILIES = {
             "block, on-the-fly key generation both ways, shared enc/dec inverter (seed 003)"),
     "masked": _family(
         Masked, name="masked", kind="cipher", params=Masked.PARAMS,
+        random_bits=Masked.random_bits_per_cycle,
         doc="masked AES-128 encryption (issue 49): the iterative round on d + 1 shares, "
             "tower-field S-boxes with DOM-indep or HPC2 gadgets, random bits from a built-in "
             "generator (for measurement, not a security claim)"),

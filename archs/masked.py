@@ -126,13 +126,20 @@ class Masked(wiring.Component):
         self.randomness = randomness
         self.shares = self.order + 1
         self.sbox_random_bits = plan(self.gadget, self.order, self.multipliers)[2]
-        #: Per cycle: the S-boxes' bits, then 128 d to share a loaded value, 128 d to refresh
-        #: the key's shares.
-        self.random_bits = _SBOXES * self.sbox_random_bits + 2 * 128 * self.order
+        self.random_bits = self.random_bits_per_cycle(**params)
         signature = AESSignature(key_sizes=(128,))
         if randomness == "port":
             signature = CoreSignature({**signature.members, "rnd": In(self.random_bits)})
         super().__init__(signature)
+
+    @classmethod
+    def random_bits_per_cycle(cls, *, device_family="generic", **params) -> int:
+        """The fresh random bits a core of ``params`` takes every cycle, without building it:
+        the 20 S-boxes' (:func:`archs.prims.masked_sbox.plan`), then ``128 d`` to share a
+        loaded value and ``128 d`` to refresh the key's shares."""
+        p = bind(cls.PARAMS, params, cls.__name__)
+        per_sbox = plan(p.gadget, p.masking_order, p.multipliers)[2]
+        return _SBOXES * per_sbox + 2 * 128 * p.masking_order
 
     rounds = ROUNDS[128]
 

@@ -7,6 +7,8 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
+from aesdse.engine.point import random_bits_details
+from aesdse.experiment import parse_experiment
 from aesdse.spec.schema import VerifyOptions
 from aesdse.verify import reference
 from aesdse.verify.testbench import stream_get, stream_put
@@ -141,3 +143,36 @@ def test_the_family_core_verifies_and_takes_fifty_cycles_a_block():
                               VerifyOptions(random_vectors=2, measure_blocks=3))
     assert result.ok, result.reason
     assert (result.latency_cycles, result.cycles_per_block) == (51, 50.0)
+
+
+def test_a_masked_point_records_its_random_bits_per_block():
+    # What the sweep puts into a row's details (aesdse.engine.point.design_checked): the bits a
+    # cycle times the cycles per block measured in simulation; nothing for an unmasked family.
+    exp = parse_experiment("""
+name: bits
+architectures:
+  - arch: masked
+    params: {masking_order: [1, 2], gadget: dom_indep, multipliers: field}
+  - arch: iterative
+""")
+    found = {(p.arch, p.params_dict.get("masking_order")): random_bits_details(p, 50.0)
+             for p in exp.points}
+    assert found == {("masked", 1): {"per_cycle": 616, "per_block": 30_800.0},
+                     ("masked", 2): {"per_cycle": 1592, "per_block": 79_600.0},
+                     ("iterative", None): None}
+
+
+def test_a_table_with_masked_rows_has_a_random_bits_column():
+    from dataclasses import replace
+    from aesdse.report.table import render
+    from conftest import _ok
+    masked = _ok("m1", "masked", {"masking_order": 1}, luts=20_000, ffs=9_000, fmax=80.0,
+                 cpb=90.0)
+    masked = replace(masked, details={"randomness": {"per_cycle": 976, "per_block": 87_840.0}})
+    plain = _ok("i1", "iterative", {"sbox": "lut"}, luts=4_000, ffs=500, fmax=100.0, cpb=10.0)
+    text = render([masked, plain], "markdown")
+    header = next(line for line in text.splitlines() if "LUT4" in line)
+    assert header.rstrip(" |").endswith("Random bits/block")
+    masked_line = next(line for line in text.splitlines() if "| masked" in line or "masked |" in line)
+    assert "87,840" in masked_line
+    assert "Random bits" not in render([plain], "markdown")

@@ -233,6 +233,17 @@ def _flow(point: DesignPoint, run: PointRun, pnr_jobs: int) -> dict:
     return _metrics(point, run, design, synth, synth_entry, pnr, known)
 
 
+def random_bits_details(point: DesignPoint, cycles_per_block: float | None) -> dict | None:
+    """The fresh random bits a masked point takes: ``{"per_cycle", "per_block"}``, per block
+    with the cycles per block measured in simulation (a masked core takes all of its random
+    bits every cycle, :attr:`archs.Family.random_bits`); None for a family that takes none."""
+    count = archs.family(point.arch).random_bits
+    if count is None or cycles_per_block is None:
+        return None
+    per_cycle = count(**point.params_dict)
+    return {"per_cycle": per_cycle, "per_block": per_cycle * cycles_per_block}
+
+
 def design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
     """Generate and verify (correct before measured), then check the capacity before any tool
     runs: ``(design stage metadata, the row's fields known so far)``."""
@@ -250,6 +261,9 @@ def design_checked(point: DesignPoint, run: PointRun) -> tuple[dict, dict]:
                  sim_seconds=verified["sim_seconds"], details=details)
     if not verified["ok"]:
         raise StageFailed("failed-verification", verified["reason"], **known)
+    randomness = random_bits_details(point, verified["cycles_per_block"])
+    if randomness is not None:
+        details["randomness"] = randomness
 
     too_big = capacity_before_synthesis(point.target.device, design["manifest"])
     if too_big:

@@ -9,7 +9,7 @@ from dataclasses import fields
 from ..flow.families import FAMILIES as DEVICE_FAMILIES, part_of
 from ..store.database import Row
 
-__all__ = ["family_of_row", "cell_value", "area_of_row", "family_rank", "family_heading",
+__all__ = ["family_of_row", "cell_value", "RANDOM_BITS_COLUMN", "random_bits_per_block", "area_of_row", "family_rank", "family_heading",
            "param_value", "column_header", "show_value", "label", "number"]
 
 
@@ -30,12 +30,25 @@ def family_of_row(row: Row) -> str | None:
 _ROW_FIELDS = frozenset(f.name for f in fields(Row))
 
 
+#: The column of a table with masked rows: the fresh random bits a block takes
+#: (``details["randomness"]["per_block"]``, :func:`aesdse.engine.point.random_bits_details`).
+RANDOM_BITS_COLUMN = ("random_bits_per_block", "Random bits/block", "int")
+
+
+def random_bits_per_block(row: Row):
+    """The fresh random bits one block of ``row`` takes (a masked core's), or None."""
+    randomness = (row.details or {}).get("randomness")
+    return randomness.get("per_block") if isinstance(randomness, dict) else None
+
+
 def cell_value(row: Row, key: str):
-    """The value of a table column of ``row``: a :class:`Row` attribute, or one of an
-    estimate's numbers kept in ``details[details_key]`` of its family's driver (the asic
-    estimate's ``details["asic"]``)."""
+    """The value of a table column of ``row``: a :class:`Row` attribute, the random bits per
+    block of a masked row (:data:`RANDOM_BITS_COLUMN`), or one of an estimate's numbers kept in
+    ``details[details_key]`` of its family's driver (the asic estimate's ``details["asic"]``)."""
     if key in _ROW_FIELDS:
         return getattr(row, key)
+    if key == RANDOM_BITS_COLUMN[0]:
+        return random_bits_per_block(row)
     driver = DEVICE_FAMILIES.get(family_of_row(row))
     if driver is None or driver.details_key is None:
         return None

@@ -50,8 +50,9 @@ from ..engine.fmax_search import BIMODAL_GAP, CONTENDING_WINDOW, summarize
 from ..spec.schema import Target
 from ..store.database import Row
 from . import stats
-from .cells import (area_of_row, cell_value, column_header, family_heading, family_of_row,
-                    family_rank, label, number, param_value, show_value)
+from .cells import (RANDOM_BITS_COLUMN, area_of_row, cell_value, column_header,
+                    family_heading, family_of_row, family_rank, label, number, param_value,
+                    random_bits_per_block, show_value)
 from .kinds import GROUP_BY
 from .lines import TableLine, aggregate, varying_params
 from .model import Column, Failure, Items, Notes, Records, Report, Table
@@ -251,6 +252,8 @@ def _columns(entries, family: str | None = None) -> tuple:
     for name, driver in DEVICE_FAMILIES.items():
         if name in present:
             columns += tuple(c for c in driver.extra_columns if c not in columns)
+    if any(random_bits_per_block(e.row) is not None for e in entries):
+        columns += (RANDOM_BITS_COLUMN,)
     return columns
 
 
