@@ -11,8 +11,8 @@
 * :mod:`.reference`: the pure-Python AES model built from the hardware primitives' models.
 """
 
-from .shape_memo import install as _install_shape_memo
+from .amaranth_memo import install as _install_amaranth_memo
 
 # Every design aesdse builds, simulates or converts passes through this package (aesdse.generate
-# reads aesdse.verify.blocks): shapes are computed once per value from here on.
-_install_shape_memo()
+# reads aesdse.verify.blocks): what Amaranth repeats is done once from here on.
+_install_amaranth_memo()
