@@ -6,7 +6,8 @@ import time
 import warnings
 
 import pytest
-from amaranth.hdl import MemoryData, signed
+from amaranth.hdl import signed
+from amaranth.lib.memory import MemoryData
 from amaranth.back import rtlil
 from amaranth.hdl import Cat, Signal, unsigned
 from amaranth.sim import Simulator

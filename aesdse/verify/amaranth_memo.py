@@ -21,7 +21,8 @@ byte for byte and the same simulation (tests/test_verify_amaranth_memo.py). This
 of no generator fingerprint (:mod:`aesdse.fingerprint`): it cannot change a design.
 """
 
-from amaranth.hdl import Cat, Const, MemoryData, Shape
+from amaranth.hdl import Cat, Const, Shape
+from amaranth.lib.memory import MemoryData
 
 __all__ = ["install", "installed", "MEMOIZED"]
 
