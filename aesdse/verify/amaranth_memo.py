@@ -330,7 +330,8 @@ def _building(init):
 def _sim_patch_targets():
     """(class, attribute, wrapper) of each simulator patch, or () where this Amaranth lacks
     one of them."""
-    wrappers = (_domains_collected_once, _signals_collected_once, _shared_lowering, _scoped_indent, _counting_call, _hoisted_value)
+    wrappers = (_domains_collected_once, _signals_collected_once, _shared_lowering,
+                _scoped_indent, _counting_call, _hoisted_value)
     out = []
     for (module, cls_name, attr), wrap in zip(_SIM_PATCHES, wrappers):
         cls = getattr(module, cls_name, None) if module is not None else None

@@ -93,8 +93,8 @@ def _memory_ports(lines) -> dict:
 def mark_roms(rtlil: str) -> tuple[str, dict]:
     """``(RTLIL text, {memory: rom_style})``: ``rtlil`` with every memory that no ``$memwr``
     cell writes (a ROM the architectures declare) given a ``rom_style``: ``"block"`` when all
-    its reads are synchronous (the BRAM S-box, archs/prims/sbox.py ``BramSBox``, and the T-box
-    tables, archs/prims/tbox.py: block RAM, as the DP16KD they are on ECP5), ``"logic"`` when
+    its reads are synchronous (the BRAM S-box, archs/prims/table_sbox.py ``BramSBox``, and the
+    T-box tables, archs/prims/tbox.py: block RAM, as the DP16KD they are on ECP5), ``"logic"`` when
     read asynchronously (the ``lut`` S-box: a table in LUTs, as on ECP5).
 
     Without the marks Yosys chooses by cost: the 256 x 8 BRAM S-box table went to LUTs on xc7
