@@ -1,26 +1,18 @@
 """bench/explore.py: strategies replayed against a table of rows, on a small synthetic table
 (the S-box family's valid points) and on a table file in the format of ``aesdse db export``."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from aesdse.store.exchange import row_record
-
-BENCH = Path(__file__).parent.parent / "bench" / "explore.py"
+from bench_modules import bench_module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_explore", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    with bench_module("explore") as module:
+        yield module
 
 
 def _without_cpu(out: dict) -> dict:
@@ -88,11 +80,8 @@ def test_a_table_of_a_slice_is_replayed_on_that_slice(bench, tmp_path, capsys):
 
 
 def test_the_measured_table_is_every_valid_point_of_its_slices():
-    spec = importlib.util.spec_from_file_location(
-        "bench_explore_table", BENCH.parent / "explore_table.py")
-    table = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(table)
-    counts = {name: len(table.slice_points(name)) for name in table.SLICES}
+    with bench_module("explore_table") as table:
+        counts = {name: len(table.slice_points(name)) for name in table.SLICES}
     assert counts == {"sbox": 139, "compact": 232, "tbox": 160}
     compact = table.slice_points("compact")
     assert all(p["lanes"] == 1 and p["port_width"] == 128 and not p["shared_memory"]

@@ -1,24 +1,15 @@
 """bench/seed_noise.py: each point is one records configuration over seeds 1..N."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from aesdse.experiment import load_experiment
-
-BENCH = Path(__file__).parent.parent / "bench" / "seed_noise.py"
+from bench_modules import bench_module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_seed_noise", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    with bench_module("seed_noise") as module:
+        yield module
 
 
 @pytest.mark.parametrize("name", ["sbox", "compact", "pipelined", "one_chip", "iterative",

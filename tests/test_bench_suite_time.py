@@ -1,14 +1,11 @@
 """bench/suite_time.py: a sampled stack goes to the first kind of work it matches, and to the
 test module frame that owns it."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).parent.parent / "bench" / "suite_time.py"
+from bench_modules import bench_module
 
 WORKER = ("process 2:\"python -c exec\";<module> (<string>:1);"
           "pytest_runtest_call (_pytest/runner.py:174);")
@@ -34,12 +31,8 @@ LINES = [
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_suite_time", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+    with bench_module("suite_time") as module:
+        yield module
 
 
 def test_samples_by_kind_and_by_test(bench):
