@@ -3,6 +3,11 @@ family's cell models, plays the RTL's script edge for edge; one flipped LUT init
 
 One small core (compact, 8-bit datapath: a few seconds of Yosys, one model per netlist at
 ``-O0``, where the netlist's C++ compiles about twice as fast as at ``-O1``), a short script.
+
+Models are built in the default model cache (``compile_model`` and ``netlist_model`` without
+``cache_dir``), once per machine: its key is the model's RTLIL digest with the harness, Yosys,
+the compiler and the flags, so a changed netlist is compiled again (the flipped netlists too);
+tests/test_verify_compiled.py builds into empty caches.
 """
 
 import json
@@ -40,24 +45,14 @@ def _core(device_family):
 
 
 @pytest.fixture(scope="module")
-def model_cache():
-    """The default model cache (as tests/test_verify_netlist_families.py): each model is built
-    once per machine, not once per run. Its key is the digest of the model's RTLIL with the
-    harness, Yosys, the compiler and the flags (aesdse.verify.cxxrtl.model_key), so a changed
-    netlist or harness is compiled again; tests/test_verify_compiled.py builds into empty
-    caches."""
-    return None
-
-
-@pytest.fixture(scope="module")
-def rtl(model_cache):
+def rtl():
     """(script, playback of the RTL model) of the core."""
     _compiler_or_skip()
     fam = archs.family(CORE[0])
     dut = _core("generic")
     script = block_script(dut, VerifyOptions(random_vectors=4), key_sizes=fam.key_sizes,
                           directions=fam.directions)
-    model = compile_model(design_rtlil(dut), cache_dir=model_cache, options=FAST)
+    model = compile_model(design_rtlil(dut), options=FAST)
     playback = play_compiled(model, script)
     check_playback(script, playback)
     return script, playback
@@ -78,10 +73,9 @@ def ecp5_netlist(tmp_path_factory):
 
 
 @pytest.mark.flow
-def test_ecp5_netlist_plays_like_the_rtl(rtl, ecp5_netlist, model_cache):
+def test_ecp5_netlist_plays_like_the_rtl(rtl, ecp5_netlist):
     script, expected = rtl
-    model = netlist_model("netlist.json", "top", "ecp5", ecp5_netlist, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", ecp5_netlist, options=FAST)
     playback = play_netlist(model, script)
     check_playback(script, playback)
     assert playback == expected          # same outputs at the same edges, same inputs taken
@@ -118,16 +112,14 @@ def _flip_one_lut_bit(netlist: dict) -> str:
 
 
 @pytest.mark.flow
-def test_one_flipped_lut_init_bit_is_a_netlist_mismatch(rtl, ecp5_netlist, tmp_path,
-                                                        model_cache):
+def test_one_flipped_lut_init_bit_is_a_netlist_mismatch(rtl, ecp5_netlist, tmp_path):
     """THE mismatch test (issue 26): the same netlist with one LUT4 INIT bit flipped must not
     pass, and the report names the first differing transfer."""
     script, expected = rtl
     netlist = json.loads((ecp5_netlist / "netlist.json").read_text())
     lut = _flip_one_lut_bit(netlist)
     (tmp_path / "netlist.json").write_text(json.dumps(netlist))
-    model = netlist_model("netlist.json", "top", "ecp5", tmp_path, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", tmp_path, options=FAST)
     playback = play_netlist(model, script)
     assert playback != expected, f"flipping an INIT bit of {lut} went unnoticed"
     difference = first_difference(script, expected, playback)
@@ -139,13 +131,12 @@ def test_one_flipped_lut_init_bit_is_a_netlist_mismatch(rtl, ecp5_netlist, tmp_p
 
 
 @pytest.mark.flow
-def test_ice40_netlist_plays_like_the_rtl(rtl, tmp_path_factory, model_cache):
+def test_ice40_netlist_plays_like_the_rtl(rtl, tmp_path_factory):
     """iCE40's own cell models (SB_LUT4, SB_DFF*, SB_CARRY); the core alone, outside the
     measurement harness the flow wraps iCE40 cores in."""
     script, expected = rtl
     work = _synthesized(tmp_path_factory, "ice40")
-    model = netlist_model("netlist.json", "top", "ice40", work, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ice40", work, options=FAST)
     assert play_netlist(model, script) == expected
 
 

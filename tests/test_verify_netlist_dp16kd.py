@@ -8,6 +8,11 @@ register, INITVAL from ``dp16kd_initvals``): Yosys takes a few seconds. The T-bo
 DP16KD Yosys maps itself (1024 x 18, no output register, INITVAL from Yosys's
 ``brams_map_16kd.v``), takes about a minute more (65 s measured): it runs only with
 ``AESDSE_SLOW_TESTS=1``.
+
+Models are built in the default model cache (``compile_model`` and ``netlist_model`` without
+``cache_dir``), once per machine: its key is the model's RTLIL digest with the harness, Yosys,
+the compiler and the flags, so a changed netlist is compiled again (the flipped netlists too);
+tests/test_verify_compiled.py builds into empty caches.
 """
 
 import json
@@ -47,15 +52,14 @@ def _core(arch, params, device_family):
                                       **{**fam.defaults(), **params}))
 
 
-def _rtl_playback(arch, params, cache):
+def _rtl_playback(arch, params):
     """(script, playback of the RTL model) of the generic build (inferred memories)."""
     _compiler_or_skip()
     fam = archs.family(arch)
     dut = _core(arch, params, "generic")
     script = block_script(dut, VerifyOptions(random_vectors=4), key_sizes=fam.key_sizes,
                           directions=fam.directions)
-    playback = play_compiled(compile_model(design_rtlil(dut), cache_dir=cache, options=FAST),
-                             script)
+    playback = play_compiled(compile_model(design_rtlil(dut), options=FAST), script)
     check_playback(script, playback)
     return script, playback
 
@@ -73,18 +77,8 @@ def _dp16kd_cells(work):
 
 
 @pytest.fixture(scope="module")
-def model_cache():
-    """The default model cache (as tests/test_verify_netlist_families.py): each model is built
-    once per machine, not once per run. Its key is the digest of the model's RTLIL with the
-    harness, Yosys, the compiler and the flags (aesdse.verify.cxxrtl.model_key), so a changed
-    netlist or harness is compiled again; tests/test_verify_compiled.py builds into empty
-    caches."""
-    return None
-
-
-@pytest.fixture(scope="module")
-def bram_rtl(model_cache):
-    return _rtl_playback(*BRAM_CORE, model_cache)
+def bram_rtl():
+    return _rtl_playback(*BRAM_CORE)
 
 
 @pytest.fixture(scope="module")
@@ -102,16 +96,14 @@ def test_the_model_ships_and_is_read_after_the_cell_library():
 
 
 @pytest.mark.flow
-def test_hand_instantiated_dp16kd_netlist_plays_like_the_rtl(bram_rtl, bram_netlist,
-                                                             model_cache):
+def test_hand_instantiated_dp16kd_netlist_plays_like_the_rtl(bram_rtl, bram_netlist):
     """x9, output register, INITVAL packed by archs.prims.ecp5.dp16kd_initvals: the AES
     results depend on every S-box entry the script reads."""
     script, expected = bram_rtl
     cells = _dp16kd_cells(bram_netlist)
     assert len(cells) == 5
     assert {int(cell["parameters"]["DATA_WIDTH_A"], 2) for cell in cells.values()} == {9}
-    model = netlist_model("netlist.json", "top", "ecp5", bram_netlist, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", bram_netlist, options=FAST)
     playback = play_netlist(model, script)
     check_playback(script, playback)
     assert playback == expected
@@ -133,14 +125,12 @@ def _flip_initval_bit(work, target):
 
 
 @pytest.mark.flow
-def test_one_flipped_initval_bit_is_a_netlist_mismatch(bram_rtl, bram_netlist, tmp_path,
-                                                       model_cache):
+def test_one_flipped_initval_bit_is_a_netlist_mismatch(bram_rtl, bram_netlist, tmp_path):
     """The S-box entry 0x00 of the first DP16KD is read by the script's blocks (measured with
     Yosys 0.70: the netlist and the script are deterministic)."""
     script, expected = bram_rtl
     name = _flip_initval_bit(bram_netlist, tmp_path)
-    model = netlist_model("netlist.json", "top", "ecp5", tmp_path, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", tmp_path, options=FAST)
     playback = play_netlist(model, script)
     assert playback != expected, f"flipping an INITVAL bit of {name} went unnoticed"
     difference = first_difference(script, expected, playback)
@@ -167,7 +157,7 @@ def test_parameters_the_model_does_not_implement_are_refused(bram_netlist, tmp_p
 
 
 @pytest.mark.flow
-def test_dp16kd_read_on_both_ports_plays_like_the_rtl(tmp_path_factory, model_cache):
+def test_dp16kd_read_on_both_ports_plays_like_the_rtl(tmp_path_factory):
     """Two S-box lookups per DP16KD (``unrolled`` with ``bram_read_ports`` 2, archs/prims/
     bram_sbox.py): port B's address, output register and data as port A's. A two-round test
     core (not AES, so its netlist is compared with its RTL; the ten-round core is verified in
@@ -179,25 +169,22 @@ def test_dp16kd_read_on_both_ports_plays_like_the_rtl(tmp_path_factory, model_ca
     dut = _core("unrolled", params, "generic")
     script = block_script(dut, VerifyOptions(random_vectors=4), key_sizes=(128,),
                           directions=("encrypt",))
-    expected = play_compiled(compile_model(design_rtlil(dut), cache_dir=model_cache,
-                                           options=FAST), script)
+    expected = play_compiled(compile_model(design_rtlil(dut), options=FAST), script)
     work = _ecp5_netlist("unrolled", params, tmp_path_factory.mktemp("synth-paired"))
     cells = _dp16kd_cells(work)
     assert len(cells) == 20
     assert all(cell["parameters"]["REGMODE_B"] == "OUTREG" for cell in cells.values())
-    model = netlist_model("netlist.json", "top", "ecp5", work, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", work, options=FAST)
     assert play_netlist(model, script) == expected
 
 
 @SLOW
 @pytest.mark.flow
-def test_tbox_core_netlist_plays_like_the_rtl(tmp_path_factory, model_cache):
+def test_tbox_core_netlist_plays_like_the_rtl(tmp_path_factory):
     """The T-box core's default: sixteen DP16KD Yosys maps itself (x18, no output register)."""
-    script, expected = _rtl_playback("tbox", {}, model_cache)
+    script, expected = _rtl_playback("tbox", {})
     work = _ecp5_netlist("tbox", {}, tmp_path_factory.mktemp("synth-tbox"))
     cells = _dp16kd_cells(work)
     assert len(cells) == 16
-    model = netlist_model("netlist.json", "top", "ecp5", work, cache_dir=model_cache,
-                          options=FAST)
+    model = netlist_model("netlist.json", "top", "ecp5", work, options=FAST)
     assert play_netlist(model, script) == expected
