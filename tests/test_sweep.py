@@ -778,7 +778,7 @@ class _Executor:
 
 
 class _Store:
-    def claim(self, key, owner):
+    def claim(self, key, owner, unless_stored=False):
         return True
 
     def get(self, key):
@@ -819,3 +819,43 @@ def test_seeds_of_one_netlist_place_and_route_beside_the_first(remote):
         scheduler._finished("k0")
         scheduler._submit_ready()
         assert ex.submitted == ["k0", "k1", "k2"]
+
+
+def test_a_point_stored_between_the_look_and_the_claim_is_not_run_again(tmp_path):
+    """The race of two sweeps on one database (seen once in CI: 7 runs of 6 points): this sweep
+    looks for the row and finds none; the other sweep stores it and drops its claim; this sweep's
+    claim must not succeed, or the point runs twice. The row is taken instead."""
+    from types import SimpleNamespace
+    from aesdse.engine.sweep import SweepScheduler
+    [point] = experiment().points
+    store = Store(tmp_path / "db.sqlite")
+    other = "1@elsewhere"
+    assert store.claim("k0", other)
+    row = Row(key="k0", experiment="tiny", arch="iterative", params={"sbox": "lut"},
+              target="LFE5U-85F-8CABGA381", flow={"freq_mhz": 50.0}, seed=1, freq_mhz=50.0,
+              status="ok", luts=4000, ffs=500, fmax_mhz=60.0, throughput_mbps=1280.0)
+    looked = store.get
+
+    def get(key):
+        found = looked(key)
+        if found is None:  # the other sweep finishes right after this sweep looked
+            store.put(row, owner=other)
+        return found
+    store.get = get
+    taken = []
+    recorder = SimpleNamespace(owner=f"{os.getpid()}@here", take_stored=taken.append)
+    plan = SimpleNamespace(pending=[(point, "k0")], redo=set())
+    ex = _Executor()
+    scheduler = SweepScheduler(ex, store, recorder, plan, experiment="tiny", versions={},
+                               use_cache=True, search_width=1)
+    scheduler._submit_ready()
+    assert ex.submitted == [] and list(scheduler.elsewhere) == ["k0"]
+    scheduler._look_elsewhere()  # no claim left: the row is taken
+    assert not scheduler.elsewhere and not scheduler.queue and [r.key for r in taken] == ["k0"]
+    assert store.claimed_by_others(["k0"], recorder.owner) == {}
+    # With --force the stored row is to be replaced: the point is claimed and run.
+    plan = SimpleNamespace(pending=[(point, "k0")], redo={"k0"})
+    scheduler = SweepScheduler(ex, store, recorder, plan, experiment="tiny", versions={},
+                               use_cache=True, search_width=1)
+    scheduler._submit_ready()
+    assert ex.submitted == ["k0"]

@@ -41,8 +41,8 @@ def lock_after_claim(monkeypatch):
     held = {}
     original = Store.claim
 
-    def claim(self, key, owner):
-        taken = original(self, key, owner)
+    def claim(self, key, owner, **kwargs):
+        taken = original(self, key, owner, **kwargs)
         other = sqlite3.connect(self.path, timeout=0, isolation_level=None,
                                 check_same_thread=False)
         other.execute("BEGIN IMMEDIATE")
@@ -125,8 +125,8 @@ def test_a_full_disk_keeps_the_finished_row_and_says_so(tmp_path, fake_tools, sm
     yaml, db, results = _yaml(tmp_path / "x.yaml"), small_disk / "db.sqlite", tmp_path / "results"
     original = Store.claim
 
-    def claim(self, key, owner):  # the disk fills up while the point runs
-        taken = original(self, key, owner)
+    def claim(self, key, owner, **kwargs):  # the disk fills up while the point runs
+        taken = original(self, key, owner, **kwargs)
         _fill(small_disk)
         return taken
     monkeypatch.setattr(Store, "claim", claim)

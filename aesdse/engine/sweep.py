@@ -438,8 +438,9 @@ class SweepScheduler:
             point, key = chosen
             if self._stored_meanwhile(key):
                 continue
-            if not self.store.claim(key, self.recorder.owner):
-                self.elsewhere[key] = point
+            if not self.store.claim(key, self.recorder.owner,
+                                    unless_stored=key not in self.plan.redo):
+                self.elsewhere[key] = point  # stored or claimed meanwhile: looked at again
                 continue
             if self.use_cache and _synth_group(point) not in self.settled:
                 self.leaders[_synth_group(point)] = key

@@ -126,7 +126,7 @@ class EngineEvaluator:
             if stored is not None:  # stored meanwhile (another sweep, or before a kill)
                 self.ready.append((candidate, seed, stage, stored))
                 return
-            if not self.store.claim(key, self.recorder.owner):
+            if not self.store.claim(key, self.recorder.owner, unless_stored=True):
                 self.elsewhere[key] = (candidate, seed, point)
                 return
         self._run(tag, candidate, seed, stage, point)
@@ -151,9 +151,9 @@ class EngineEvaluator:
             if stored is not None:
                 self.recorder.take_stored(stored)
                 self.ready.append((candidate, seed, "point", stored))
-            elif self.store.claim(key, self.recorder.owner):
+            elif self.store.claim(key, self.recorder.owner, unless_stored=True):
                 self._run(key, candidate, seed, "point", point)
-            else:  # claimed again meanwhile
+            else:  # claimed or stored again meanwhile
                 self.elsewhere[key] = (candidate, seed, point)
 
     def poll(self, timeout: float) -> list:

@@ -427,11 +427,17 @@ class Store:
 
     # --- claims of running points -----------------------------------------------------------
 
-    def claim(self, key: str, owner: str) -> bool:
-        """Claim ``key`` for ``owner`` (``<pid>@<host>``) unless a live sweep holds it; True
-        when ``owner`` holds it now."""
+    def claim(self, key: str, owner: str, *, unless_stored: bool = False) -> bool:
+        """Claim ``key`` for ``owner`` (``<pid>@<host>``) unless a live sweep holds it (or,
+        with ``unless_stored``, a readable row of it is stored); True when ``owner`` holds it now.
+
+        The row is looked up in the claim's transaction: a sweep that looked for the row
+        before claiming could miss one another sweep stored (dropping its claim) in between,
+        and run the point again."""
         pid, _, host = owner.partition("@")
         with self._transaction():
+            if unless_stored and self.get(key) is not None:  # an unreadable row is run again
+                return False
             held = self._db.execute("SELECT owner, host, pid, heartbeat FROM claims WHERE key = ?",
                                     (key,)).fetchone()
             if held is not None and held["owner"] != owner and _claim_alive(held):
