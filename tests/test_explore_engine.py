@@ -502,3 +502,40 @@ def test_seeds_raced_by_successive_halving_find_a_design_its_first_seed_hid(
     assert medians[("tower", 0)] == pytest.approx(201.5)
     if racing == "halving":
         assert medians[("composite", 0)] == pytest.approx(215.0)
+
+
+def test_a_candidate_stored_between_the_look_and_the_claim_is_not_run_again(tmp_path, world):
+    # The race of test_sweep.py's scheduler test, in the explore's evaluator: this explore finds
+    # no row; another sweep stores it and drops its claim; this explore's claim must fail, and
+    # the stored row is taken, with nothing placed and routed here.
+    from dataclasses import replace
+    from aesdse.explore.evaluators import EngineEvaluator
+    from aesdse.store.database import Row
+    plan = plan_of(budget=1, seeds=1)
+    candidate = next(iter(SearchSpace(plan.space).valid_points("sbox")))
+    other = "1@another-host"
+    with Store(tmp_path / "db.sqlite") as store:
+        evaluator = EngineEvaluator(plan, store, tmp_path / "results")
+        try:
+            key = evaluator.key(candidate, 1)
+            point = plan.point("sbox", candidate.params, 1)
+            row = Row(key=key, experiment=plan.name, arch="sbox", params=dict(candidate.params),
+                      target=point.target.label, flow=point.flow.as_dict(), seed=1,
+                      freq_mhz=100.0, status="ok", luts=100, ffs=50, fmax_mhz=200.0,
+                      throughput_mbps=1.0)
+            assert store.claim(key, other)
+            looked = store.get
+
+            def get(k):
+                found = looked(k)
+                if found is None:  # the other sweep finishes right after this explore looked
+                    store.put(replace(row), owner=other)
+                return found
+            store.get = get
+            evaluator.submit(candidate, 1, "point")
+            assert not evaluator.pending and list(evaluator.elsewhere) == [key]
+            [(got, seed, stage, result)] = evaluator.poll(0.1)
+            assert (got, seed, stage, result.key, result.luts) == (candidate, 1, "point", key, 100)
+        finally:
+            evaluator.close()
+    assert world() == []
