@@ -272,11 +272,52 @@ def _iterative_class(name: str, member: Callable[[Row], bool], target: str) -> R
         gap=lambda r, _: _short_of(r.throughput_mbps, 2500, "throughput"))
 
 
+def _bits_per_cycle(row: Row) -> float:
+    return 128 / row.cycles_per_block if row.cycles_per_block else 0.0
+
+
+def _leakage(row: Row) -> str | None:
+    """The row's leakage verdict (``details["leakage"]["verdict"]``, ``pass`` or ``fail ...``)
+    when it was checked with at least a million traces; None otherwise (no row has a leakage
+    stage yet: issue 49 item 3)."""
+    leakage = (row.details or {}).get("leakage") or {}
+    if (leakage.get("traces") or 0) < 1_000_000:
+        return None
+    return leakage.get("verdict")
+
+
+def _masked_measure(row: Row) -> str:
+    random_bits = ((row.details or {}).get("randomness") or {}).get("per_block")
+    return (f"{row.luts:,} LUT4, {row.brams or 0} BRAM, {_bits_per_cycle(row):.2f} bit/cycle "
+            f"({_mbps(row).split(', ')[0]})"
+            + (f", {random_bits:,.0f} random bits/block" if random_bits else "")
+            + f"; leakage: {_leakage(row) or 'not checked'}")
+
+
+def _masked_met(row: Row, _rows=None) -> bool:
+    return row.luts <= 3000 and _bits_per_cycle(row) >= 1.5 and _leakage(row) == "pass"
+
+
+def _masked_gap(row: Row, _rows=None) -> str:
+    parts = [] if row.luts <= 3000 else [f"{row.luts - 3000:,} LUT4 over 3,000"]
+    if _bits_per_cycle(row) < 1.5:
+        parts.append(_short_of(_bits_per_cycle(row), 1.5, "bits per cycle"))
+    verdict = _leakage(row)
+    traces = ((row.details or {}).get("leakage") or {}).get("traces")
+    if verdict is None and traces:
+        parts.append(f"leakage checked on {traces:,} traces, >= 1,000,000 needed")
+    elif verdict is None:
+        parts.append("leakage not checked (no leakage stage yet)")
+    elif verdict != "pass":
+        parts.append(f"leakage: {verdict}")
+    return "; ".join(parts)
+
+
 def _compact_met(row: Row, _rows=None) -> bool:
     return (not row.brams and row.luts <= 250) or (row.brams <= 1 and row.luts <= 150)
 
 
-#: The classes of issues 15, 22 and 24, with the figures before this round and the targets.
+#: The classes of issues 15, 22, 24 and 49, with the figures before this round and the targets.
 CLASSES = (
     RecordClass(
         "fully pipelined, one pipeline",
@@ -380,6 +421,19 @@ CLASSES = (
         gap=lambda r, _: (f"{r.luts - 250:,} LUT4 over 250" if not r.brams else
                           f"{r.luts - 150:,} LUT4 over 150" if r.brams <= 1 else
                           f"{r.brams} BRAM, at most 1 allowed")),
+    RecordClass(
+        # Issue 49: the smallest first-order masked core at 1.5 bit/cycle or more (SMAesH's
+        # rate at d = 2), and it must pass the leakage checks.
+        "masked AES-128, first order",
+        member=lambda r: r.arch == "masked" and _p(r, "masking_order", 1) == 1,
+        score=lambda r: (_bits_per_cycle(r) >= 1.5, -r.luts),
+        measure=_masked_measure,
+        met=_masked_met,
+        target="<= 3,000 LUT4 (BRAM allowed) at >= 1.5 bit/cycle, leakage checks passed at "
+               ">= 1M traces",
+        reference="SMAesH (d = 2, 32-bit datapath): 2,701 LUT6, 3,089 FF, 86 cycles per "
+                  "block (1.49 bit/cycle), Artix-7",
+        gap=_masked_gap),
     RecordClass(
         "S-box alone (encryption)",
         member=lambda r: (r.arch == "sbox" and _p(r, "sbox") != "bram"

@@ -377,3 +377,37 @@ def test_whether_the_worst_path_is_the_ciphers_goes_by_the_hierarchy_where_recor
         with_cipher(True, True).details, critical_paths=[dict(
             row.details["critical_paths"][0], start_cell="s_FF", end_cell="o_FF")]))
     assert bench._gcm_ghash_limit(named_outside) is None
+
+
+def test_masked_first_order_class_names_each_gap(bench):
+    """Issue 49's class: the smallest first-order core at >= 1.5 bit/cycle; over 3,000 LUT4
+    and without a leakage verdict it misses, and says both; a second-order core is not a
+    member; a small core that passed the leakage checks at 1M traces meets it."""
+    def masked(key, order, luts, cpb, leakage=None, gadget="dom_indep"):
+        row = _ok(key, "masked", {"masking_order": order, "gadget": gadget,
+                                  "multipliers": "field"},
+                  luts=luts, ffs=luts // 2, fmax=130.0, cpb=cpb)
+        details = {"randomness": {"per_cycle": 616, "per_block": 616 * cpb}}
+        return replace(row, details=dict(details, **({"leakage": leakage} if leakage else {})))
+    slow = masked("m-slow", 1, 5000, 120)      # 1.07 bit/cycle
+    big = masked("m-big", 1, 9410, 50)         # 2.56 bit/cycle
+    second = masked("m-d2", 2, 2000, 50)
+    recs = {r.cls.name: r for r in bench.records(_rows() + [slow, big, second])}
+    rec = recs["masked AES-128, first order"]
+    assert rec.row.key == "m-big" and not rec.met
+    assert rec.verdict == "no: 6,410 LUT4 over 3,000; leakage not checked (no leakage stage yet)"
+    assert rec.cls.measure(rec.row) == ("9,410 LUT4, 0 BRAM, 2.56 bit/cycle (333 Mbit/s at "
+                                        "130.0 MHz), 30,800 random bits/block; leakage: "
+                                        "not checked")
+    rec = {r.cls.name: r for r in bench.records([slow])}["masked AES-128, first order"]
+    assert rec.verdict == ("no: 2,000 LUT4 over 3,000; needs 1.41x the bits per cycle; "
+                           "leakage not checked (no leakage stage yet)")
+    few = masked("m-few", 1, 2900, 50, {"verdict": "pass", "traces": 100_000})
+    good = masked("m-good", 1, 2950, 50, {"verdict": "pass", "traces": 1_000_000}, "hpc2")
+    leaky = masked("m-leaky", 1, 2800, 50, {"verdict": "fail (cycle 3)", "traces": 1_000_000})
+    for rows, key, verdict in (([few], "m-few", "no: leakage checked on 100,000 traces, "
+                                                ">= 1,000,000 needed"),
+                               ([leaky], "m-leaky", "no: leakage: fail (cycle 3)"),
+                               ([good, big], "m-good", "yes")):
+        rec = {r.cls.name: r for r in bench.records(rows)}["masked AES-128, first order"]
+        assert (rec.row.key, rec.verdict) == (key, verdict)
