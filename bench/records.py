@@ -289,7 +289,7 @@ def _leakage(row: Row) -> str | None:
 def _masked_measure(row: Row) -> str:
     random_bits = ((row.details or {}).get("randomness") or {}).get("per_block")
     return (f"{row.luts:,} LUT4, {row.brams or 0} BRAM, {_bits_per_cycle(row):.2f} bit/cycle "
-            f"({_mbps(row).split(', ')[0]})"
+            f"({row.throughput_mbps:,.0f} Mbit/s at {row.fmax_mhz:.1f} MHz)"
             + (f", {random_bits:,.0f} random bits/block" if random_bits else "")
             + f"; leakage: {_leakage(row) or 'not checked'}")
 
