@@ -276,14 +276,17 @@ def _bits_per_cycle(row: Row) -> float:
     return 128 / row.cycles_per_block if row.cycles_per_block else 0.0
 
 
+def _leakage_check(row: Row) -> dict:
+    """The row's leakage check, ``details["leakage"]`` = ``{verdict, traces}``; empty when it
+    has none (no row has a leakage stage yet: issue 49 item 3)."""
+    return (row.details or {}).get("leakage") or {}
+
+
 def _leakage(row: Row) -> str | None:
-    """The row's leakage verdict (``details["leakage"]["verdict"]``, ``pass`` or ``fail ...``)
-    when it was checked with at least a million traces; None otherwise (no row has a leakage
-    stage yet: issue 49 item 3)."""
-    leakage = (row.details or {}).get("leakage") or {}
-    if (leakage.get("traces") or 0) < 1_000_000:
-        return None
-    return leakage.get("verdict")
+    """The row's leakage verdict (``pass`` or ``fail ...``) when it was checked with at least a
+    million traces; None otherwise."""
+    check = _leakage_check(row)
+    return check.get("verdict") if (check.get("traces") or 0) >= 1_000_000 else None
 
 
 def _masked_measure(row: Row) -> str:
@@ -303,7 +306,7 @@ def _masked_gap(row: Row, _rows=None) -> str:
     if _bits_per_cycle(row) < 1.5:
         parts.append(_short_of(_bits_per_cycle(row), 1.5, "bits per cycle"))
     verdict = _leakage(row)
-    traces = ((row.details or {}).get("leakage") or {}).get("traces")
+    traces = _leakage_check(row).get("traces")
     if verdict is None and traces:
         parts.append(f"leakage checked on {traces:,} traces, >= 1,000,000 needed")
     elif verdict is None:
